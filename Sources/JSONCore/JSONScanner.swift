@@ -1,0 +1,292 @@
+/// The kind of a scanned JSON value.
+public enum JSONKind: UInt8, Sendable, Equatable {
+    case null, bool, number, string, array, object
+}
+
+/// A single-pass, validating JSON scanner over raw bytes.
+///
+/// It checks the full RFC 8259 grammar, including UTF-8 validity and surrogate pairs inside
+/// strings, without building values. The replay hot path uses it to validate a line once and
+/// learn where each top-level member sits, so edits can be spliced into the original bytes.
+public struct JSONScanner: ~Copyable {
+    /// Arrays and objects may nest this deep.
+    public static let maximumDepth = 512
+
+    @usableFromInline let base: UnsafePointer<UInt8>
+    @usableFromInline let end: Int
+    @usableFromInline var i: Int
+
+    /// Scans `buffer`. The buffer must stay valid while the scanner is used.
+    public init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        // An empty buffer has no base address; point at a static byte so reads are bounded by `end`.
+        self.base = buffer.baseAddress ?? JSONScanner.emptyBase
+        self.end = buffer.count
+        self.i = 0
+    }
+
+    // Safe to share: allocated once, never written after initialization and never freed.
+    nonisolated(unsafe) private static let emptyBase: UnsafePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+
+    /// Current byte offset.
+    public var offset: Int { i }
+
+    @inline(__always) func peek() -> UInt8? { i < end ? base[i] : nil }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < end {
+            let c = base[i]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }
+        }
+    }
+
+    func fail(_ message: String, at position: Int? = nil) -> JSONError {
+        JSONError(.syntax, at: position ?? i, message)
+    }
+
+    /// Validates one value starting at the current offset (after whitespace) and returns its kind.
+    public mutating func scanValue(depth: Int = 0) throws(JSONError) -> JSONKind {
+        skipWhitespace()
+        guard i < end else { throw fail("unexpected end of input, expected a value") }
+        switch base[i] {
+        case UInt8(ascii: "{"):
+            try scanObject(depth: depth + 1)
+            return .object
+        case UInt8(ascii: "["):
+            try scanArray(depth: depth + 1)
+            return .array
+        case UInt8(ascii: "\""):
+            _ = try scanString()
+            return .string
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try scanNumber()
+            return .number
+        case let c where c >= 0x80:
+            throw JSONError(.syntax, at: i, "unexpected non-ASCII byte outside a string")
+        default:
+            throw fail("unexpected character '\(Character(Unicode.Scalar(base[i])))'")
+        }
+    }
+
+    mutating func expectLiteral(_ word: StaticString) throws(JSONError) {
+        let n = word.utf8CodeUnitCount
+        guard end - i >= n else { throw fail("invalid literal") }
+        let w = word.utf8Start
+        for k in 0..<n where base[i + k] != w[k] {
+            throw fail("invalid literal")
+        }
+        i += n
+    }
+
+    mutating func scanNumber() throws(JSONError) {
+        let start = i
+        if base[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < end, isDigit(base[i]) else { throw fail("invalid number", at: start) }
+        if base[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < end, isDigit(base[i]) { throw fail("leading zero in number", at: start) }
+        } else {
+            while i < end, isDigit(base[i]) { i += 1 }
+        }
+        if i < end, base[i] == UInt8(ascii: ".") {
+            i += 1
+            guard i < end, isDigit(base[i]) else { throw fail("invalid number fraction", at: start) }
+            while i < end, isDigit(base[i]) { i += 1 }
+        }
+        if i < end, base[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < end, base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < end, isDigit(base[i]) else { throw fail("invalid number exponent", at: start) }
+            while i < end, isDigit(base[i]) { i += 1 }
+        }
+    }
+
+    @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+    /// Validates a string at the current offset (which must be `"`).
+    /// Returns the range of its content (without quotes) and whether it holds escapes.
+    public mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        let open = i
+        i += 1
+        let contentStart = i
+        var escapes = false
+        while i < end {
+            let c = base[i]
+            if c == UInt8(ascii: "\"") {
+                let r = contentStart..<i
+                i += 1
+                return (r, escapes)
+            } else if c == UInt8(ascii: "\\") {
+                escapes = true
+                try scanEscape()
+            } else if c < 0x20 {
+                throw fail("unescaped control character in string")
+            } else if c < 0x80 {
+                i += 1
+            } else {
+                try scanUTF8Sequence()
+            }
+        }
+        throw fail("unterminated string", at: open)
+    }
+
+    mutating func scanEscape() throws(JSONError) {
+        let start = i
+        i += 1
+        guard i < end else { throw fail("unterminated escape", at: start) }
+        switch base[i] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            i += 1
+        case UInt8(ascii: "u"):
+            i += 1
+            let unit = try hex4()
+            if unit >= 0xD800 && unit < 0xDC00 {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard end - i >= 6, base[i] == UInt8(ascii: "\\"), base[i + 1] == UInt8(ascii: "u") else {
+                    throw fail("unpaired high surrogate in \\u escape", at: start)
+                }
+                i += 2
+                let low = try hex4()
+                guard low >= 0xDC00 && low < 0xE000 else {
+                    throw fail("unpaired high surrogate in \\u escape", at: start)
+                }
+            } else if unit >= 0xDC00 && unit < 0xE000 {
+                throw fail("unpaired low surrogate in \\u escape", at: start)
+            }
+        default:
+            throw fail("invalid escape sequence", at: start)
+        }
+    }
+
+    mutating func hex4() throws(JSONError) -> UInt32 {
+        guard end - i >= 4 else { throw fail("truncated \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = base[i]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: throw fail("invalid hex digit in \\u escape")
+            }
+            v = v << 4 | UInt32(d)
+            i += 1
+        }
+        return v
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (first byte >= 0x80) per RFC 3629.
+    mutating func scanUTF8Sequence() throws(JSONError) {
+        let start = i
+        let b0 = base[i]
+        func bad() -> JSONError { JSONError(.invalidUTF8, at: start, "invalid UTF-8 in string") }
+        @inline(__always) func cont(_ k: Int) -> UInt8? {
+            let p = start + k
+            guard p < end else { return nil }
+            let b = base[p]
+            return b & 0xC0 == 0x80 ? b : nil
+        }
+        switch b0 {
+        case 0xC2...0xDF:
+            guard cont(1) != nil else { throw bad() }
+            i += 2
+        case 0xE0...0xEF:
+            guard let b1 = cont(1), cont(2) != nil else { throw bad() }
+            if b0 == 0xE0 && b1 < 0xA0 { throw bad() }  // overlong
+            if b0 == 0xED && b1 >= 0xA0 { throw bad() }  // surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard let b1 = cont(1), cont(2) != nil, cont(3) != nil else { throw bad() }
+            if b0 == 0xF0 && b1 < 0x90 { throw bad() }  // overlong
+            if b0 == 0xF4 && b1 >= 0x90 { throw bad() }  // above U+10FFFF
+            i += 4
+        default:
+            throw bad()
+        }
+    }
+
+    mutating func scanArray(depth: Int) throws(JSONError) {
+        guard depth <= JSONScanner.maximumDepth else {
+            throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
+        }
+        i += 1
+        skipWhitespace()
+        if i < end, base[i] == UInt8(ascii: "]") {
+            i += 1
+            return
+        }
+        while true {
+            _ = try scanValue(depth: depth)
+            skipWhitespace()
+            guard i < end else { throw fail("unterminated array") }
+            if base[i] == UInt8(ascii: ",") {
+                i += 1
+            } else if base[i] == UInt8(ascii: "]") {
+                i += 1
+                return
+            } else {
+                throw fail("expected ',' or ']' in array")
+            }
+        }
+    }
+
+    mutating func scanObject(depth: Int) throws(JSONError) {
+        guard depth <= JSONScanner.maximumDepth else {
+            throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
+        }
+        i += 1
+        skipWhitespace()
+        if i < end, base[i] == UInt8(ascii: "}") {
+            i += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
+            _ = try scanString()
+            skipWhitespace()
+            guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
+            i += 1
+            _ = try scanValue(depth: depth)
+            skipWhitespace()
+            guard i < end else { throw fail("unterminated object") }
+            if base[i] == UInt8(ascii: ",") {
+                i += 1
+            } else if base[i] == UInt8(ascii: "}") {
+                i += 1
+                return
+            } else {
+                throw fail("expected ',' or '}' in object")
+            }
+        }
+    }
+
+    /// Validates that the whole buffer is exactly one JSON value with optional surrounding
+    /// whitespace, and returns its kind.
+    public mutating func scanDocument() throws(JSONError) -> JSONKind {
+        let kind = try scanValue()
+        skipWhitespace()
+        guard i == end else { throw fail("unexpected data after the JSON value") }
+        return kind
+    }
+
+    /// Validates `bytes` as one complete JSON document and returns its kind.
+    public static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONKind {
+        var s = JSONScanner(bytes)
+        return try s.scanDocument()
+    }
+}

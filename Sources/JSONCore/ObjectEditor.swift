@@ -1,0 +1,103 @@
+/// Splices edits into a scanned JSON object without re-encoding the parts it keeps.
+///
+/// Members that are not touched are copied byte for byte, so their values (numbers, unicode,
+/// key order, nested whitespace) reach the output exactly as they were read.
+public struct ObjectEditor {
+    enum Edit {
+        case keep
+        case remove
+        case replace([UInt8])
+    }
+
+    let layout: ObjectLayout
+    var edits: [Edit]
+    var appended: [(key: String, value: [UInt8])] = []
+
+    /// Starts an edit of the object described by `layout`.
+    public init(_ layout: ObjectLayout) {
+        self.layout = layout
+        self.edits = Array(repeating: .keep, count: layout.members.count)
+    }
+
+    /// Removes every member named `key`. Returns whether one existed.
+    @discardableResult
+    public mutating func remove(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var found = false
+        var k = key
+        k.withUTF8 { want in
+            for idx in layout.members.indices where layout.keyEquals(layout.members[idx], want, buffer) {
+                edits[idx] = .remove
+                found = true
+            }
+        }
+        appended.removeAll { $0.key == key }
+        return found
+    }
+
+    /// Removes the member at `index` in the layout.
+    public mutating func remove(at index: Int) { edits[index] = .remove }
+
+    /// Sets member `key` to the encoded JSON `value`: replaces the last existing member with
+    /// that key (dropping earlier duplicates), or appends a new member.
+    public mutating func set(_ key: String, raw value: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) {
+        if let idx = layout.index(of: key, in: buffer) {
+            var k = key
+            k.withUTF8 { want in
+                for j in layout.members.indices where j != idx && layout.keyEquals(layout.members[j], want, buffer) {
+                    edits[j] = .remove
+                }
+            }
+            edits[idx] = .replace(value)
+        } else if let a = appended.firstIndex(where: { $0.key == key }) {
+            appended[a].value = value
+        } else {
+            appended.append((key, value))
+        }
+    }
+
+    /// Sets member `key` to a string value.
+    public mutating func set(_ key: String, string value: String, in buffer: UnsafeBufferPointer<UInt8>) {
+        set(key, raw: JSONStrings.quoted(value), in: buffer)
+    }
+
+    /// Whether any edit was made.
+    public var hasEdits: Bool {
+        !appended.isEmpty || edits.contains { if case .keep = $0 { return false } else { return true } }
+    }
+
+    /// Appends the edited object to `out`.
+    public func render(_ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for (idx, m) in layout.members.enumerated() {
+            switch edits[idx] {
+            case .remove: continue
+            case .keep:
+                if !first { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.span]))
+            case .replace(let v):
+                if !first { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.key.lowerBound - 1..<m.key.upperBound + 1]))
+                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: v)
+            }
+            first = false
+        }
+        for (key, v) in appended {
+            if !first { out.append(UInt8(ascii: ",")) }
+            JSONStrings.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: v)
+            first = false
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The edited object as new bytes.
+    public func rendered(_ buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(layout.range.count + 64)
+        render(buffer, into: &out)
+        return out
+    }
+}

@@ -1,0 +1,142 @@
+/// Where one member of a JSON object sits in a buffer.
+public struct JSONMember: Sendable, Equatable {
+    /// The member's span from the key's opening quote to the end of its value.
+    public let span: Range<Int>
+    /// The key's content, without quotes.
+    public let key: Range<Int>
+    /// Whether the key holds escape sequences (then compare it decoded).
+    public let keyHasEscapes: Bool
+    /// The value's bytes.
+    public let value: Range<Int>
+    /// The value's kind.
+    public let kind: JSONKind
+}
+
+/// The top-level members of one JSON object, found by a single validating scan.
+///
+/// The layout holds offsets only. Read values with the same buffer that was scanned.
+public struct ObjectLayout: Sendable {
+    /// The members in document order.
+    public private(set) var members: [JSONMember]
+    /// The object's bytes, from `{` to `}`.
+    public let range: Range<Int>
+
+    /// Validates `buffer` as exactly one JSON object (optional surrounding whitespace) and
+    /// records its top-level members. Throws `.unexpectedType` for valid JSON that is not an object.
+    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
+        var s = JSONScanner(buffer)
+        s.skipWhitespace()
+        guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{") else {
+            _ = try s.scanDocument()
+            throw JSONError(.unexpectedType, at: 0, "the JSON value is not an object")
+        }
+        let layout = try s.scanMembers(buffer)
+        s.skipWhitespace()
+        guard s.offset == buffer.count else { throw s.fail("unexpected data after the JSON value") }
+        return layout
+    }
+
+    /// Records the members of an already-validated object at `range` (for example a nested
+    /// member's value from another layout of the same buffer).
+    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ObjectLayout? {
+        let sub = UnsafeBufferPointer(rebasing: buffer[..<range.upperBound])
+        var s = JSONScanner(sub)
+        s.i = range.lowerBound
+        guard range.lowerBound < range.upperBound, buffer[range.lowerBound] == UInt8(ascii: "{") else { return nil }
+        return try? s.scanMembers(buffer)
+    }
+
+    /// Index of the last member named `key`, if any.
+    public func index(of key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        var k = key
+        return k.withUTF8 { want -> Int? in
+            for idx in members.indices.reversed() where keyEquals(members[idx], want, buffer) {
+                return idx
+            }
+            return nil
+        }
+    }
+
+    /// The last member named `key`, if any.
+    public func member(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> JSONMember? {
+        index(of: key, in: buffer).map { members[$0] }
+    }
+
+    /// The decoded string value of member `key`, if it exists and is a string.
+    public func string(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let m = member(key, in: buffer), m.kind == .string else { return nil }
+        return JSONLayoutValues.stringContent(buffer, m.value)
+    }
+
+    /// The decoded key of `member`.
+    public func keyString(_ member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>) -> String {
+        JSONStrings.decode(buffer, member.key, hasEscapes: member.keyHasEscapes)
+    }
+
+    func keyEquals(_ m: JSONMember, _ want: UnsafeBufferPointer<UInt8>, _ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        if m.keyHasEscapes {
+            var decoded = JSONStrings.decode(buffer, m.key, hasEscapes: true)
+            return decoded.withUTF8 { $0.elementsEqual(want) }
+        }
+        guard m.key.count == want.count else { return false }
+        var p = m.key.lowerBound
+        for c in want {
+            if buffer[p] != c { return false }
+            p += 1
+        }
+        return true
+    }
+}
+
+/// Helpers that read values out of a scanned buffer.
+public enum JSONLayoutValues {
+    /// Decodes a string value's range (including its quotes).
+    public static func stringContent(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> String {
+        let inner = (value.lowerBound + 1)..<(value.upperBound - 1)
+        var escaped = false
+        for p in inner where buffer[p] == UInt8(ascii: "\\") {
+            escaped = true
+            break
+        }
+        return JSONStrings.decode(buffer, inner, hasEscapes: escaped)
+    }
+}
+
+extension JSONScanner {
+    /// Scans an object at the current offset (which must be `{`) and records its members.
+    mutating func scanMembers(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
+        let open = i
+        var members: [JSONMember] = []
+        members.reserveCapacity(12)
+        i += 1
+        skipWhitespace()
+        if i < end, base[i] == UInt8(ascii: "}") {
+            i += 1
+            return ObjectLayout(members: members, range: open..<i)
+        }
+        while true {
+            skipWhitespace()
+            guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
+            let keyStart = i
+            let (key, esc) = try scanString()
+            skipWhitespace()
+            guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
+            i += 1
+            skipWhitespace()
+            let valueStart = i
+            let kind = try scanValue(depth: 1)
+            members.append(
+                JSONMember(span: keyStart..<i, key: key, keyHasEscapes: esc, value: valueStart..<i, kind: kind))
+            skipWhitespace()
+            guard i < end else { throw fail("unterminated object") }
+            if base[i] == UInt8(ascii: ",") {
+                i += 1
+            } else if base[i] == UInt8(ascii: "}") {
+                i += 1
+                return ObjectLayout(members: members, range: open..<i)
+            } else {
+                throw fail("expected ',' or '}' in object")
+            }
+        }
+    }
+}
