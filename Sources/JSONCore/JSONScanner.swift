@@ -36,7 +36,11 @@ public struct JSONScanner: ~Copyable {
 
     @inline(__always) func peek() -> UInt8? { i < end ? base[i] : nil }
 
-    @inline(__always) mutating func skipWhitespace() {
+    /// Moves to `offset`, for example to scan a nested value found by an earlier scan.
+    public mutating func seek(to offset: Int) { i = offset }
+
+    /// Skips JSON whitespace.
+    @inline(__always) public mutating func skipWhitespace() {
         while i < end {
             let c = base[i]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }

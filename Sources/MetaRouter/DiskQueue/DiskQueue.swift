@@ -1,0 +1,89 @@
+import Foundation
+import JSONCore
+
+/// The SDK's offline snapshot, `queue.v1.json`: `{"version":1,"events":[...]}`.
+///
+/// Writes are atomic. Reading is resilient: an event that is not a valid event object is
+/// skipped, not the whole file, and a file cut short keeps the events before the cut. An unknown
+/// version reads as empty. With `maxAge` set, events whose `timestamp` is older are dropped,
+/// as the SDK does with its 7-day rule.
+public struct DiskQueue: Sendable {
+    /// The snapshot format version this type reads and writes.
+    public static let version = 1
+    /// The SDK's default age cap: 7 days.
+    public static let sevenDays: Duration = .seconds(7 * 86_400)
+
+    /// Where the snapshot lives.
+    public let path: String
+    /// Events older than this are dropped when loading; `nil` keeps all.
+    public var maxAge: Duration?
+    let fileSystem: any FileSystem
+
+    /// A queue file at `path`.
+    public init(path: String, maxAge: Duration? = DiskQueue.sevenDays, fileSystem: any FileSystem = LocalFileSystem()) {
+        self.path = path
+        self.maxAge = maxAge
+        self.fileSystem = fileSystem
+    }
+
+    /// What a load found.
+    public struct Snapshot: Sendable, Equatable {
+        /// The events that passed, in order.
+        public var events: [Event]
+        /// Elements skipped because they were not valid events.
+        public var corrupt: Int
+        /// Events dropped by the age cap.
+        public var expired: Int
+        /// The file's version, when it had one.
+        public var version: Int?
+    }
+
+    /// Loads the snapshot. A missing file is an empty snapshot.
+    public func load(now: Date = Date()) throws -> Snapshot {
+        guard let bytes = try fileSystem.read(path) else { return Snapshot(events: [], corrupt: 0, expired: 0, version: nil) }
+        return Self.decode(bytes, now: now, maxAge: maxAge)
+    }
+
+    /// Writes `events` atomically.
+    public func save(_ events: [Event]) throws {
+        try fileSystem.writeAtomically(path, Self.encode(events))
+    }
+
+    /// Deletes the snapshot, as the SDK does after a successful rehydration.
+    public func remove() throws { try fileSystem.remove(path) }
+
+    /// The snapshot bytes for `events`.
+    public static func encode(_ events: [Event]) -> [UInt8] {
+        var out = Array("{\"version\":\(version),\"events\":[".utf8)
+        for (k, e) in events.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.write(e.json, into: &out)
+        }
+        out.append(contentsOf: Array("]}".utf8))
+        return out
+    }
+
+    /// Decodes snapshot bytes resiliently; see the type's documentation.
+    public static func decode(_ bytes: [UInt8], now: Date = Date(), maxAge: Duration? = nil) -> Snapshot {
+        let elements = SnapshotReader.elements(bytes)
+        guard elements.version == version else {
+            return Snapshot(events: [], corrupt: 0, expired: 0, version: elements.version)
+        }
+        var result = Snapshot(events: [], corrupt: elements.corrupt, expired: 0, version: elements.version)
+        let cutoff: Int64? = maxAge.map { age in
+            Int64(now.timeIntervalSince1970 * 1000) - age.components.seconds * 1000
+        }
+        for raw in elements.events {
+            guard let event = try? Event(parsing: raw) else {
+                result.corrupt += 1
+                continue
+            }
+            if let cutoff, let ts = event.timestamp, let millis = Timestamp.epochMillis(ts), millis < cutoff {
+                result.expired += 1
+                continue
+            }
+            result.events.append(event)
+        }
+        return result
+    }
+}

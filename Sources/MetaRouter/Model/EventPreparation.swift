@@ -1,0 +1,27 @@
+import Foundation
+import JSONCore
+
+/// The SDK's enrichment of a new event: identity, context, messageId and timestamp.
+public enum EventPreparation {
+    /// Returns `event` ready to queue:
+    /// - `anonymousId`, `userId` and `groupId` are filled from `identity` where missing;
+    /// - an alias without `previousId` gets the current userId, or else the anonymousId;
+    /// - `messageId` is generated (`<epochMillis>-<uuid>`) and `timestamp` set to `now` when missing;
+    /// - `context` gets `library` and the configured parts, plus `device.advertisingId` when set;
+    /// - a captured `sentAt` is removed (the engine stamps it at each attempt).
+    public static func prepare(
+        _ event: Event, identity: Identity, context: ContextInfo, now: Date, uuid: UUID = UUID()
+    ) -> Event {
+        var e = event
+        if e.type == .alias, e.previousId == nil { e.previousId = identity.userId ?? identity.anonymousId }
+        if e.anonymousId == nil { e.anonymousId = identity.anonymousId }
+        if e.userId == nil, e.type != .alias, let userId = identity.userId { e.userId = userId }
+        if e.groupId == nil, let groupId = identity.groupId { e.groupId = groupId }
+        if e.messageId == nil { e.messageId = MessageID.generate(at: now, uuid: uuid) }
+        if e.timestamp == nil { e.timestamp = Timestamp.iso8601(now) }
+        let ad: String?? = identity.advertisingId.map { .some($0) } ?? .none
+        e.context = context.merged(into: e.context, advertisingId: ad)
+        e.sentAt = nil
+        return e
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// ISO 8601 timestamps as the SDKs write them: UTC with milliseconds, `2025-10-23T12:34:56.789Z`.
+public enum Timestamp {
+    /// Formats `date`.
+    public static func iso8601(_ date: Date) -> String {
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = Int((totalMillis % 1000 + 1000) % 1000)
+        let seconds = (totalMillis - Int64(millis)) / 1000
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+
+    /// Parses an ISO 8601 / RFC 3339 timestamp (`YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]`, and
+    /// `Z` or `±HH[:]MM`) into milliseconds since 1970. Returns `nil` when it is not one.
+    public static func epochMillis(_ text: String) -> Int64? {
+        var s = text
+        return s.withUTF8 { epochMillis(utf8: $0) }
+    }
+
+    /// Parses ISO 8601 bytes; see ``epochMillis(_:)``.
+    public static func epochMillis(utf8 b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        func num(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in i..<i + n {
+                let d = Int(b[k]) - 48
+                guard d >= 0 && d <= 9 else { return nil }
+                v = v * 10 + d
+            }
+            i += n
+            return v
+        }
+        func eat(_ c: Character) -> Bool {
+            guard i < b.count, b[i] == c.asciiValue! else { return false }
+            i += 1
+            return true
+        }
+        guard let year = num(4), eat("-"), let month = num(2), eat("-"), let day = num(2),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var hour = 0, minute = 0, second = 0, millis = 0, offsetMinutes = 0
+        if i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ") {
+            i += 1
+            guard let h = num(2), eat(":"), let m = num(2), h < 24, m < 60 else { return nil }
+            hour = h
+            minute = m
+            if eat(":") {
+                guard let sec = num(2), sec <= 60 else { return nil }
+                second = min(sec, 59)
+                if eat(".") || eat(",") {
+                    var digits = 0
+                    var frac = 0
+                    while i < b.count, b[i] >= 48, b[i] <= 57 {
+                        if digits < 3 { frac = frac * 10 + Int(b[i] - 48) }
+                        digits += 1
+                        i += 1
+                    }
+                    guard digits > 0 else { return nil }
+                    var scale = digits
+                    while scale < 3 {
+                        frac *= 10
+                        scale += 1
+                    }
+                    millis = frac
+                }
+            }
+            if eat("Z") || eat("z") {
+            } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                guard let oh = num(2) else { return nil }
+                _ = eat(":")
+                let om = num(2) ?? 0
+                offsetMinutes = sign * (oh * 60 + om)
+            }
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year, month, day)
+        let secs = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
+        return secs * 1000 + Int64(millis)
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date.
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (m + 9) % 12
+        let doy = (153 * mp + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
