@@ -4,9 +4,13 @@ import JSONCore
 /// Compares a JSONCore tree with what `JSONSerialization` produced for the same bytes.
 ///
 /// Foundation has no exact number type, so numbers compare numerically: integers that fit in
-/// Int64 must match exactly; everything else must be the same `Double` (both sides round the
-/// decimal text to the nearest double). Objects compare as Foundation sees them: one value per
-/// key, the last duplicate winning. Strings compare scalar by scalar (no canonical equivalence).
+/// Int64 must match exactly. Other numbers must agree to a relative 1e-13: swift-corelibs
+/// Foundation on Linux does not round long decimal mantissas correctly (it is often a few ULPs
+/// off, e.g. `59053753655332E-13` reads as 5.905375365533201), while `JSONNumber.doubleValue`
+/// uses Swift's correctly rounded `Double(text)`. Objects compare as Foundation sees them: one value per
+/// key, the last duplicate winning. Strings compare scalar by scalar (no canonical equivalence),
+/// except that Foundation drops a U+FEFF at the very start of a string or key (its UTF-8
+/// decoding treats it as a byte order mark); JSONCore keeps it, as RFC 8259 requires.
 enum FoundationComparison {
     /// Returns nil when equal, else a description of the first difference.
     static func difference(_ ours: JSONValue, _ theirs: Any, path: String = "$") -> String? {
@@ -23,7 +27,7 @@ enum FoundationComparison {
             return numberDifference(num, n, path: path)
         case .string(let s):
             guard let t = theirs as? String else { return "\(path): expected string, Foundation has \(theirs)" }
-            return Array(s.unicodeScalars) == Array(t.unicodeScalars)
+            return Array(foundationView(s).unicodeScalars) == Array(t.unicodeScalars)
                 ? nil : "\(path): string \(s.debugDescription) != \(t.debugDescription)"
         case .array(let items):
             guard let t = theirs as? [Any], t.count == items.count else {
@@ -36,7 +40,7 @@ enum FoundationComparison {
         case .object(let object):
             guard let t = theirs as? [String: Any] else { return "\(path): expected object, Foundation has \(theirs)" }
             var lastWins: [String: JSONValue] = [:]
-            for m in object.members { lastWins[m.key] = m.value }
+            for m in object.members { lastWins[foundationView(m.key)] = m.value }
             guard lastWins.count == t.count else {
                 return "\(path): \(lastWins.count) distinct keys, Foundation has \(t.count)"
             }
@@ -48,6 +52,21 @@ enum FoundationComparison {
         }
     }
 
+    /// `s` as Foundation reads it: without one leading U+FEFF.
+    static func foundationView(_ s: String) -> String {
+        s.unicodeScalars.first == "\u{FEFF}" ? String(String.UnicodeScalarView(s.unicodeScalars.dropFirst())) : s
+    }
+
+    /// Whether `value` holds a number outside Double's range (Foundation rejects those).
+    static func hasNonFiniteNumber(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let n): return !n.doubleValue.isFinite
+        case .array(let items): return items.contains(where: hasNonFiniteNumber)
+        case .object(let o): return o.members.contains { hasNonFiniteNumber($0.value) }
+        default: return false
+        }
+    }
+
     static func numberDifference(_ ours: JSONNumber, _ theirs: NSNumber, path: String) -> String? {
         if let i = ours.intValue {
             return theirs.int64Value == Int64(i) && theirs.doubleValue == Double(i)
@@ -55,7 +74,7 @@ enum FoundationComparison {
         }
         let mine = ours.doubleValue
         let other = theirs.doubleValue
-        if mine == other { return nil }
+        if mine == other || abs(mine - other) <= 1e-13 * max(abs(mine), abs(other)) { return nil }
         return "\(path): number \(ours.text) = \(mine) != Foundation \(other)"
     }
 }
