@@ -98,4 +98,34 @@ final class ScannerTests: XCTestCase {
         }
         XCTAssertThrowsError(try JSONParser.parse(empty))
     }
+
+    /// The string scanner reads eight bytes at a time; put every kind of special byte at every
+    /// position around those word boundaries.
+    func testSpecialBytesAtEveryPositionInLongStrings() throws {
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 31] {
+            for k in 0...length {
+                let before = String(repeating: "a", count: k)
+                let after = String(repeating: "b", count: length - k)
+                let cases: [(insert: [UInt8], expected: String?)] = [
+                    (Array("\\n".utf8), "\n"), (Array("\\\"".utf8), "\""), (Array("\\\\".utf8), "\\"),
+                    ([0xC3, 0xA9], "é"), ([0xF0, 0x9F, 0x98, 0x80], "😀"), ([0x7F], "\u{7F}"), ([0x20], " "), ([0x7E], "~"),
+                    ([0x1F], nil), ([0x00], nil), ([0x0A], nil), ([0xFF], nil), ([0xC3], nil), ([0xED, 0xA0, 0x80], nil),
+                ]
+                for (insert, expected) in cases {
+                    let bytes = Array("\"\(before)".utf8) + insert + Array("\(after)\"".utf8)
+                    let got = try? JSONParser.parse(bytes)
+                    if let expected {
+                        XCTAssertEqual(got, .string(before + expected + after), "\(insert) at \(k) of \(length)")
+                    } else {
+                        XCTAssertNil(got, "\(insert) at \(k) of \(length)")
+                        XCTAssertThrowsError(try JSONParser.parse(bytes)) { error in
+                            XCTAssertEqual((error as? JSONError)?.offset, 1 + k, "error offset for \(insert) at \(k)")
+                        }
+                    }
+                }
+                // An unterminated string of this length.
+                XCTAssertNil(try? JSONParser.parse(Array("\"\(before)\(after)".utf8)))
+            }
+        }
+    }
 }
