@@ -21,8 +21,17 @@ import urllib.request
 
 
 def stats(url):
-    with urllib.request.urlopen(url.rstrip("/") + "/stats", timeout=5) as r:
-        return json.loads(r.read())
+    """The collector's /stats, or None when it does not answer."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/stats", timeout=5) as r:
+            return json.loads(r.read())
+    except (OSError, ValueError):
+        return None
+
+
+def events(url):
+    s = stats(url)
+    return s.get("events") if isinstance(s, dict) else None
 
 
 def run_once(args, cmd):
@@ -32,7 +41,10 @@ def run_once(args, cmd):
         fd, timefile = tempfile.mkstemp(prefix="bench-time-")
         os.close(fd)
         cmd = ["/usr/bin/time", "-v", "-o", timefile] + cmd
-    base = stats(args.stats)["events"] if args.stats else 0
+    base = events(args.stats) if args.stats else 0
+    if base is None:
+        print(json.dumps({"exit": None, "complete": False, "seconds": None, "error": "collector /stats unreachable"}))
+        sys.exit(1)
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=log, stderr=log)
     result = {"exit": None, "complete": True, "events": None, "max_rss_kb": None}
@@ -41,10 +53,10 @@ def run_once(args, cmd):
         last, last_change, exited_at = base, start, None
         while True:
             now = time.monotonic()
-            events = stats(args.stats)["events"]
-            if events != last:
-                last, last_change = events, now
-            if events - base >= args.expect:
+            count = events(args.stats)
+            if count is not None and count != last:
+                last, last_change = count, now
+            if count is not None and count - base >= args.expect:
                 end = now
                 break
             if proc.poll() is not None and exited_at is None:
