@@ -98,7 +98,7 @@ fi
 COLLECTOR_PID=$!
 URL=""
 for _ in $(seq 1 300); do  # up to 30 s
-  URL="$(head -n1 "$RUN/collector.out" 2>/dev/null | sed -n 's|^mr-collector listening on \(http://127\.0\.0\.1:[0-9]*\)$|\1|p')"
+  URL="$(head -n1 "$RUN/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://\(127\.0\.0\.1\|localhost\|\[::1\]\):[0-9]*\)$#\1#p')"
   [ -n "$URL" ] && break
   kill -0 "$COLLECTOR_PID" 2>/dev/null || break
   sleep 0.1
