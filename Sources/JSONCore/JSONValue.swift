@@ -59,6 +59,20 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 
     /// The compact encoding of this value as a string.
     public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
+
+    /// Exact equality: strings compare by their UTF-8 bytes (not canonical equivalence) and
+    /// numbers by their text, so equal values encode to equal bytes.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        default: return false
+        }
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral,

@@ -115,6 +115,9 @@ final class ObjectKeyIdentityTests: XCTestCase {
         XCTAssertEqual(o["\u{E9}"], 1)
         XCTAssertNotEqual(JSONObject([(key: "\u{E9}", value: 1)]), JSONObject([(key: "e\u{301}", value: 1)]))
         XCTAssertEqual(JSONObject([(key: "\u{E9}", value: 1)]), JSONObject([(key: "\u{E9}", value: 1)]))
+        XCTAssertNotEqual(JSONValue.string("\u{E9}"), JSONValue.string("e\u{301}"), "string values are exact too")
+        XCTAssertEqual(JSONValue.string("\u{E9}"), JSONValue.string("\u{E9}"))
+        XCTAssertEqual(Set([JSONValue.string("\u{E9}"), .string("e\u{301}")]).count, 2)
         // The same rule as ObjectLayout, which matches keys by bytes.
         let bytes = Array("{\"\u{E9}\":1,\"e\u{301}\":2}".utf8)
         try bytes.withUnsafeBufferPointer { buffer in
