@@ -41,6 +41,7 @@ OUT="$(cd "$OUT" && pwd)"
 RUN="$OUT/run-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$RUN"
 SKIPPED=()
+PEER_VERSION=""
 say() { printf '\n== %s\n' "$*"; }
 skip() { echo "SKIP: $*"; SKIPPED+=("$*"); }
 MEASURE=(python3 "$HERE/measure.py")
@@ -146,7 +147,8 @@ if [ "$SKIP_PYTHON" = 0 ]; then
     python3 -m venv "$VENV" && "$VENV/bin/pip" install -q segment-analytics-python || true
   fi
   if "$VENV/bin/python" -c "import segment.analytics" 2>/dev/null; then
-    say "Segment Python library $("$VENV/bin/python" -c 'from segment.analytics.version import VERSION; print(VERSION)') end to end (upload_size=100)"
+    PEER_VERSION="$("$VENV/bin/python" -c 'import sys; from segment.analytics.version import VERSION; print("segment-analytics-python %s, Python %s" % (VERSION, sys.version.split()[0]))')"
+    say "$PEER_VERSION end to end (upload_size=100)"
     "${MEASURE[@]}" --stats "$URL" --expect "$EVENTS" --timeout 1800 --log "$RUN/python_peer.log" -- \
       "$VENV/bin/python" "$HERE/segment_peer.py" "$SMALL" --host "$URL" --write-key "$WRITE_KEY" --upload-size 100 \
       | tee "$RUN/python_peer.json"
@@ -181,8 +183,9 @@ fi
 {
   printf '{"events": %s, "big_events": %s, "raw_read_lines": %s, "seed": %s, "collector": "%s", "url": "%s",' \
     "$EVENTS" "$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo null)" "$RAW_LINES" "$SEED" "$COLLECTOR_NAME" "$URL"
-  printf ' "date": "%s", "host_cpus": %s, "git": "%s", "skipped": [' \
-    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
+  printf ' "date": "%s", "host_cpus": %s, "load_average": "%s", "git": "%s", "peer": "%s", "skipped": [' \
+    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" "$PEER_VERSION"
   sep=""
   for s in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do printf '%s%s' "$sep" "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$s")"; sep=", "; done
   printf ']}\n'
