@@ -126,24 +126,58 @@ public struct JSONScanner: ~Copyable {
         i += 1
         let contentStart = i
         var escapes = false
-        while i < end {
-            let c = base[i]
-            if c == UInt8(ascii: "\"") {
-                let r = contentStart..<i
-                i += 1
-                return (r, escapes)
+        // The hot loop keeps the position in a local so it stays in a register; `i` is written
+        // back before anything that reads it (escapes, UTF-8 sequences, errors, return).
+        var p = i
+        while true {
+            p = skipPlainStringBytes(from: p)
+            guard p < end else { break }
+            let c = base[p]
+            if c &- 0x20 < 0x60 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") {
+                p += 1  // printable ASCII other than '"' and '\\'
+            } else if c == UInt8(ascii: "\"") {
+                i = p + 1
+                return (contentStart..<p, escapes)
             } else if c == UInt8(ascii: "\\") {
                 escapes = true
+                i = p
                 try scanEscape()
+                p = i
             } else if c < 0x20 {
+                i = p
                 throw fail("unescaped control character in string")
-            } else if c < 0x80 {
-                i += 1
             } else {
+                i = p
                 try scanUTF8Sequence()
+                p = i
             }
         }
+        i = p
         throw fail("unterminated string", at: open)
+    }
+
+    /// Returns the position of the first byte at or after `p` that is not printable ASCII other
+    /// than `"` and `\\` (or a position near the end of the buffer; callers finish byte by byte).
+    /// Reads eight bytes at a time with the classic SWAR tests: a lane is flagged when its byte
+    /// is >= 0x80, < 0x20, `"` or `\\`. Borrows only run from a truly flagged lane into higher
+    /// ones, so the lowest flagged lane is exact.
+    @inline(__always) func skipPlainStringBytes(from start: Int) -> Int {
+        var p = start
+        #if _endian(little)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while end - p >= 8 {
+                let x = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+                let quote = x ^ (ones &* 0x22)
+                let backslash = x ^ (ones &* 0x5C)
+                let flagged =
+                    (x | ((x &- ones &* 0x20) & ~x) | ((quote &- ones) & ~quote)
+                        | ((backslash &- ones) & ~backslash)) & highs
+                if flagged != 0 { return p + flagged.trailingZeroBitCount >> 3 }
+                p += 8
+            }
+        #endif
+        return p
     }
 
     mutating func scanEscape() throws(JSONError) {

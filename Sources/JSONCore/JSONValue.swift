@@ -59,6 +59,20 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 
     /// The compact encoding of this value as a string.
     public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
+
+    /// Exact equality: strings compare by their UTF-8 bytes (not canonical equivalence) and
+    /// numbers by their text, so equal values encode to equal bytes.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        default: return false
+        }
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral,
@@ -113,6 +127,9 @@ public struct JSONNumber: Sendable, Equatable, Hashable, CustomStringConvertible
 /// A JSON object whose members keep their document order.
 ///
 /// Lookups return the last member with a key, which is how most JSON readers treat duplicates.
+/// Keys match by their exact Unicode scalars (UTF-8 bytes), as in ``ObjectLayout`` and
+/// ``ObjectEditor``: `"é"` and `"e\u{301}"` are different keys, although Swift's `String ==`
+/// treats them as canonically equivalent.
 public struct JSONObject: Sendable, Equatable, Hashable, Sequence {
     /// The members, in order.
     public var members: [(key: String, value: JSONValue)]
@@ -134,19 +151,22 @@ public struct JSONObject: Sendable, Equatable, Hashable, Sequence {
 
     /// Reads, replaces, appends or (with `nil`) removes a member.
     public subscript(key: String) -> JSONValue? {
-        get { members.last(where: { $0.key == key })?.value }
+        get { members.last(where: { Self.sameKey($0.key, key) })?.value }
         set {
             if let newValue {
-                if let i = members.lastIndex(where: { $0.key == key }) {
+                if let i = members.lastIndex(where: { Self.sameKey($0.key, key) }) {
                     members[i].value = newValue
                 } else {
                     members.append((key: key, value: newValue))
                 }
             } else {
-                members.removeAll { $0.key == key }
+                members.removeAll { Self.sameKey($0.key, key) }
             }
         }
     }
+
+    /// Whether two keys are the same JSON key: equal UTF-8 bytes, not just canonically equivalent.
+    static func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
         members.makeIterator()
@@ -154,7 +174,7 @@ public struct JSONObject: Sendable, Equatable, Hashable, Sequence {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
-        for (a, b) in zip(lhs.members, rhs.members) where a.key != b.key || a.value != b.value {
+        for (a, b) in zip(lhs.members, rhs.members) where !sameKey(a.key, b.key) || a.value != b.value {
             return false
         }
         return true

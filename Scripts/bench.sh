@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The replay benchmark (issue 6): one run on this machine, ratios against Segment's Python library.
+#
+#   Scripts/bench.sh [--no-build] [--events N] [--big-events N] [--skip-big] [--skip-python] [--out DIR]
+#
+# Steps: generate deterministic NDJSON (N and big-N events) -> build mr-replay and mr-collector in
+# release mode -> start `mr-collector --count-only` on loopback -> raw read rate (wc -l) ->
+# mr-replay dry run -> Segment's Python library end to end -> mr-replay end to end (gzip off, with
+# peak RSS; gzip on; big file with peak RSS) -> one summary table, also written as JSON to
+# DIR/bench-<time>.json and DIR/latest.json. Every step whose binary is missing is skipped with
+# a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$ROOT/Scripts/bench"
+OUT="$ROOT/bench-results"
+EVENTS=100000
+BIG_EVENTS=1000000
+BUILD=1
+SKIP_BIG=0
+SKIP_PYTHON=0
+SEED=20261122
+WRITE_KEY=K
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0 ;;
+    --events) EVENTS="$2"; shift ;;
+    --big-events) BIG_EVENTS="$2"; shift ;;
+    --skip-big) SKIP_BIG=1 ;;
+    --skip-python) SKIP_PYTHON=1 ;;
+    --out) OUT="$2"; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+mkdir -p "$OUT/data"
+OUT="$(cd "$OUT" && pwd)"
+RUN="$OUT/run-$(date -u +%Y%m%d-%H%M%S)"
+mkdir -p "$RUN"
+SKIPPED=()
+PEER_VERSION=""
+say() { printf '\n== %s\n' "$*"; }
+skip() { echo "SKIP: $*"; SKIPPED+=("$*"); }
+MEASURE=(python3 "$HERE/measure.py")
+
+# --- 1. data --------------------------------------------------------------------------------
+gen() {  # gen COUNT -> path of a cached deterministic file
+  local f="$OUT/data/events-$1-seed$SEED.ndjson"
+  if [ ! -s "$f" ]; then
+    python3 "$HERE/gen_events.py" "$1" "$f.tmp" --seed "$SEED" && mv "$f.tmp" "$f"
+  fi
+  echo "$f"
+}
+say "generating data ($EVENTS events$([ $SKIP_BIG = 0 ] && echo ", $BIG_EVENTS events"))"
+SMALL="$(gen "$EVENTS")"
+BIG=""
+[ "$SKIP_BIG" = 0 ] && BIG="$(gen "$BIG_EVENTS")"
+ls -l "$SMALL" ${BIG:+"$BIG"}
+
+# --- 2. build ---------------------------------------------------------------------------------
+cd "$ROOT"
+if [ "$BUILD" = 1 ]; then
+  say "building release binaries"
+  swift build -c release --product mr-collector 2>&1 | tail -3 || true
+  swift build -c release --product mr-replay 2>&1 | tail -3 || true
+fi
+BIN="$ROOT/.build/release"  # SwiftPM's link to the release products
+MR_REPLAY="${MR_REPLAY:-$BIN/mr-replay}"
+MR_COLLECTOR="${MR_COLLECTOR:-$BIN/mr-collector}"
+
+HAVE_REPLAY=0
+if [ -x "$MR_REPLAY" ] && "$MR_REPLAY" run --help 2>&1 | grep -q -- "--dry-run"; then HAVE_REPLAY=1; fi
+HAVE_COLLECTOR=0
+if [ -x "$MR_COLLECTOR" ] && "$MR_COLLECTOR" --help 2>&1 | grep -q -- "--count-only"; then HAVE_COLLECTOR=1; fi
+[ "$HAVE_REPLAY" = 1 ] || echo "NOTE: $MR_REPLAY is missing or has no 'run --dry-run' yet; mr-replay steps will be skipped."
+[ "$HAVE_COLLECTOR" = 1 ] || echo "NOTE: $MR_COLLECTOR is missing or has no '--count-only' yet; using the Python sink Scripts/bench/count_sink.py."
+
+if ! [ -x /usr/bin/time ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  say "installing /usr/bin/time (Debian package 'time')"
+  apt-get install -y -qq time >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq time >/dev/null 2>&1) || true
+fi
+RSS=()
+if [ -x /usr/bin/time ]; then RSS=(--rss); else skip "peak RSS: /usr/bin/time is not available"; fi
+
+# --- 3. collector -------------------------------------------------------------------------------
+COLLECTOR_PID=""
+cleanup() { [ -n "$COLLECTOR_PID" ] && kill "$COLLECTOR_PID" 2>/dev/null; }
+trap cleanup EXIT
+if [ "$HAVE_COLLECTOR" = 1 ]; then
+  COLLECTOR_NAME="mr-collector --count-only"
+  "$MR_COLLECTOR" --port 0 --write-key "$WRITE_KEY" --count-only > "$RUN/collector.out" 2> "$RUN/collector.err" &
+else
+  COLLECTOR_NAME="python count sink (fallback)"
+  python3 "$HERE/count_sink.py" --port 0 --write-key "$WRITE_KEY" > "$RUN/collector.out" 2> "$RUN/collector.err" &
+fi
+COLLECTOR_PID=$!
+URL=""
+for _ in $(seq 1 300); do  # up to 30 s
+  URL="$(head -n1 "$RUN/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://\(127\.0\.0\.1\|localhost\|\[::1\]\):[0-9]*\)$#\1#p')"
+  [ -n "$URL" ] && break
+  kill -0 "$COLLECTOR_PID" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$URL" ]; then
+  echo "ERROR: the collector did not start; see $RUN/collector.err" >&2
+  exit 1
+fi
+say "collector: $COLLECTOR_NAME at $URL"
+
+config() {  # config FILE GZIP
+  cat > "$1" <<EOF
+ingestion:
+  host: $URL
+  write_key: $WRITE_KEY
+  gzip: $2
+batching:
+  max_events: 100
+  concurrency: 4
+EOF
+}
+config "$RUN/config-gzip-off.yaml" false
+config "$RUN/config-gzip-on.yaml" true
+
+# --- 4. raw read rate -------------------------------------------------------------------------
+RAW_FILE="${BIG:-$SMALL}"
+RAW_LINES=$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo "$EVENTS")
+say "raw line read: wc -l $(basename "$RAW_FILE") (best of 3)"
+"${MEASURE[@]}" --repeat 3 --timeout 300 -- wc -l "$RAW_FILE" | tee "$RUN/raw_read.json"
+
+# --- 5. dry run -------------------------------------------------------------------------------
+if [ "$HAVE_REPLAY" = 1 ]; then
+  say "mr-replay dry run"
+  "${MEASURE[@]}" --timeout 600 --log "$RUN/dry_run.log" -- \
+    "$MR_REPLAY" run --dry-run --output /dev/null --config "$RUN/config-gzip-off.yaml" "$SMALL" | tee "$RUN/dry_run.json"
+else
+  skip "mr-replay dry run: mr-replay is not built yet"
+fi
+
+# --- 6. Segment's Python library ----------------------------------------------------------------
+if [ "$SKIP_PYTHON" = 0 ]; then
+  VENV="$OUT/venv"
+  if ! "$VENV/bin/python" -c "import segment.analytics" 2>/dev/null; then
+    say "installing segment-analytics-python into $VENV"
+    python3 -m venv "$VENV" && "$VENV/bin/pip" install -q segment-analytics-python || true
+  fi
+  if "$VENV/bin/python" -c "import segment.analytics" 2>/dev/null; then
+    PEER_VERSION="$("$VENV/bin/python" -c 'import sys; from segment.analytics.version import VERSION; print("segment-analytics-python %s, Python %s" % (VERSION, sys.version.split()[0]))')"
+    say "$PEER_VERSION end to end (upload_size=100)"
+    "${MEASURE[@]}" --stats "$URL" --expect "$EVENTS" --timeout 1800 --log "$RUN/python_peer.log" -- \
+      "$VENV/bin/python" "$HERE/segment_peer.py" "$SMALL" --host "$URL" --write-key "$WRITE_KEY" --upload-size 100 \
+      | tee "$RUN/python_peer.json"
+  else
+    skip "python peer: could not install segment-analytics-python"
+  fi
+else
+  skip "python peer: --skip-python"
+fi
+
+# --- 7. mr-replay end to end ------------------------------------------------------------------
+e2e() {  # e2e NAME CONFIG FILE COUNT [--rss]
+  local name="$1" cfg="$2" file="$3" count="$4"; shift 4
+  say "mr-replay end to end: $name ($count events)"
+  rm -rf "$RUN/state-$name"
+  "${MEASURE[@]}" --stats "$URL" --expect "$count" --timeout 1800 --log "$RUN/$name.log" "$@" -- \
+    "$MR_REPLAY" run --config "$cfg" --state-dir "$RUN/state-$name" --fresh --quiet "$file" | tee "$RUN/$name.json"
+}
+if [ "$HAVE_REPLAY" = 1 ]; then
+  e2e e2e "$RUN/config-gzip-off.yaml" "$SMALL" "$EVENTS" "${RSS[@]}"
+  e2e e2e_gzip "$RUN/config-gzip-on.yaml" "$SMALL" "$EVENTS"
+  if [ -n "$BIG" ]; then
+    e2e e2e_big "$RUN/config-gzip-off.yaml" "$BIG" "$BIG_EVENTS" "${RSS[@]}"
+  else
+    skip "big-file run: --skip-big"
+  fi
+else
+  skip "mr-replay end to end, gzip on/off, memory: mr-replay is not built yet"
+fi
+
+# --- 8. summary --------------------------------------------------------------------------------
+{
+  printf '{"events": %s, "big_events": %s, "raw_read_lines": %s, "seed": %s, "collector": "%s", "url": "%s",' \
+    "$EVENTS" "$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo null)" "$RAW_LINES" "$SEED" "$COLLECTOR_NAME" "$URL"
+  printf ' "date": "%s", "host_cpus": %s, "load_average": "%s", "git": "%s", "peer": "%s", "skipped": [' \
+    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" "$PEER_VERSION"
+  sep=""
+  for s in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do printf '%s%s' "$sep" "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$s")"; sep=", "; done
+  printf ']}\n'
+} > "$RUN/meta.json"
+STAMP="$(basename "$RUN" | sed 's/^run-//')"
+python3 "$HERE/summary.py" "$RUN" "$OUT/bench-$STAMP.json" && cp "$OUT/bench-$STAMP.json" "$OUT/latest.json"

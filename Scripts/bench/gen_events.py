@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Writes a deterministic NDJSON file of Segment-spec events for the replay benchmark.
+
+Usage: gen_events.py COUNT OUT [--seed N]
+
+Every line is one event of one of the six types (track, identify, page, screen, group, alias),
+about 250 bytes, with unicode text, nested properties and an ISO-8601 `timestamp`. About 10% of
+the lines carry only a `userId` (no messageId, no anonymousId), as exported data often does.
+"""
+import argparse
+import json
+import random
+
+TYPES = ["track", "track", "track", "identify", "page", "screen", "group", "alias"]
+EVENTS = ["Order Completed", "Product Viewed", "Signed Up", "Cart Updated", "Vídeo Reproduzido", "商品を表示", "Checkout Started"]
+PAGES = ["Home", "Pricing", "Über uns", "Docs", "Blog — Ñandú", "カート"]
+CATEGORIES = ["Marketing", "Docs", "Shop"]
+CITIES = ["Zürich", "São Paulo", "東京", "Kraków", "Reykjavík", "New York"]
+PLANS = ["free", "pro", "enterprise"]
+CURRENCIES = ["USD", "EUR", "JPY", "BRL"]
+
+
+def timestamp(rng):
+    return "2026-%02d-%02dT%02d:%02d:%02d.%03dZ" % (
+        rng.randint(1, 10), rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59), rng.randint(0, 999))
+
+
+def properties(rng):
+    props = {
+        "product": {"sku": "SKU-%05d" % rng.randint(0, 99999), "price": round(rng.uniform(1, 500), 2), "qty": rng.randint(1, 9)},
+        "currency": rng.choice(CURRENCIES),
+    }
+    if rng.random() < 0.5:
+        props["tags"] = rng.sample(["new", "sale", "gift", "🎁", "β"], rng.randint(1, 3))
+    if rng.random() < 0.3:
+        props["coupon"] = None
+    return props
+
+
+def event(rng, n):
+    kind = rng.choice(TYPES)
+    user = "user-%06d" % rng.randint(0, 49999)
+    only_user_id = rng.random() < 0.10 or kind == "alias"
+    e = {"type": kind}
+    if not only_user_id:
+        e["messageId"] = "msg-%08d-%04x" % (n, rng.randint(0, 0xFFFF))
+        e["anonymousId"] = "anon-%06d" % rng.randint(0, 99999)
+    if kind != "alias" and (only_user_id or rng.random() < 0.7):
+        e["userId"] = user
+    e["timestamp"] = timestamp(rng)
+    if kind == "track":
+        e["event"] = rng.choice(EVENTS)
+        e["properties"] = properties(rng)
+    elif kind == "identify":
+        e["traits"] = {"email": "%s@example.com" % user, "name": rng.choice(["Zoë", "José", "李雷", "Ana"]),
+                       "address": {"city": rng.choice(CITIES)}, "plan": rng.choice(PLANS)}
+    elif kind in ("page", "screen"):
+        e["name"] = rng.choice(PAGES)
+        if kind == "page":
+            e["category"] = rng.choice(CATEGORIES)
+        e["properties"] = {"path": "/p/%d" % rng.randint(0, 999), "referrer": "https://example.com/ü?q=%d" % rng.randint(0, 99),
+                           "size": {"w": rng.choice([375, 1280]), "h": rng.choice([812, 720])}}
+    elif kind == "group":
+        e["groupId"] = "group-%04d" % rng.randint(0, 999)
+        e["traits"] = {"name": rng.choice(["Acme Ltd", "Ωmega GmbH", "株式会社"]), "employees": rng.randint(1, 5000),
+                       "industry": rng.choice(["retail", "software"])}
+    else:  # alias: previousId -> userId
+        e["previousId"] = "anon-%06d" % rng.randint(0, 99999)
+        e["userId"] = user
+    e["context"] = {"locale": rng.choice(["en-US", "de-CH", "ja-JP", "pt-BR"])}
+    return e
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("count", type=int)
+    ap.add_argument("out")
+    ap.add_argument("--seed", type=int, default=20261122)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    with open(args.out, "w", encoding="utf-8") as f:
+        for n in range(args.count):
+            f.write(json.dumps(event(rng, n), ensure_ascii=False, separators=(",", ":")))
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

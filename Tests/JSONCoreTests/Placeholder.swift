@@ -1,2 +1,0 @@
-import XCTest
-final class JSONCoreTestsPlaceholder: XCTestCase { func testNothing() {} }
