@@ -95,8 +95,10 @@ public actor DeliveryEngine {
     /// if the engine has stopped, so the caller keeps the event.
     public func submit(_ event: EncodedEvent) async -> Bool {
         while stopCauseStorage == nil && !closing && unsettled.count >= configuration.maxPendingEvents {
-            await withCheckedContinuation { submitWaiters.append($0) }
-            wakeReadyLanes()
+            await withCheckedContinuation {
+                submitWaiters.append($0)
+                wakeReadyLanes()  // a blocked submitter makes partial batches ready
+            }
         }
         guard stopCauseStorage == nil && !closing else { return false }
         startWorkersIfNeeded()

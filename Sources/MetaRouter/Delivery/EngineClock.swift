@@ -57,6 +57,6 @@ extension Duration {
     /// A duration from seconds (negative and non-finite values become zero).
     static func fromSeconds(_ s: Double) -> Duration {
         guard s.isFinite, s > 0 else { return .zero }
-        return .nanoseconds(Int64((s * 1e9).rounded(.up)))
+        return .nanoseconds(Int64((s * 1e9).rounded()))
     }
 }
