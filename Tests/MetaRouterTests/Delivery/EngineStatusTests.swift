@@ -41,6 +41,25 @@ final class EngineStatusTests: XCTestCase {
         XCTAssertEqual(sink.all.map(\.result), [.delivered])
     }
 
+    func testOnlyOneHalfOpenProbeWhileOtherLanesWait() async {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock, sequence: [status(503), status(503), status(503), status(503)])
+        let c = config {
+            $0.concurrency = 3
+            $0.maxBatchEvents = 1
+        }
+        let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: (0..<3).map { testEvent("m\($0)") })
+        let r = transport.requests
+        // 3 failures open the breaker; one probe fails (reopens for 20 s); one probe succeeds; then the rest.
+        XCTAssertEqual(r.count, 7)
+        XCTAssertEqual(r[4].at - r[3].at, .seconds(20), "no second probe while the first was out")
+        XCTAssertGreaterThanOrEqual(r[3].at - r[2].at, .seconds(1))
+        XCTAssertTrue(r[5...].allSatisfy { $0.at >= r[4].at })
+        XCTAssertEqual(stats.breakerOpened, 2)
+        XCTAssertEqual(sink.all.count, 3)
+        XCTAssertTrue(sink.all.allSatisfy { $0.result == .delivered })
+    }
+
     func testRetryAfterSecondsIsHonored() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [status(429, [("Retry-After", "7")])])
