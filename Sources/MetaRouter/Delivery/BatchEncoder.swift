@@ -1,0 +1,78 @@
+import JSONCore
+
+/// Builds the request body `{"batch":[e1,...],"sentAt":"..."}`, splicing `sentAt` and `writeKey`
+/// before each event's closing `}` without re-encoding the event, and computes sizes exactly.
+struct BatchEncoder: Sendable {
+    /// `,"writeKey":"<key>"` with the key JSON-escaped.
+    let writeKeyMember: [UInt8]
+
+    static let prefix = Array(#"{"batch":["#.utf8)
+    static let middle = Array(#"],"sentAt":"#.utf8)
+    static let sentAtKey = Array(#""sentAt":"#.utf8)
+    /// Length of a quoted `sentAt` timestamp: `"2026-11-22T06:50:53.123Z"`.
+    static let sentAtValueLength = 26
+
+    init(writeKey: String) {
+        var m = Array(#","writeKey":"#.utf8)
+        JSONStrings.appendQuoted(writeKey, to: &m)
+        writeKeyMember = m
+    }
+
+    /// Bytes added to one event: `"sentAt":"…"` + `,"writeKey":"…"`, plus a comma unless the object is empty.
+    func spliceLength(emptyObject: Bool) -> Int {
+        Self.sentAtKey.count + Self.sentAtValueLength + writeKeyMember.count + (emptyObject ? 0 : 1)
+    }
+
+    /// The size of `event` as it is sent.
+    func sentSize(of event: EncodedEvent) -> Int {
+        event.bytes.count + spliceLength(emptyObject: Self.closingBrace(of: event.bytes).empty)
+    }
+
+    /// The exact body size for events whose sent sizes sum to `eventSizes`.
+    func bodySize(eventSizes: Int, count: Int) -> Int {
+        Self.prefix.count + eventSizes + max(count - 1, 0) + Self.middle.count + Self.sentAtValueLength + 1
+    }
+
+    /// Where the object's closing brace is, and whether the object has no members.
+    static func closingBrace(of bytes: [UInt8]) -> (index: Int, empty: Bool) {
+        var i = bytes.count - 1
+        while i >= 0, bytes[i] != UInt8(ascii: "}") { i -= 1 }
+        var j = i - 1
+        while j >= 0, isWhitespace(bytes[j]) { j -= 1 }
+        return (max(i, 0), j >= 0 && bytes[j] == UInt8(ascii: "{"))
+    }
+
+    static func isWhitespace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
+    }
+
+    /// The body for `events`, stamped with `sentAt` (an ISO-8601 string with milliseconds).
+    func body(_ events: some Collection<EncodedEvent>, sentAt: String) -> [UInt8] {
+        var quotedSentAt: [UInt8] = []
+        quotedSentAt.reserveCapacity(Self.sentAtValueLength)
+        quotedSentAt.append(UInt8(ascii: "\""))
+        quotedSentAt.append(contentsOf: sentAt.utf8)
+        quotedSentAt.append(UInt8(ascii: "\""))
+        var out: [UInt8] = []
+        var total = Self.prefix.count + Self.middle.count + quotedSentAt.count + 1 + events.count
+        for e in events { total += e.bytes.count + Self.sentAtKey.count + quotedSentAt.count + writeKeyMember.count + 1 }
+        out.reserveCapacity(total)
+        out.append(contentsOf: Self.prefix)
+        var first = true
+        for e in events {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            let (close, empty) = Self.closingBrace(of: e.bytes)
+            out.append(contentsOf: e.bytes[..<close])
+            if !empty { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: Self.sentAtKey)
+            out.append(contentsOf: quotedSentAt)
+            out.append(contentsOf: writeKeyMember)
+            out.append(contentsOf: e.bytes[close...])
+        }
+        out.append(contentsOf: Self.middle)
+        out.append(contentsOf: quotedSentAt)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

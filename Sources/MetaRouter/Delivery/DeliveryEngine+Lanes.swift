@@ -1,0 +1,101 @@
+/// Lanes: routing events by ordering key, forming batches, and the per-lane worker loop.
+extension DeliveryEngine {
+    /// The lane for `event`: a stable hash of its ordering key, or round-robin without one.
+    func laneIndex(for event: EncodedEvent) -> Int {
+        guard let key = event.orderingKey else {
+            nextKeylessLane = (nextKeylessLane + 1) % lanes.count
+            return nextKeylessLane
+        }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
+        for b in key.utf8 {
+            h ^= UInt64(b)
+            h &*= 0x100_0000_01b3
+        }
+        return Int(h % UInt64(lanes.count))
+    }
+
+    /// Whether lane `i` should send a batch now.
+    func isReady(_ i: Int) -> Bool {
+        let lane = lanes[i]
+        guard !lane.queue.isEmpty else { return false }
+        if closing || lane.flushRequested || !submitWaiters.isEmpty { return true }
+        if lane.queue.count >= batchLimit { return true }
+        return encoder.bodySize(eventSizes: lane.bytes, count: lane.queue.count) > configuration.maxBatchBytes
+    }
+
+    /// Resumes lane `i`'s worker if it waits for events.
+    func wake(_ i: Int) {
+        if let c = lanes[i].wakeup {
+            lanes[i].wakeup = nil
+            c.resume()
+        }
+    }
+
+    /// Wakes every lane that has something to send.
+    func wakeReadyLanes() {
+        for i in lanes.indices where isReady(i) { wake(i) }
+    }
+
+    func startWorkersIfNeeded() {
+        guard !workersStarted else { return }
+        workersStarted = true
+        for i in lanes.indices {
+            activeWorkers += 1
+            lanes[i].task = Task { await self.runLane(i) }
+        }
+    }
+
+    /// One lane's worker: take a batch, deliver it (with retries), repeat until closed or stopped.
+    func runLane(_ i: Int) async {
+        while let batch = await takeBatch(i) {
+            _ = await deliver(batch, lane: i)
+        }
+        activeWorkers -= 1
+        if activeWorkers == 0 { resumeAll(&drainWaiters) }
+    }
+
+    /// Waits until lane `i` is ready and removes the next batch (event cap and exact byte cap).
+    /// Returns nil when the engine is closing and the lane is empty, or when it stopped.
+    func takeBatch(_ i: Int) async -> [Pending]? {
+        while true {
+            if stopCauseStorage != nil {
+                let rest = Array(lanes[i].queue)
+                lanes[i].queue.removeAll()
+                lanes[i].bytes = 0
+                settleNotDelivered(rest)
+                return nil
+            }
+            if isReady(i) { return popBatch(i) }
+            if closing && lanes[i].queue.isEmpty { return nil }
+            await withCheckedContinuation { lanes[i].wakeup = $0 }
+        }
+    }
+
+    func popBatch(_ i: Int) -> [Pending] {
+        var batch: [Pending] = []
+        var sizes = 0
+        while let next = lanes[i].queue.first, batch.count < batchLimit {
+            let body = encoder.bodySize(eventSizes: sizes + next.size, count: batch.count + 1)
+            if !batch.isEmpty && body > configuration.maxBatchBytes { break }
+            batch.append(lanes[i].queue.removeFirst())
+            sizes += next.size
+            lanes[i].bytes -= next.size
+        }
+        if lanes[i].queue.isEmpty { lanes[i].flushRequested = false }
+        return batch
+    }
+
+    /// Sleeps lane `i` on the engine clock; `stop` cancels the sleep.
+    func sleepLane(_ i: Int, until deadline: Duration) async {
+        guard stopCauseStorage == nil else { return }
+        lanes[i].sleeping = true
+        try? await clock.sleep(until: deadline)
+        lanes[i].sleeping = false
+    }
+
+    func resumeAll(_ waiters: inout [CheckedContinuation<Void, Never>]) {
+        let w = waiters
+        waiters.removeAll()
+        for c in w { c.resume() }
+    }
+}

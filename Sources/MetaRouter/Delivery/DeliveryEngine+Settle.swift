@@ -1,0 +1,70 @@
+/// Outcomes, stopping, and the end of a run.
+extension DeliveryEngine {
+    /// Reports `result` for each of `events` that has no outcome yet, then releases backpressure.
+    func settle(_ events: some Sequence<Pending>, _ result: EventOutcome.Result) {
+        var outcomes: [EventOutcome] = []
+        for p in events {
+            guard let ref = unsettled.removeValue(forKey: p.seq) else { continue }
+            outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result))
+        }
+        count(outcomes.count, result)
+        if !outcomes.isEmpty { onOutcomes(outcomes) }
+        if unsettled.count < configuration.maxPendingEvents { resumeAll(&submitWaiters) }
+    }
+
+    /// Reports `events` as not delivered because the engine stopped.
+    func settleNotDelivered(_ events: some Sequence<Pending>) {
+        settle(events, .notDelivered(stopCauseStorage ?? .cancelled))
+    }
+
+    /// Reports every event still without an outcome as not delivered (the end of `finish`/`cancel`).
+    func settleEverything() {
+        guard !unsettled.isEmpty else { return }
+        let cause = stopCauseStorage ?? .cancelled
+        let rest = unsettled.sorted { $0.key < $1.key }
+        unsettled.removeAll()
+        let outcomes = rest.map { EventOutcome(tag: $0.value.tag, messageId: $0.value.messageId, result: .notDelivered(cause)) }
+        count(outcomes.count, .notDelivered(cause))
+        onOutcomes(outcomes)
+    }
+
+    func count(_ n: Int, _ result: EventOutcome.Result) {
+        guard n > 0 else { return }
+        switch result {
+        case .delivered: counters.eventsDelivered += n
+        case .gaveUp(let reason, _):
+            counters.eventsGivenUp += n
+            counters.givenUpReasons[reason, default: 0] += n
+        case .notDelivered: counters.eventsNotDelivered += n
+        }
+    }
+
+    /// Stops the engine (the first cause wins): queued events are reported not delivered, waiting
+    /// lanes are woken or have their sleep cancelled; requests in flight finish on their own.
+    func stop(_ cause: StopCause) {
+        guard stopCauseStorage == nil else { return }
+        stopCauseStorage = cause
+        if cause != .cancelled {
+            logger.warning("delivery stopped", metadata: ["cause": "\(cause)"])
+        }
+        for i in lanes.indices {
+            let rest = Array(lanes[i].queue)
+            lanes[i].queue.removeAll()
+            lanes[i].bytes = 0
+            settleNotDelivered(rest)
+            if lanes[i].sleeping { lanes[i].task?.cancel() }
+            wake(i)
+        }
+        resumeAll(&probeWaiters)
+        resumeAll(&submitWaiters)
+    }
+
+    /// `cancel`'s grace is over: abandon requests still in flight.
+    func graceExpired() {
+        guard activeWorkers > 0, !abandoned else { return }
+        abandoned = true
+        for lane in lanes { lane.task?.cancel() }
+        settleEverything()
+        resumeAll(&drainWaiters)
+    }
+}

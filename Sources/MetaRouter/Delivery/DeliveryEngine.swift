@@ -1,0 +1,170 @@
+import DequeModule
+import Foundation
+import Logging
+
+/// Delivers events to `POST {host}{path}` in batches, with lanes per identity, byte and event caps,
+/// rate limits, a circuit breaker and the status policy of the MetaRouter SDK. See `docs/delivery.md`.
+///
+/// Every submitted event gets exactly one outcome through `onOutcomes`, called on the engine's
+/// isolation as soon as the outcome is known.
+public actor DeliveryEngine {
+    /// One unsettled event in the engine.
+    struct Pending: Sendable {
+        let seq: UInt64
+        let event: EncodedEvent
+        /// Size as sent (with `sentAt`/`writeKey` spliced).
+        let size: Int
+    }
+
+    /// A FIFO of events with at most one batch in flight.
+    struct Lane {
+        var queue = Deque<Pending>()
+        var bytes = 0
+        var wakeup: CheckedContinuation<Void, Never>?
+        var task: Task<Void, Never>?
+        /// True while the lane waits on the clock (so `stop` may cancel the wait).
+        var sleeping = false
+        /// `flush()` asked for partial batches; cleared when the lane runs empty.
+        var flushRequested = false
+    }
+
+    let configuration: DeliveryConfiguration
+    let transport: any DeliveryTransport
+    let clock: any EngineClock
+    let random: any RandomSource
+    let logger: Logger
+    let onOutcomes: @Sendable ([EventOutcome]) -> Void
+    let encoder: BatchEncoder
+    let baseHeaders: [(name: String, value: String)]
+    let maxBatchEvents: Int
+
+    /// Events per batch now (halved by 413, doubled back by 2xx up to `maxBatchEvents`).
+    var batchLimit: Int
+    var lanes: [Lane]
+    var breaker: CircuitBreaker
+    var limiter: RateLimiter
+    var probeWaiters: [CheckedContinuation<Void, Never>] = []
+    var submitWaiters: [CheckedContinuation<Void, Never>] = []
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Submitted events without an outcome, by sequence number.
+    var unsettled: [UInt64: (tag: UInt64, messageId: String)] = [:]
+    var nextSeq: UInt64 = 0
+    var nextKeylessLane = 0
+    var workersStarted = false
+    var activeWorkers = 0
+    /// `finish` or `cancel` was called: no new events.
+    var closing = false
+    /// `cancel`'s grace ran out: workers were abandoned.
+    var abandoned = false
+    var counters = DeliveryStats()
+    var stopCauseStorage: StopCause?
+
+    /// Creates an engine; nothing is sent until events are submitted.
+    public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
+                clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+                logger: Logger = Logger(label: "mr.delivery"),
+                onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.random = random
+        self.logger = logger
+        self.onOutcomes = onOutcomes
+        self.encoder = BatchEncoder(writeKey: configuration.writeKey)
+        self.maxBatchEvents = configuration.effectiveMaxBatchEvents
+        self.batchLimit = configuration.effectiveMaxBatchEvents
+        let laneCount = max(configuration.concurrency, 1)
+        self.lanes = Array(repeating: Lane(), count: laneCount)
+        self.breaker = CircuitBreaker(configuration: configuration.breaker)
+        self.limiter = RateLimiter(eventsPerSecond: configuration.eventsPerSecond,
+                                   requestsPerSecond: configuration.requestsPerSecond,
+                                   unlimitedFallback: Double(laneCount), now: clock.now)
+        self.baseHeaders = Self.headers(for: configuration)
+    }
+
+    /// The engine's counters so far.
+    public var stats: DeliveryStats { counters }
+
+    /// Why the engine stopped, if it did.
+    public var stopCause: StopCause? { stopCauseStorage }
+
+    /// The number of events per batch the engine currently uses (lowered by 413 answers).
+    public var currentBatchLimit: Int { batchLimit }
+
+    /// Queues one event; suspends while too many are pending. Returns false (and does NOT report an outcome)
+    /// if the engine has stopped, so the caller keeps the event.
+    public func submit(_ event: EncodedEvent) async -> Bool {
+        while stopCauseStorage == nil && !closing && unsettled.count >= configuration.maxPendingEvents {
+            await withCheckedContinuation {
+                submitWaiters.append($0)
+                wakeReadyLanes()  // a blocked submitter makes partial batches ready
+            }
+        }
+        guard stopCauseStorage == nil && !closing else { return false }
+        startWorkersIfNeeded()
+        counters.eventsSubmitted += 1
+        let seq = nextSeq
+        nextSeq += 1
+        unsettled[seq] = (event.tag, event.messageId)
+        let pending = Pending(seq: seq, event: event, size: encoder.sentSize(of: event))
+        if pending.size > configuration.maxEventBytes {
+            settle([pending], .gaveUp(reason: "too_large",
+                                      detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
+            return true
+        }
+        let index = laneIndex(for: event)
+        lanes[index].queue.append(pending)
+        lanes[index].bytes += pending.size
+        if isReady(index) { wake(index) }
+        return true
+    }
+
+    /// Sends partial batches now instead of waiting for a full batch.
+    public func flush() {
+        for i in lanes.indices where !lanes[i].queue.isEmpty {
+            lanes[i].flushRequested = true
+            wake(i)
+        }
+    }
+
+    /// Sends everything queued and returns once every submitted event has exactly one outcome.
+    public func finish() async -> DeliveryStats {
+        closing = true
+        resumeAll(&submitWaiters)
+        for i in lanes.indices { wake(i) }
+        if activeWorkers > 0 && !abandoned {
+            await withCheckedContinuation { drainWaiters.append($0) }
+        }
+        settleEverything()
+        return counters
+    }
+
+    /// Stops: no new sends; in-flight requests get `grace` to settle; every other event is reported .notDelivered(.cancelled).
+    public func cancel(grace: Duration) async -> DeliveryStats {
+        closing = true
+        stop(.cancelled)
+        if activeWorkers > 0 && !abandoned {
+            let deadline = clock.now + grace
+            let clock = self.clock
+            let timer = Task { [weak self] in
+                try? await clock.sleep(until: deadline)
+                await self?.graceExpired()
+            }
+            await withCheckedContinuation { drainWaiters.append($0) }
+            timer.cancel()
+        }
+        settleEverything()
+        return counters
+    }
+
+    /// Requests to the endpoint carry these headers (plus `Content-Encoding` when gzipped).
+    static func headers(for c: DeliveryConfiguration) -> [(name: String, value: String)] {
+        let token = Data((c.writeKey + ":").utf8).base64EncodedString()
+        var h: [(name: String, value: String)] = [
+            ("Authorization", "Basic \(token)"),
+            ("Content-Type", "application/json"),
+        ]
+        if c.tracing { h.append(("Trace", "true")) }
+        return h
+    }
+}

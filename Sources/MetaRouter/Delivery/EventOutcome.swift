@@ -1,0 +1,36 @@
+/// Why the engine stopped before settling every event.
+public enum StopCause: Sendable, Equatable {
+    /// The endpoint answered 401, 403 or 404: the configuration is wrong, nothing more can be sent.
+    case fatalStatus(Int)
+    /// A batch used up its retry budget (`maxAttempts` or `maxElapsed`); the string says which and why.
+    case retriesExhausted(String)
+    /// The caller cancelled the engine.
+    case cancelled
+}
+
+/// The final result for one submitted event. Each submitted event gets exactly one.
+public struct EventOutcome: Sendable, Equatable {
+    /// What happened to the event.
+    public enum Result: Sendable, Equatable {
+        /// The endpoint accepted the event (2xx).
+        case delivered
+        /// Settled without delivery: the caller dead-letters it (`too_large`, `rejected_400`, ...).
+        case gaveUp(reason: String, detail: String)
+        /// Not settled: the engine stopped; the caller keeps the event for a later run.
+        case notDelivered(StopCause)
+    }
+
+    /// The caller's tag from the ``EncodedEvent``.
+    public let tag: UInt64
+    /// The event's message id.
+    public let messageId: String
+    /// What happened.
+    public let result: Result
+
+    /// Creates an outcome.
+    public init(tag: UInt64, messageId: String, result: Result) {
+        self.tag = tag
+        self.messageId = messageId
+        self.result = result
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import JSONCore
+
+/// One event ready to send: a JSON object without `sentAt`/`writeKey` members.
+///
+/// The engine splices `sentAt` and `writeKey` into ``bytes`` at each attempt, so the bytes are
+/// never decoded or re-encoded on the delivery path.
+public struct EncodedEvent: Sendable {
+    /// The event's JSON object bytes.
+    public var bytes: [UInt8]
+    /// The event's `messageId` (used in outcomes and logs).
+    public var messageId: String
+    /// Events sharing an ordering key are delivered in submit order (usually `anonymousId ?? userId`).
+    public var orderingKey: String?
+    /// An opaque caller value echoed in this event's outcome (for example an input position).
+    public var tag: UInt64
+
+    /// Caller guarantees `bytes` is one valid JSON object with no sentAt/writeKey member (the replay hot path).
+    public init(uncheckedBytes: [UInt8], messageId: String, orderingKey: String?, tag: UInt64) {
+        self.bytes = uncheckedBytes
+        self.messageId = messageId
+        self.orderingKey = orderingKey
+        self.tag = tag
+    }
+
+    /// Validates with ObjectLayout, removes sentAt/writeKey, reads messageId (generates `<epochMillis>-<lowercase uuid>`
+    /// when absent and inserts it) and orderingKey = anonymousId ?? userId.
+    public init(validating bytes: [UInt8], tag: UInt64 = 0) throws(JSONError) {
+        let result: Result<(bytes: [UInt8], messageId: String, key: String?), JSONError> = bytes.withUnsafeBufferPointer {
+            buffer in
+            do throws(JSONError) {
+                let layout = try ObjectLayout.scanDocument(buffer)
+                var editor = ObjectEditor(layout)
+                editor.remove("sentAt", in: buffer)
+                editor.remove("writeKey", in: buffer)
+                var messageId = layout.string("messageId", in: buffer) ?? ""
+                if messageId.isEmpty {
+                    messageId = EncodedEvent.generateMessageId()
+                    editor.set("messageId", string: messageId, in: buffer)
+                }
+                let anonymous = layout.string("anonymousId", in: buffer).flatMap { $0.isEmpty ? nil : $0 }
+                let user = layout.string("userId", in: buffer).flatMap { $0.isEmpty ? nil : $0 }
+                let out = editor.hasEdits ? editor.rendered(buffer) : Array(buffer[layout.range])
+                return .success((out, messageId, anonymous ?? user))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let value = try result.get()
+        self.init(uncheckedBytes: value.bytes, messageId: value.messageId, orderingKey: value.key, tag: tag)
+    }
+
+    /// A new message id in the SDK's format: `<epochMillis>-<lowercase uuid>`.
+    public static func generateMessageId(now: Date = Date(), uuid: UUID = UUID()) -> String {
+        let millis = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        return "\(millis)-\(uuid.uuidString.lowercased())"
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import JSONCore
+import XCTest
+
+@testable import MetaRouter
+
+final class EngineBatchingTests: XCTestCase {
+    func testDeliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let events = (0..<250).map { testEvent("m\($0)", tag: UInt64($0)) }
+        let (engine, stats, sink) = await runEngine(config { $0.tracing = true }, transport, clock: clock, events: events)
+        XCTAssertEqual(transport.requests.map(\.events.count), [100, 100, 50])
+        XCTAssertEqual(stats.eventsDelivered, 250)
+        XCTAssertEqual(stats.batchesSent, 3)
+        XCTAssertEqual(stats.batchesSucceeded, 3)
+        XCTAssertEqual(stats.responses, ["200": 3])
+        XCTAssertEqual(Set(sink.all.map(\.tag)), Set(0..<250))
+        XCTAssertEqual(sink.all.count, 250)
+        XCTAssertTrue(sink.all.allSatisfy { $0.result == .delivered })
+        let r = transport.requests[0]
+        XCTAssertEqual(r.request.url, "http://127.0.0.1:9/base/v1/batch")
+        XCTAssertEqual(r.request.header("authorization"), "Basic " + Data("wk-123:".utf8).base64EncodedString())
+        XCTAssertEqual(r.request.header("Content-Type"), "application/json")
+        XCTAssertEqual(r.request.header("Trace"), "true")
+        XCTAssertNil(r.request.header("Content-Encoding"))
+        XCTAssertEqual(r.request.timeout, .seconds(15))
+        for r in transport.requests { assertWellFormedBody(r, writeKey: "wk-123") }
+        XCTAssertEqual(transport.requests.flatMap(\.messageIds), events.map(\.messageId), "one lane keeps submit order")
+        let stopCause = await engine.stopCause
+        XCTAssertNil(stopCause)
+    }
+
+    func testByteCapIsMeasuredOnTheRealBody() async throws {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let c = config {
+            $0.maxBatchBytes = 2_000
+            $0.maxEventBytes = 900
+            $0.concurrency = 3
+        }
+        let events = (0..<120).map { testEvent("m\($0)", user: "u\($0 % 7)", padding: ($0 * 37) % 700) }
+        let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: events)
+        XCTAssertEqual(stats.eventsDelivered, 120)
+        XCTAssertEqual(sink.all.count, 120)
+        let encoder = BatchEncoder(writeKey: "wk-123")
+        let byId = Dictionary(uniqueKeysWithValues: events.map { ($0.messageId, encoder.sentSize(of: $0)) })
+        var sawNearlyFull = false
+        for r in transport.requests {
+            XCTAssertLessThanOrEqual(r.body.count, 2_000)
+            assertWellFormedBody(r, writeKey: "wk-123")
+            let sizes = r.messageIds.map { byId[$0]! }
+            XCTAssertEqual(r.body.count, encoder.bodySize(eventSizes: sizes.reduce(0, +), count: sizes.count),
+                           "the computed size is the real size")
+            if r.body.count > 1_000 { sawNearlyFull = true }
+        }
+        XCTAssertTrue(sawNearlyFull, "batches are filled up to the byte cap")
+    }
+
+    func testEventOverMaxEventBytesIsGivenUpBeforeSending() async {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let c = config { $0.maxEventBytes = 300 }
+        let events = [testEvent("small"), testEvent("big", padding: 400), testEvent("small2")]
+        let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: events)
+        XCTAssertEqual(transport.requests.flatMap(\.messageIds), ["small", "small2"])
+        guard case .gaveUp(let reason, _)? = sink.results()["big"] else { return XCTFail("big not given up") }
+        XCTAssertEqual(reason, "too_large")
+        XCTAssertEqual(stats.givenUpReasons, ["too_large": 1])
+        XCTAssertEqual(stats.eventsDelivered, 2)
+    }
+
+    func testGzipBodyDecodesBack() async throws {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let events = (0..<20).map { testEvent("m\($0)", padding: 50) }
+        _ = await runEngine(config { $0.gzip = true }, transport, clock: clock, events: events)
+        let r = try XCTUnwrap(transport.requests.first)
+        XCTAssertEqual(r.request.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(Array(r.request.body.prefix(2)), [0x1f, 0x8b], "gzip magic")
+        XCTAssertLessThan(r.request.body.count, r.body.count)
+        let unzipped = try Gzip.decompress(r.request.body)
+        XCTAssertEqual(unzipped, r.body)
+        assertWellFormedBody(r, writeKey: "wk-123")
+        XCTAssertEqual(r.events.count, 20)
+    }
+
+    func testPerIdentityOrderingUnderConcurrencyAndRetries() async {
+        let clock = VirtualClock()
+        // Every third request fails with 503, so lanes retry while others proceed.
+        let transport = ScriptedTransport(clock: clock) { i, _ in
+            i % 3 == 1 ? .status(503, headers: []) : .status(200, headers: [])
+        }
+        let c = config {
+            $0.concurrency = 4
+            $0.maxBatchEvents = 7
+            $0.breaker.failureThreshold = 1000
+        }
+        let users = (0..<10).map { "user-\($0)" }
+        let events = (0..<300).map { testEvent("m\($0)", user: users[($0 * 7) % 10]) }
+        let (_, stats, _) = await runEngine(c, transport, clock: clock, events: events)
+        XCTAssertEqual(stats.eventsDelivered, 300)
+        XCTAssertGreaterThan(stats.batchesRetried, 0)
+        var delivered: [String: [String]] = [:]
+        for r in transport.requests where r.statusCode == 200 {
+            for e in r.events { delivered[e["anonymousId"]!.stringValue!, default: []].append(e["messageId"]!.stringValue!) }
+        }
+        for u in users {
+            let submitted = events.filter { $0.orderingKey == u }.map(\.messageId)
+            XCTAssertEqual(delivered[u], submitted, "order of \(u)")
+        }
+        XCTAssertGreaterThan(Set(transport.requests.map { $0.events.first?["anonymousId"]?.stringValue }).count, 1)
+    }
+
+    func testRateLimiterSpacesRequests() async {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let c = config {
+            $0.maxBatchEvents = 1
+            $0.requestsPerSecond = 2
+        }
+        _ = await runEngine(c, transport, clock: clock, events: (0..<5).map { testEvent("m\($0)") })
+        XCTAssertEqual(transport.requests.map(\.at), [0, 0, 500, 1000, 1500].map { Duration.milliseconds($0) })
+    }
+
+    func testEventsPerSecondLimitsLargeBatches() async {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let c = config {
+            $0.maxBatchEvents = 10
+            $0.eventsPerSecond = 5
+        }
+        _ = await runEngine(c, transport, clock: clock, events: (0..<30).map { testEvent("m\($0)") })
+        XCTAssertEqual(transport.requests.map(\.at), [1, 3, 5].map { Duration.seconds($0) })
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import JSONCore
+import Logging
+import NIOCore
+import Synchronization
+import XCTest
+
+@testable import MetaRouter
+
+/// `HTTPDeliveryTransport` against a tiny in-process loopback server.
+final class HTTPTransportTests: XCTestCase {
+    private struct Seen: Sendable {
+        let path: String
+        let authorization: String?
+        let encoding: String?
+        let body: [UInt8]
+    }
+
+    private final class SeenLog: Sendable {
+        let state = Mutex<[Seen]>([])
+        func withLock<T>(_ body: (inout [Seen]) -> T) -> T { state.withLock { body(&$0) } }
+    }
+
+    /// Starts a server answering `status` to `POST /base/v1/batch`; returns its port and a stop function.
+    private func startServer(status: HTTPResponse.Status, headers: HTTPFields = [:],
+                             seen: SeenLog) async throws -> (Int, Task<Void, any Error>) {
+        let router = Router()
+        router.post("/base/v1/batch") { request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            seen.withLock {
+                $0.append(Seen(path: request.uri.path, authorization: request.headers[.authorization],
+                               encoding: request.headers[.contentEncoding], body: Array(body.readableBytesView)))
+            }
+            return Response(status: status, headers: headers)
+        }
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .error
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await p in ports {
+            port = p
+            break
+        }
+        return (port, server)
+    }
+
+    func testPostsAndReturnsStatusAndHeaders() async throws {
+        let seen = SeenLog()
+        let (port, server) = try await startServer(status: .tooManyRequests, headers: [.retryAfter: "3"], seen: seen)
+        let transport = HTTPDeliveryTransport()
+        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch",
+                                      headers: [("Authorization", "Basic abc"), ("Content-Type", "application/json")],
+                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        let response = await transport.send(request)
+        guard case .status(let code, _) = response else { return XCTFail("got \(response)") }
+        XCTAssertEqual(code, 429)
+        XCTAssertEqual(response.header("retry-after"), "3")
+        XCTAssertEqual(seen.withLock { $0.first?.authorization }, "Basic abc")
+        XCTAssertEqual(seen.withLock { $0.first?.body }, Array(#"{"batch":[]}"#.utf8))
+        await transport.shutdown()  // close the keep-alive connection first, so the server stops at once
+        server.cancel()
+        _ = try? await server.value
+        // AsyncHTTPClient retries refused connections until the deadline: keep it short.
+        let fresh = HTTPDeliveryTransport(connectTimeout: .milliseconds(300))
+        var short = request
+        short.timeout = .milliseconds(500)
+        let refused = await fresh.send(short)
+        await fresh.shutdown()
+        guard case .networkError = refused else { return XCTFail("expected a network error, got \(refused)") }
+    }
+
+    func testEngineOverHTTPWithGzip() async throws {
+        let seen = SeenLog()
+        let (port, server) = try await startServer(status: .ok, seen: seen)
+        let transport = HTTPDeliveryTransport()
+        var c = DeliveryConfiguration(host: "http://127.0.0.1:\(port)/base", writeKey: "wk")
+        c.gzip = true
+        XCTAssertNoThrow(try c.validate())
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: c, transport: transport, onOutcomes: sink.callback)
+        for i in 0..<25 { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 4)")) }
+        let stats = await engine.finish()
+        XCTAssertEqual(stats.eventsDelivered, 25)
+        XCTAssertEqual(sink.all.count, 25)
+        let requests = seen.withLock { $0 }
+        var ids: [String] = []
+        for r in requests {
+            XCTAssertEqual(r.path, "/base/v1/batch")
+            XCTAssertEqual(r.encoding, "gzip")
+            XCTAssertEqual(r.authorization, "Basic " + Data("wk:".utf8).base64EncodedString())
+            let root = try JSONValue(parsing: Gzip.decompress(r.body)).objectValue
+            XCTAssertNotNil(root?["sentAt"]?.stringValue)
+            for e in root?["batch"]?.arrayValue ?? [] {
+                XCTAssertEqual(e.objectValue?["writeKey"]?.stringValue, "wk")
+                ids.append(e.objectValue?["messageId"]?.stringValue ?? "?")
+            }
+        }
+        XCTAssertEqual(Set(ids), Set((0..<25).map { "m\($0)" }))
+        await transport.shutdown()
+        server.cancel()
+        _ = try? await server.value
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class MetaRouterTestsPlaceholder: XCTestCase { func testNothing() {} }
