@@ -1,3 +1,4 @@
+import Foundation
 import JSONCore
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
