@@ -9,6 +9,20 @@ struct MRReplay: ParsableCommand {
         commandName: "mr-replay",
         abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
         subcommands: [Validate.self, Run.self])
+
+    /// Runs the command; argument errors exit with code 2 (not ArgumentParser's 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }
 
 /// Options shared by the subcommands.

@@ -35,12 +35,12 @@ enum SnapshotReader {
     static func read(stream: ByteStream, reader: InputReader, _ body: (InputLine) throws -> Bool) throws {
         var bytes: [UInt8] = []
         let chunk = 256 * 1024
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+        defer { scratch.deallocate() }
         while true {
-            let old = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: chunk))
-            let n = try bytes.withUnsafeMutableBufferPointer { try stream.read(into: $0.baseAddress! + old, count: chunk) }
-            bytes.removeSubrange((old + n)...)
+            let n = try stream.read(into: scratch, count: chunk)
             if n == 0 { break }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n))
             guard bytes.count <= maximumBytes else {
                 throw InputError("\(reader.source.path): snapshot larger than \(maximumBytes) bytes")
             }

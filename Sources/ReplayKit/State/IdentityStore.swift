@@ -34,7 +34,7 @@ public final class IdentityStore {
         if let dir = stateDirectory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             db = try SQLiteDatabase(path: dir + "/identity.sqlite")
-            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            try db.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
         } else {
             db = try SQLiteDatabase(path: ":memory:")
         }
