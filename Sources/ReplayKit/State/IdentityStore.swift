@@ -25,7 +25,12 @@ public final class IdentityStore {
     private var pendingStart = 0
     private var overlayUser: [String: (value: String, sequence: UInt64)] = [:]
     private var overlayGroup: [String: (value: String, sequence: UInt64)] = [:]
-    private var cache = BoundedCache()
+    private var userCache = BoundedCache()
+    private var groupCache = BoundedCache()
+    private let selectUser: SQLiteDatabase.Statement
+    private let selectGroup: SQLiteDatabase.Statement
+    private let upsertUser: SQLiteDatabase.Statement
+    private let upsertGroup: SQLiteDatabase.Statement
 
     /// Opens (creating) the store in `stateDirectory`, or a private in-memory store when nil
     /// (nothing is persisted: used by `validate`). The device anonymousId is created and
@@ -51,6 +56,10 @@ public final class IdentityStore {
             try db.run("INSERT INTO meta (key, value) VALUES ('device_anonymous_id', ?)", [id])
             deviceAnonymousId = id
         }
+        selectUser = try db.prepare("SELECT user_id FROM anon_user WHERE anonymous_id = ?")
+        selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
+        upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
+        upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
     }
 
     /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
@@ -68,18 +77,18 @@ public final class IdentityStore {
     /// The userId known for `anonymousId` (overlay first, then committed rows).
     public func userId(forAnonymousId anonymousId: String) throws -> String? {
         if let o = overlayUser[anonymousId] { return o.value }
-        if let c = cache.get("u:" + anonymousId) { return c.isEmpty ? nil : c }
-        let v = try db.queryText("SELECT user_id FROM anon_user WHERE anonymous_id = ?", [anonymousId])
-        cache.put("u:" + anonymousId, v ?? "")
+        if let c = userCache.get(anonymousId) { return c.isEmpty ? nil : c }
+        let v = try db.queryText(selectUser, anonymousId)
+        userCache.put(anonymousId, v ?? "")
         return v
     }
 
     /// The groupId known for `userId` (overlay first, then committed rows).
     public func groupId(forUserId userId: String) throws -> String? {
         if let o = overlayGroup[userId] { return o.value }
-        if let c = cache.get("g:" + userId) { return c.isEmpty ? nil : c }
-        let v = try db.queryText("SELECT group_id FROM user_group WHERE user_id = ?", [userId])
-        cache.put("g:" + userId, v ?? "")
+        if let c = groupCache.get(userId) { return c.isEmpty ? nil : c }
+        let v = try db.queryText(selectGroup, userId)
+        groupCache.put(userId, v ?? "")
         return v
     }
 
@@ -93,12 +102,12 @@ public final class IdentityStore {
         do {
             for p in pending[pendingStart..<end] {
                 if p.isGroup {
-                    try db.run("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)", [p.key, p.value])
-                    cache.put("g:" + p.key, p.value)
+                    try db.run(upsertGroup, [p.key, p.value])
+                    groupCache.put(p.key, p.value)
                     if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
                 } else {
-                    try db.run("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)", [p.key, p.value])
-                    cache.put("u:" + p.key, p.value)
+                    try db.run(upsertUser, [p.key, p.value])
+                    userCache.put(p.key, p.value)
                     if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
                 }
             }
@@ -127,7 +136,7 @@ public final class IdentityStore {
 /// A lookup cache of committed rows with a hard size bound (cleared when full).
 private struct BoundedCache {
     var entries: [String: String] = [:]
-    let limit = 200_000
+    let limit = 100_000
     func get(_ key: String) -> String? { entries[key] }
     mutating func put(_ key: String, _ value: String) {
         if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
