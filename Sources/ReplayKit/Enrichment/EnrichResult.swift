@@ -27,7 +27,7 @@ public enum DeadLetterReason {
     public static let missingGroupId = "missing_group_id"
     /// No `timestamp` (and `enrichment.default_timestamp` is not `now`).
     public static let missingTimestamp = "missing_timestamp"
-    /// `timestamp` is not an ISO-8601 date-time with a zone.
+    /// `timestamp` is not an ISO-8601 date-time.
     public static let invalidTimestamp = "invalid_timestamp"
     /// `context` (or `context.device`/`app`/`os`) is present but not an object.
     public static let invalidContext = "invalid_context"

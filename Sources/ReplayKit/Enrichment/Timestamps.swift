@@ -1,7 +1,8 @@
 /// ISO-8601 timestamps ⇄ epoch milliseconds, without Foundation formatters (hot path).
 enum Timestamps {
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)` (also a space instead of `T`)
-    /// into milliseconds since 1970. Nil when the text is not such a timestamp.
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]` (also a space instead of `T`)
+    /// into milliseconds since 1970; without a zone the time is taken as UTC. Nil when the text
+    /// is not such a timestamp.
     static func parseMillis(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
         let n = s.count
         guard n >= 19 else { return nil }
@@ -34,8 +35,9 @@ enum Timestamps {
             guard p > start else { return nil }
         }
         var offsetMinutes = 0
-        guard p < n else { return nil }  // a zone is required
-        if s[p] == UInt8(ascii: "Z") || s[p] == UInt8(ascii: "z") {
+        if p == n {
+            // No zone: UTC.
+        } else if s[p] == UInt8(ascii: "Z") || s[p] == UInt8(ascii: "z") {
             p += 1
         } else if s[p] == UInt8(ascii: "+") || s[p] == UInt8(ascii: "-") {
             let sign = s[p] == UInt8(ascii: "-") ? -1 : 1
