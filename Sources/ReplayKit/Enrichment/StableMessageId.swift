@@ -37,9 +37,10 @@ enum StableMessageId {
         var h2: UInt64 = 0xC2B2_AE3D_27D4_EB4F ^ (seed &* 0x1656_67B1_9E37_79F9)
         let n = bytes.count
         var i = 0
+        let raw = UnsafeRawBufferPointer(bytes)
         while i + 8 <= n {
-            var w: UInt64 = 0
-            for k in 0..<8 { w |= UInt64(bytes[i + k]) << UInt64(8 * k) }
+            // Little-endian words on every platform, so ids do not depend on the machine.
+            let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             h1 = mix(h1 ^ w) &+ 0x2545_F491_4F6C_DD1D
             h2 = mix(h2 &+ (w &* 0x9FB2_1C65_1E98_DF25)) ^ h1
             i += 8
