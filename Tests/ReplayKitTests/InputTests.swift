@@ -155,3 +155,23 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(try readAll(InputSource(path: gz, kind: .snapshot)).map(\.text), ["{\"a\":1}"])
     }
 }
+
+final class ReadErrorTests: XCTestCase {
+    func testTruncatedGzipIsReportedAndRunContinues() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = ""
+        for i in 0..<5000 { text += "{\"type\":\"track\",\"event\":\"E\(i)\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\"}\n" }
+        try writeFile(dir + "/a.ndjson", text)
+        let gz = try gzipFile(dir + "/a.ndjson")
+        let data = try Data(contentsOf: URL(fileURLWithPath: gz))
+        try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: gz))
+        try writeFile(dir + "/b.ndjson", "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\"}\n")
+        let s = try Validator.validate(config: try testConfig(), inputs: [InputSource(path: gz, kind: .ndjson), InputSource(path: dir + "/b.ndjson", kind: .ndjson)])
+        XCTAssertEqual(s.reasons, ["read_error": 1])
+        XCTAssertGreaterThan(s.valid, 1)
+        XCTAssertLessThan(s.valid, 5001)
+        XCTAssertEqual(s.problems.first?.line, s.valid)  // valid lines of a.ndjson.gz, minus b's one, plus one
+        XCTAssertEqual(s.lines, s.valid + 1)
+    }
+}

@@ -35,6 +35,8 @@ public enum DeadLetterReason {
     public static let tooLarge = "too_large"
     /// GDPR applies and data-usage consent is not given.
     public static let consentDenied = "consent_denied"
+    /// An input could not be read to its end (e.g. truncated gzip); reported once per input.
+    public static let readError = "read_error"
     /// The identity database failed.
     public static let identityStoreError = "identity_store_error"
 }

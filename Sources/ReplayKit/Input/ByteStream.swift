@@ -72,6 +72,7 @@ final class GunzipStream: ByteStream {
     private let inputCapacity = 256 * 1024
     private var finished = false
     private var memberEnded = false
+    private var pendingError: InputError?
 
     init(source: ByteStream, path: String) throws {
         self.source = source
@@ -90,7 +91,20 @@ final class GunzipStream: ByteStream {
 
     var fileBytesRead: UInt64 { source.fileBytesRead }
 
+    /// Hands over the bytes decompressed before a failure first; the failure comes with the next call.
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+        if let e = pendingError { throw e }
+        do {
+            return try inflateSome(into: into, count: count)
+        } catch let e as InputError {
+            let produced = count - Int(stream.avail_out)
+            guard produced > 0 else { throw e }
+            pendingError = e
+            return produced
+        }
+    }
+
+    private func inflateSome(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         if finished { return 0 }
         stream.next_out = into
         stream.avail_out = UInt32(min(count, Int(UInt32.max)))

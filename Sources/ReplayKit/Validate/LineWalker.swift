@@ -19,6 +19,7 @@ public struct LineWalker {
     }
 
     /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false to stop.
+    /// An input that cannot be read to its end yields one final `read_error` item (empty bytes).
     /// Returns the next unused sequence number.
     @discardableResult
     public static func walk(
@@ -27,17 +28,37 @@ public struct LineWalker {
     ) throws -> UInt64 {
         var sequence = firstSequence
         for source in inputs {
-            let reader = try InputReader(source: source, resumeAt: nil, maxLineBytes: maxLineBytes(for: config))
             var stop = false
-            try reader.forEachLine { line in
-                let result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
-                let item = Item(source: source, line: line, sequence: sequence, result: result)
-                sequence += 1
-                if try !body(item) {
-                    stop = true
-                    return false
+            var lastLine = 0
+            var lastEnd: UInt64 = 0
+            do {
+                let reader = try InputReader(source: source, resumeAt: nil, maxLineBytes: maxLineBytes(for: config))
+                try reader.forEachLine { line in
+                    let result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
+                    let item = Item(source: source, line: line, sequence: sequence, result: result)
+                    sequence += 1
+                    lastLine = line.lineNumber
+                    lastEnd = line.endOffset
+                    if try !body(item) {
+                        stop = true
+                        return false
+                    }
+                    return true
                 }
-                return true
+            } catch let error as InputError {
+                // An unreadable or corrupt input (e.g. truncated gzip) does not stop the run: the lines
+                // read so far stand, and the rest of this input is reported as one `read_error`.
+                enricher.stats.deadLetters[DeadLetterReason.readError, default: 0] += 1
+                let detail = error.message
+                let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+                let line = InputLine(
+                    bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
+                    fileBytesRead: 0, fileSize: nil)
+                let item = Item(
+                    source: source, line: line, sequence: sequence,
+                    result: .deadLetter(reason: DeadLetterReason.readError, detail: detail))
+                sequence += 1
+                if try !body(item) { stop = true }
             }
             if stop { break }
         }
