@@ -81,20 +81,40 @@ extension Enricher {
         }
         var e = ObjectEditor(ctx)
         e.set("library", raw: libraryJSON, in: buf)
-        for (name, fill) in [("app", defaults.app), ("device", defaults.device), ("os", defaults.os)] {
-            switch mergeObject(ctx, name, fill, buf) {
-            case .success(let bytes?): e.set(name, raw: bytes, in: buf)
-            case .success(nil): break
-            case .failure(let f): return .failure(f)
-            }
-        }
-        for (name, value) in [("locale", defaults.locale), ("timezone", defaults.timezone)] {
-            guard let value else { continue }
-            let m = ctx.member(name, in: buf)
-            if m == nil || m?.kind == .null { e.set(name, raw: value, in: buf) }
-        }
+        if let f = merge(ctx, "app", defaults.app, buf, into: &e) { return .failure(f) }
+        if let f = merge(ctx, "device", defaults.device, buf, into: &e) { return .failure(f) }
+        if let f = merge(ctx, "os", defaults.os, buf, into: &e) { return .failure(f) }
+        fillScalar(ctx, "locale", defaults.locale, buf, into: &e)
+        fillScalar(ctx, "timezone", defaults.timezone, buf, into: &e)
         if let traits = dropKeys(ctx, "traits", buf) { e.set("traits", raw: traits, in: buf) }
         return .success(e.rendered(buf))
+    }
+
+    /// Sets `context.<name>` to `value` when the event has none.
+    private func fillScalar(_ ctx: ObjectLayout, _ name: String, _ value: [UInt8]?, _ buf: UnsafeBufferPointer<UInt8>, into e: inout ObjectEditor) {
+        guard let value else { return }
+        let m = ctx.member(name, in: buf)
+        if m == nil || m?.kind == .null { e.set(name, raw: value, in: buf) }
+    }
+
+    /// Applies ``mergeObject(_:_:_:_:)`` to `e`; returns the failure, if any.
+    private func merge(
+        _ ctx: ObjectLayout, _ name: String, _ fill: [(key: String, value: [UInt8])], _ buf: UnsafeBufferPointer<UInt8>,
+        into e: inout ObjectEditor
+    ) -> ContextFailure? {
+        if fill.isEmpty && name != "device" {
+            // Nothing to fill: only the shape matters.
+            if let m = ctx.member(name, in: buf), m.kind != .null, m.kind != .object {
+                return ContextFailure(detail: "\"context.\(name)\" is not an object")
+            }
+            return nil
+        }
+        switch mergeObject(ctx, name, fill, buf) {
+        case .success(let bytes?): e.set(name, raw: bytes, in: buf)
+        case .success(nil): break
+        case .failure(let f): return f
+        }
+        return nil
     }
 
     /// `context.<name>` with missing members filled from `fill` (and, for `device`, the

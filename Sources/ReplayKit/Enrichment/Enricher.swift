@@ -163,8 +163,9 @@ public final class Enricher {
         }
 
         // Privacy on properties / traits, then context.
-        for key in ["properties", "traits"] {
-            if let dropped = dropKeys(layout, key, buf) { editor.set(key, raw: dropped, in: buf) }
+        if !config.privacy.dropProperties.isEmpty {
+            if let dropped = dropKeys(layout, "properties", buf) { editor.set("properties", raw: dropped, in: buf) }
+            if let dropped = dropKeys(layout, "traits", buf) { editor.set("traits", raw: dropped, in: buf) }
         }
         switch enrichContext(context, buf) {
         case .success(let ctx): editor.set("context", raw: ctx, in: buf)
