@@ -31,6 +31,8 @@ final class EnricherReasonTests: XCTestCase {
             ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true}}}", "consent_denied"),
             ("{\"type\":\"page\",\(ts),\"context\":[]}", "invalid_context"),
             ("{\"type\":\"page\",\(ts),\"context\":{\"device\":\"phone\"}}", "invalid_context"),
+            ("{\"type\":\"page\",\(ts),\"context\":{\"os\":[1]}}", "invalid_context"),
+            ("{\"type\":\"page\",\(ts),\"context\":{\"app\":null,\"os\":{}}}", nil),
             ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":true}}}", nil),
             ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":false}}}", nil),
         ]
@@ -43,7 +45,7 @@ final class EnricherReasonTests: XCTestCase {
             }
         }
         XCTAssertEqual(enricher.stats.deadLetters["consent_denied"], 2)
-        XCTAssertEqual(enricher.stats.events, 2)
+        XCTAssertEqual(enricher.stats.events, 3)
     }
 
     func testInvalidUTF8() {

@@ -16,6 +16,8 @@ public enum DryRunner {
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
         let out = FDWriter(fd: outputFD)
         try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
+            // Nothing is in flight in a dry run: commit learned identities as we go, bounding memory.
+            if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event(let bytes, _, _):
                 try out.write(bytes)

@@ -136,7 +136,7 @@ public final class IdentityStore {
 /// A lookup cache of committed rows with a hard size bound (cleared when full).
 private struct BoundedCache {
     var entries: [String: String] = [:]
-    let limit = 100_000
+    let limit = 262_144
     func get(_ key: String) -> String? { entries[key] }
     mutating func put(_ key: String, _ value: String) {
         if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
