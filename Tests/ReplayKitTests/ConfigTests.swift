@@ -149,3 +149,15 @@ final class ConfigTests: XCTestCase {
 }
 
 import JSONCore
+
+final class WriteKeyTests: XCTestCase {
+    func testSetWriteKeyIsMasked() {
+        var c = ReplayConfig.defaults
+        c.setWriteKey("abcdefgh1234")
+        XCTAssertEqual(c.writeKey, "abcdefgh1234")
+        XCTAssertEqual(c.maskedWriteKey, "****1234")
+        XCTAssertFalse(String(describing: c).contains("abcdefgh"))
+        c.setWriteKey("abc")
+        XCTAssertEqual(c.maskedWriteKey, "****")
+    }
+}

@@ -38,6 +38,9 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     /// The write key reduced to its last 4 characters, e.g. `****c0de`.
     public var maskedWriteKey: String { ingestion.secretWriteKey.masked }
 
+    /// Replaces the write key (for tests and programmatic configuration).
+    public mutating func setWriteKey(_ key: String) { ingestion.secretWriteKey = Secret(key) }
+
     /// A summary without secrets.
     public var description: String {
         "ReplayConfig(host: \(ingestion.host), path: \(ingestion.path), writeKey: \(maskedWriteKey), "
