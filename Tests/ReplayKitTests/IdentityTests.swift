@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import XCTest
 @testable import ReplayKit
 
@@ -44,6 +45,14 @@ final class IdentityTests: XCTestCase {
         let own = try eventObject(enrich(e, "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"A\",\"userId\":\"V\",\"groupId\":\"H\",\(t)}"))
         XCTAssertEqual(own["userId"], .string("V"))
         XCTAssertEqual(own["groupId"], .string("H"))
+    }
+
+    func testNumericIdsAreKept() throws {
+        let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
+        _ = try eventObject(enrich(e, "{\"type\":\"identify\",\"anonymousId\":42,\"userId\":7,\(t)}"))
+        let obj = try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":42,\(t)}"))
+        XCTAssertEqual(obj["anonymousId"], .number(JSONNumber(42)))
+        XCTAssertEqual(obj["userId"], .string("7"))
     }
 
     func testAliasTeachesUserId() throws {

@@ -125,14 +125,15 @@ public final class Enricher {
         if editor.remove("sentAt", in: buf) { stats.sentAtDropped += 1 }
 
         // Identity: anonymousId, carried userId / groupId, learning.
-        var anonymousId = nonEmptyString(layout, "anonymousId", buf)
+        var anonymousId = identifier(layout, "anonymousId", buf)
         if anonymousId == nil {
             anonymousId = identity.deviceAnonymousId
             editor.set("anonymousId", string: identity.deviceAnonymousId, in: buf)
             stats.anonymousIdsFilled += 1
         }
         let anon = anonymousId!
-        var userId = identifier(layout, "userId", buf)
+        let ownUserId = identifier(layout, "userId", buf)
+        var userId = ownUserId
         do {
             if userId == nil, let carried = try identity.userId(forAnonymousId: anon) {
                 userId = carried
@@ -140,7 +141,7 @@ public final class Enricher {
                 stats.userIdsCarried += 1
             }
             if let u = userId, type == "identify" || type == "alias" {
-                if identifier(layout, "userId", buf) != nil { identity.learnUser(anonymousId: anon, userId: u, sequence: sequence) }
+                if ownUserId != nil { identity.learnUser(anonymousId: anon, userId: u, sequence: sequence) }
             }
             if let g = groupIdOfGroup {
                 if let u = userId { identity.learnGroup(userId: u, groupId: g, sequence: sequence) }
