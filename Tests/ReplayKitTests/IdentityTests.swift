@@ -55,6 +55,12 @@ final class IdentityTests: XCTestCase {
         XCTAssertEqual(obj["userId"], .string("7"))
     }
 
+    func testRejectedLinesTeachNothing() throws {
+        let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
+        XCTAssertEqual(reason(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t),\"context\":{\"os\":1}}")), "invalid_context")
+        XCTAssertNil(try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}"))["userId"])
+    }
+
     func testAliasTeachesUserId() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         _ = try eventObject(enrich(e, "{\"type\":\"alias\",\"anonymousId\":\"A\",\"userId\":\"NEW\",\"previousId\":\"A\",\(t)}"))

@@ -140,12 +140,7 @@ public final class Enricher {
                 editor.set("userId", string: carried, in: buf)
                 stats.userIdsCarried += 1
             }
-            if let u = userId, type == "identify" || type == "alias" {
-                if ownUserId != nil { identity.learnUser(anonymousId: anon, userId: u, sequence: sequence) }
-            }
-            if let g = groupIdOfGroup {
-                if let u = userId { identity.learnGroup(userId: u, groupId: g, sequence: sequence) }
-            } else if let u = userId, identifier(layout, "groupId", buf) == nil, let carried = try identity.groupId(forUserId: u) {
+            if groupIdOfGroup == nil, let u = userId, identifier(layout, "groupId", buf) == nil, let carried = try identity.groupId(forUserId: u) {
                 editor.set("groupId", string: carried, in: buf)
                 stats.groupIdsCarried += 1
             }
@@ -155,7 +150,7 @@ public final class Enricher {
 
         // messageId.
         let messageId: String
-        if let existing = nonEmptyString(layout, "messageId", buf) {
+        if let existing = identifier(layout, "messageId", buf) {
             messageId = existing
         } else {
             messageId = StableMessageId.make(line: buf, lineNumber: lineNumber, millis: millis)
@@ -171,6 +166,14 @@ public final class Enricher {
         switch enrichContext(context, buf) {
         case .success(let ctx): editor.set("context", raw: ctx, in: buf)
         case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
+        }
+
+        // Learn only from lines that become events.
+        if let u = ownUserId, type == "identify" || type == "alias" {
+            identity.learnUser(anonymousId: anon, userId: u, sequence: sequence)
+        }
+        if let g = groupIdOfGroup, let u = userId {
+            identity.learnGroup(userId: u, groupId: g, sequence: sequence)
         }
 
         var out: [UInt8] = []
