@@ -1,0 +1,180 @@
+import Foundation
+
+/// Loads a ``ReplayConfig`` from a YAML file.
+///
+/// Unknown keys are errors (with a "did you mean" suggestion), every error names the file,
+/// line and column, and values may use `${ENV_VAR}` and `${ENV_VAR:-default}`.
+public enum ConfigLoader {
+    /// Reads and checks the configuration at `path`, expanding variables from `environment`.
+    public static func load(path: String, environment: [String: String]) throws -> ReplayConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, line: 0, column: 0, message: "cannot read the configuration file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: path, line: 0, column: 0, message: "the configuration file is not valid UTF-8")
+        }
+        let baseDirectory = (path as NSString).deletingLastPathComponent
+        var config = try load(text: text, file: path, environment: environment, baseDirectory: baseDirectory)
+        config.sourcePath = path
+        return config
+    }
+
+    /// Parses configuration `text`; `file` labels errors; relative `write_key_file` paths are
+    /// resolved against `baseDirectory` (the current directory when empty).
+    public static func load(
+        text: String, file: String, environment: [String: String], baseDirectory: String = ""
+    ) throws(ConfigError) -> ReplayConfig {
+        var config = ReplayConfig.defaults
+        guard let root = try YAMLReader.parse(text, file: file) else {
+            try finish(&config, writeKey: nil, keyNode: nil, file: file)
+            return config
+        }
+        let r = ConfigReader(file: file, environment: environment)
+        let top = try r.members(
+            root, section: "",
+            allowed: ["ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "state_dir"])
+        var writeKey: String?
+        var keyNode: YAMLNode?
+        if let (_, node) = top["ingestion"] {
+            let m = try r.members(
+                node, section: "ingestion",
+                allowed: ["host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http"])
+            if let v = m["host"]?.value { config.ingestion.host = try r.string(v, "ingestion.host"); keyNode = keyNode ?? v }
+            if let v = m["path"]?.value { config.ingestion.path = try r.string(v, "ingestion.path") }
+            if let v = m["gzip"]?.value { config.ingestion.gzip = try r.bool(v, "ingestion.gzip") }
+            if let v = m["tracing"]?.value { config.ingestion.tracing = try r.bool(v, "ingestion.tracing") }
+            if let v = m["timeout_seconds"]?.value {
+                config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001)
+            }
+            if let v = m["allow_insecure_http"]?.value {
+                config.ingestion.allowInsecureHTTP = try r.bool(v, "ingestion.allow_insecure_http")
+            }
+            if let v = m["write_key"]?.value {
+                let key = try r.string(v, "ingestion.write_key")
+                if !key.isEmpty { writeKey = key }
+                keyNode = v
+            }
+            if let v = m["write_key_file"]?.value, writeKey == nil {
+                var keyPath = try r.string(v, "ingestion.write_key_file")
+                if !keyPath.isEmpty {
+                    if !keyPath.hasPrefix("/"), !baseDirectory.isEmpty { keyPath = baseDirectory + "/" + keyPath }
+                    guard let data = FileManager.default.contents(atPath: keyPath),
+                        let text = String(data: data, encoding: .utf8)
+                    else { throw r.error(v, "cannot read 'ingestion.write_key_file' (\(keyPath))") }
+                    let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !key.isEmpty else { throw r.error(v, "'ingestion.write_key_file' (\(keyPath)) is empty") }
+                    writeKey = key
+                }
+                keyNode = v
+            }
+            try checkHost(config.ingestion, node: m["host"]?.value ?? node, r)
+            if !config.ingestion.path.hasPrefix("/") {
+                throw r.error(m["path"]?.value ?? node, "'ingestion.path' must start with '/'")
+            }
+        }
+        if let (_, node) = top["batching"] {
+            let m = try r.members(node, section: "batching", allowed: ["max_events", "max_bytes", "max_event_bytes", "concurrency"])
+            if let v = m["max_events"]?.value { config.batching.maxEvents = try r.int(v, "batching.max_events", min: 1) }
+            if let v = m["max_bytes"]?.value { config.batching.maxBytes = try r.int(v, "batching.max_bytes", min: 64) }
+            if let v = m["max_event_bytes"]?.value {
+                config.batching.maxEventBytes = try r.int(v, "batching.max_event_bytes", min: 16)
+            }
+            if let v = m["concurrency"]?.value { config.batching.concurrency = try r.int(v, "batching.concurrency", min: 1) }
+            if config.batching.maxEventBytes > config.batching.maxBytes {
+                throw r.error(m["max_event_bytes"]?.value ?? node, "'batching.max_event_bytes' must not exceed 'batching.max_bytes'")
+            }
+        }
+        if let (_, node) = top["rate_limit"] {
+            let m = try r.members(node, section: "rate_limit", allowed: ["events_per_second", "requests_per_second"])
+            if let v = m["events_per_second"]?.value {
+                config.rateLimit.eventsPerSecond = try r.double(v, "rate_limit.events_per_second", min: 0)
+            }
+            if let v = m["requests_per_second"]?.value {
+                config.rateLimit.requestsPerSecond = try r.double(v, "rate_limit.requests_per_second", min: 0)
+            }
+        }
+        if let (_, node) = top["retry"] {
+            let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "circuit_breaker"])
+            if let v = m["max_attempts"]?.value { config.retry.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
+            if let v = m["max_elapsed_seconds"]?.value {
+                config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0)
+            }
+            if let v = m["circuit_breaker"]?.value {
+                let s = "retry.circuit_breaker"
+                let b = try r.members(v, section: s, allowed: ["failure_threshold", "cooldown_ms", "max_cooldown_ms", "jitter"])
+                var cb = config.retry.circuitBreaker
+                if let x = b["failure_threshold"]?.value { cb.failureThreshold = try r.int(x, "\(s).failure_threshold", min: 1) }
+                if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0) }
+                if let x = b["max_cooldown_ms"]?.value { cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0) }
+                if let x = b["jitter"]?.value { cb.jitter = try r.double(x, "\(s).jitter", min: 0, max: 1) }
+                if cb.maxCooldownMs < cb.cooldownMs {
+                    throw r.error(b["max_cooldown_ms"]?.value ?? v, "'\(s).max_cooldown_ms' must be at least 'cooldown_ms'")
+                }
+                config.retry.circuitBreaker = cb
+            }
+        }
+        if let (_, node) = top["enrichment"] {
+            let m = try r.members(node, section: "enrichment", allowed: ["default_timestamp", "context"])
+            if let v = m["default_timestamp"]?.value {
+                let text = try r.string(v, "enrichment.default_timestamp")
+                guard let d = ReplayConfig.Enrichment.DefaultTimestamp(rawValue: text) else {
+                    throw r.error(v, "'enrichment.default_timestamp' must be 'none' or 'now'")
+                }
+                config.enrichment.defaultTimestamp = d
+            }
+            if let v = m["context"]?.value {
+                let s = "enrichment.context"
+                let c = try r.members(v, section: s, allowed: ["app", "device", "os", "locale", "timezone"])
+                var ctx = ReplayConfig.ContextDefaults()
+                if let x = c["app"]?.value { ctx.app = try r.jsonObject(x, "\(s).app") }
+                if let x = c["device"]?.value { ctx.device = try r.jsonObject(x, "\(s).device") }
+                if let x = c["os"]?.value { ctx.os = try r.jsonObject(x, "\(s).os") }
+                if let x = c["locale"]?.value { ctx.locale = try r.string(x, "\(s).locale") }
+                if let x = c["timezone"]?.value { ctx.timezone = try r.string(x, "\(s).timezone") }
+                config.enrichment.context = ctx
+            }
+        }
+        if let (_, node) = top["privacy"] {
+            let m = try r.members(node, section: "privacy", allowed: ["drop_properties"])
+            if let v = m["drop_properties"]?.value {
+                config.privacy.dropProperties = try r.stringList(v, "privacy.drop_properties")
+            }
+        }
+        if let (_, node) = top["state_dir"] {
+            config.stateDir = try r.string(node, "state_dir")
+            if config.stateDir.isEmpty { throw r.error(node, "'state_dir' must not be empty") }
+        }
+        try finish(&config, writeKey: writeKey, keyNode: keyNode ?? root, file: file)
+        return config
+    }
+
+    private static func finish(_ config: inout ReplayConfig, writeKey: String?, keyNode: YAMLNode?, file: String) throws(ConfigError) {
+        if let writeKey {
+            config.ingestion.secretWriteKey = Secret(writeKey)
+        } else if config.ingestion.isEmbedded {
+            config.ingestion.secretWriteKey = Secret(ReplayConfig.embeddedWriteKey)
+        } else {
+            throw ConfigError(
+                file: file, line: keyNode?.mark.line ?? 0, column: keyNode?.mark.column ?? 0,
+                message: "no write key: set 'ingestion.write_key' (e.g. ${MR_WRITE_KEY}) or 'ingestion.write_key_file'")
+        }
+    }
+
+    private static func checkHost(_ ingestion: ReplayConfig.Ingestion, node: YAMLNode, _ r: ConfigReader) throws(ConfigError) {
+        let host = ingestion.host
+        if ingestion.isEmbedded { return }
+        guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), let name = url.host, !name.isEmpty else {
+            throw r.error(node, "'ingestion.host' must be 'embedded' or a URL such as https://ingest.example.com")
+        }
+        switch scheme {
+        case "https": return
+        case "http":
+            let loopback = name == "localhost" || name == "127.0.0.1" || name == "::1" || name == "[::1]"
+            if !loopback && !ingestion.allowInsecureHTTP {
+                throw r.error(node, "'ingestion.host' uses plain http to a remote host; use https or set 'ingestion.allow_insecure_http: true'")
+            }
+        default:
+            throw r.error(node, "'ingestion.host' must use http or https")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// "Did you mean" suggestions for misspelled keys.
+enum Suggestion {
+    /// The closest candidate to `word` within a small edit distance, if any.
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = max(2, word.count / 3)
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(word.lowercased(), c)
+            if d <= limit, best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    /// Levenshtein distance between two strings (by Unicode scalars).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        if x.isEmpty { return y.count }
+        if y.isEmpty { return x.count }
+        var prev = Array(0...y.count)
+        var cur = prev
+        for i in 1...x.count {
+            cur[0] = i
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            }
+            swap(&prev, &cur)
+        }
+        return prev[y.count]
+    }
+}

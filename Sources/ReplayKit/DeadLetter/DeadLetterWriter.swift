@@ -1,0 +1,110 @@
+import Foundation
+import JSONCore
+
+/// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:
+/// `{"reason":..,"detail":..,"source":..,"line":N,"raw":..}` — `raw_base64` instead of `raw`
+/// when the original bytes are not valid UTF-8.
+public final class DeadLetterWriter {
+    /// The file written to.
+    public let path: String
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    /// Records written so far by this writer.
+    public private(set) var count = 0
+
+    /// Opens `path` for appending (creating it and its directory).
+    public init(path: String) throws {
+        self.path = path
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw InputError("\(path): cannot create the dead-letter file")
+            }
+        }
+        guard let h = FileHandle(forWritingAtPath: path) else { throw InputError("\(path): cannot open the dead-letter file") }
+        handle = h
+        handle.seekToEndOfFile()
+    }
+
+    deinit { try? flush() }
+
+    /// Encodes one dead-letter record as JSON (no newline).
+    public static func record(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count + 128)
+        out.append(contentsOf: Array("{\"reason\":".utf8))
+        JSONStrings.appendQuoted(reason, to: &out)
+        out.append(contentsOf: Array(",\"detail\":".utf8))
+        JSONStrings.appendQuoted(detail, to: &out)
+        out.append(contentsOf: Array(",\"source\":".utf8))
+        JSONStrings.appendQuoted(source, to: &out)
+        out.append(contentsOf: Array(",\"line\":\(line),".utf8))
+        if UTF8Check.isValid(raw) {
+            out.append(contentsOf: Array("\"raw\":\"".utf8))
+            JSONStrings.appendEscaped(raw, to: &out)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out.append(contentsOf: Array("\"raw_base64\":\"".utf8))
+            out.append(contentsOf: Array(Data(raw).base64EncodedString().utf8))
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Appends one record (buffered; see ``flush()``).
+    public func write(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) throws {
+        buffer.append(contentsOf: Self.record(reason: reason, detail: detail, source: source, line: line, raw: raw))
+        buffer.append(0x0A)
+        count += 1
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    /// Appends one record from an array of bytes.
+    public func write(reason: String, detail: String, source: String, line: Int, raw: [UInt8]) throws {
+        try raw.withUnsafeBufferPointer { try write(reason: reason, detail: detail, source: source, line: line, raw: $0) }
+    }
+
+    /// Writes buffered records to the file.
+    public func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and closes the file.
+    public func close() throws {
+        try flush()
+        try handle.close()
+    }
+}
+
+/// UTF-8 validation of raw bytes.
+enum UTF8Check {
+    /// Whether `bytes` is well-formed UTF-8.
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let c = bytes[i]
+            if c < 0x80 { i += 1; continue }
+            let len: Int
+            let minScalar: UInt32
+            var scalar: UInt32
+            if c & 0xE0 == 0xC0 { len = 2; scalar = UInt32(c & 0x1F); minScalar = 0x80 }
+            else if c & 0xF0 == 0xE0 { len = 3; scalar = UInt32(c & 0x0F); minScalar = 0x800 }
+            else if c & 0xF8 == 0xF0 { len = 4; scalar = UInt32(c & 0x07); minScalar = 0x10000 }
+            else { return false }
+            guard i + len <= n else { return false }
+            for k in 1..<len {
+                let d = bytes[i + k]
+                guard d & 0xC0 == 0x80 else { return false }
+                scalar = scalar << 6 | UInt32(d & 0x3F)
+            }
+            if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return false }
+            i += len
+        }
+        return true
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// `mr-replay run --dry-run`: everything except the network.
+///
+/// Enriched events are written as NDJSON, in send order; bad lines go to
+/// `<state_dir>/dead-letter.ndjson`; learned identities are committed to the state directory.
+public enum DryRunner {
+    /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
+    public static func run(
+        config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
+        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
+    ) throws -> EnrichStats {
+        let identity = try IdentityStore(stateDirectory: config.stateDir)
+        defer { identity.close() }
+        let deadLetters = try DeadLetterWriter(path: config.stateDir + "/dead-letter.ndjson")
+        let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
+        let out = FDWriter(fd: outputFD)
+        try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
+            // Nothing is in flight in a dry run: commit learned identities as we go, bounding memory.
+            if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
+            switch item.result {
+            case .event(let bytes, _, _):
+                try out.write(bytes)
+                try out.write([0x0A])
+            case .blank: break
+            case .deadLetter(let reason, let detail):
+                let note = item.line.truncated ? " (raw truncated to \(item.line.bytes.count) bytes)" : ""
+                try deadLetters.write(
+                    reason: reason, detail: detail + note, source: item.source.path, line: item.line.lineNumber,
+                    raw: item.line.bytes)
+            }
+            return true
+        }
+        try out.flush()
+        try deadLetters.close()
+        try identity.commitAll()
+        return enricher.stats
+    }
+}
+
+/// Buffered writes to a file descriptor.
+final class FDWriter {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        buffer += bytes
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError("write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Why inputs could not be resolved.
+public struct InputError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the input.
+    public let message: String
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+    /// The message.
+    public var description: String { message }
+}
+
+/// Turns command-line input arguments into ordered ``InputSource`` values.
+///
+/// - a file is used as given;
+/// - a directory contributes its `*.ndjson`, `*.jsonl`, `*.json` files (also with `.gz`), sorted by name,
+///   not recursing;
+/// - a pattern with `*`, `?` or `[` is expanded with `glob(3)`, sorted;
+/// - `-` is standard input.
+/// A file named `queue.v1.json` (or `*.queue.v1.json`), or any `.json` file whose content is a single
+/// object with an `events` array, is a MetaRouter SDK snapshot.
+public enum InputResolver {
+    /// File name endings accepted inside directories.
+    public static let directoryExtensions = [".ndjson", ".jsonl", ".json", ".ndjson.gz", ".jsonl.gz", ".json.gz"]
+
+    /// Resolves `arguments` in order. Throws when an argument matches nothing.
+    public static func resolve(_ arguments: [String]) throws -> [InputSource] {
+        var out: [InputSource] = []
+        for arg in arguments {
+            if arg == "-" {
+                out.append(InputSource(path: "-", kind: .ndjson))
+                continue
+            }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: arg, isDirectory: &isDir) {
+                if isDir.boolValue {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: arg).sorted()
+                    for name in names where directoryExtensions.contains(where: { name.hasSuffix($0) }) && !name.hasPrefix(".") {
+                        let path = arg.hasSuffix("/") ? arg + name : arg + "/" + name
+                        var sub: ObjCBool = false
+                        if FileManager.default.fileExists(atPath: path, isDirectory: &sub), !sub.boolValue {
+                            out.append(source(for: path))
+                        }
+                    }
+                } else {
+                    out.append(source(for: arg))
+                }
+                continue
+            }
+            if arg.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) {
+                let matches = expandGlob(arg)
+                guard !matches.isEmpty else { throw InputError("\(arg): no files match this pattern") }
+                out.append(contentsOf: matches.map(source(for:)))
+                continue
+            }
+            throw InputError("\(arg): no such file or directory")
+        }
+        return out
+    }
+
+    /// The source for one file, detecting snapshots.
+    public static func source(for path: String) -> InputSource {
+        let name = (path as NSString).lastPathComponent
+        if name == "queue.v1.json" || name.hasSuffix(".queue.v1.json") { return InputSource(path: path, kind: .snapshot) }
+        if name.hasSuffix(".json"), SnapshotReader.looksLikeSnapshot(path: path) {
+            return InputSource(path: path, kind: .snapshot)
+        }
+        return InputSource(path: path, kind: .ndjson)
+    }
+
+    static func expandGlob(_ pattern: String) -> [String] {
+        var g = glob_t()
+        defer { globfree(&g) }
+        guard glob(pattern, 0, nil, &g) == 0 else { return [] }
+        var out: [String] = []
+        for i in 0..<Int(g.gl_pathc) {
+            if let p = g.gl_pathv[i] {
+                let path = String(cString: p)
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue { out.append(path) }
+            }
+        }
+        return out.sorted()
+    }
+}

@@ -1,0 +1,59 @@
+/// One input of a replay: a file (plain or gzip) or standard input.
+public struct InputSource: Sendable, Equatable, Hashable {
+    /// How the input's content is laid out.
+    public enum Kind: String, Sendable, Equatable, Hashable {
+        /// One JSON event per line (NDJSON / JSON Lines), possibly gzip-compressed.
+        case ndjson
+        /// A MetaRouter SDK offline snapshot: `{"version":1,"events":[...]}` (`queue.v1.json`).
+        case snapshot
+    }
+
+    /// The file path, or `-` for standard input.
+    public let path: String
+    /// The content layout.
+    public let kind: Kind
+
+    /// Creates a source.
+    public init(path: String, kind: Kind) {
+        self.path = path
+        self.kind = kind
+    }
+
+    /// Whether this source is standard input.
+    public var isStdin: Bool { path == "-" }
+}
+
+/// Where to resume reading an input: the byte offset in the decompressed stream of the next
+/// line to read, and that line's 1-based number.
+public struct ResumePoint: Sendable, Equatable, Codable {
+    /// Byte offset (decompressed) where the next line starts.
+    public var offset: UInt64
+    /// The 1-based number of the line that starts at `offset`.
+    public var lineNumber: Int
+
+    /// Creates a resume point.
+    public init(offset: UInt64, lineNumber: Int) {
+        self.offset = offset
+        self.lineNumber = lineNumber
+    }
+}
+
+/// One line (or one snapshot event) handed to ``InputReader/forEachLine(_:)``.
+///
+/// `bytes` is only valid during the call; copy it to keep it.
+public struct InputLine {
+    /// The line's bytes without the trailing `\n` (a trailing `\r` is kept; JSON treats it as whitespace).
+    public let bytes: UnsafeBufferPointer<UInt8>
+    /// 1-based line number (for snapshots: event index + 1).
+    public let lineNumber: Int
+    /// Byte offset (decompressed) where the line starts.
+    public let startOffset: UInt64
+    /// Byte offset (decompressed) just after the line's newline.
+    public let endOffset: UInt64
+    /// Whether the line was longer than the reader's `maxLineBytes`; `bytes` then holds only its start.
+    public let truncated: Bool
+    /// Bytes consumed from the file so far (compressed bytes for gzip files), for progress.
+    public let fileBytesRead: UInt64
+    /// The file's size on disk, when known (nil for stdin), for progress.
+    public let fileSize: UInt64?
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).
+///
+/// Mappings: anonymousId → userId (from identify and alias events) and userId → groupId (from
+/// group events), plus the persisted device anonymousId.
+///
+/// Crash safety: a mapping learned from a line lives in an in-memory overlay tagged with that
+/// line's `sequence` and reaches SQLite only through ``commit(throughSequence:)``, which the run
+/// pipeline calls when its checkpoint passes that sequence. After a crash, lines after the
+/// checkpoint are re-read and re-learned, so re-enrichment gives identical output.
+/// Lookups see committed rows plus the overlay. Not thread-safe: owned by one pipeline stage.
+public final class IdentityStore {
+    private let db: SQLiteDatabase
+    /// The device anonymousId (lowercase UUID) given to events without one.
+    public let deviceAnonymousId: String
+
+    private struct Pending {
+        let sequence: UInt64
+        let isGroup: Bool
+        let key: String
+        let value: String
+    }
+    private var pending: [Pending] = []
+    private var pendingStart = 0
+    private var overlayUser: [String: (value: String, sequence: UInt64)] = [:]
+    private var overlayGroup: [String: (value: String, sequence: UInt64)] = [:]
+    private var userCache = BoundedCache()
+    private var groupCache = BoundedCache()
+    private let selectUser: SQLiteDatabase.Statement
+    private let selectGroup: SQLiteDatabase.Statement
+    private let upsertUser: SQLiteDatabase.Statement
+    private let upsertGroup: SQLiteDatabase.Statement
+
+    /// Opens (creating) the store in `stateDirectory`, or a private in-memory store when nil
+    /// (nothing is persisted: used by `validate`). The device anonymousId is created and
+    /// persisted at once on first use.
+    public init(stateDirectory: String?, makeUUID: () -> String = { UUID().uuidString.lowercased() }) throws {
+        if let dir = stateDirectory {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            db = try SQLiteDatabase(path: dir + "/identity.sqlite")
+            try db.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        } else {
+            db = try SQLiteDatabase(path: ":memory:")
+        }
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS anon_user (anonymous_id TEXT PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS user_group (user_id TEXT PRIMARY KEY, group_id TEXT NOT NULL) WITHOUT ROWID;
+            """)
+        if let id = try db.queryText("SELECT value FROM meta WHERE key = 'device_anonymous_id'", []) {
+            deviceAnonymousId = id
+        } else {
+            let id = makeUUID()
+            try db.run("INSERT INTO meta (key, value) VALUES ('device_anonymous_id', ?)", [id])
+            deviceAnonymousId = id
+        }
+        selectUser = try db.prepare("SELECT user_id FROM anon_user WHERE anonymous_id = ?")
+        selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
+        upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
+        upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
+    }
+
+    /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
+    public func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
+        overlayUser[anonymousId] = (userId, sequence)
+        pending.append(Pending(sequence: sequence, isGroup: false, key: anonymousId, value: userId))
+    }
+
+    /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
+    public func learnGroup(userId: String, groupId: String, sequence: UInt64) {
+        overlayGroup[userId] = (groupId, sequence)
+        pending.append(Pending(sequence: sequence, isGroup: true, key: userId, value: groupId))
+    }
+
+    /// The userId known for `anonymousId` (overlay first, then committed rows).
+    public func userId(forAnonymousId anonymousId: String) throws -> String? {
+        if let o = overlayUser[anonymousId] { return o.value }
+        if let c = userCache.get(anonymousId) { return c.isEmpty ? nil : c }
+        let v = try db.queryText(selectUser, anonymousId)
+        userCache.put(anonymousId, v ?? "")
+        return v
+    }
+
+    /// The groupId known for `userId` (overlay first, then committed rows).
+    public func groupId(forUserId userId: String) throws -> String? {
+        if let o = overlayGroup[userId] { return o.value }
+        if let c = groupCache.get(userId) { return c.isEmpty ? nil : c }
+        let v = try db.queryText(selectGroup, userId)
+        groupCache.put(userId, v ?? "")
+        return v
+    }
+
+    /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
+    /// in one transaction, in learning order.
+    public func commit(throughSequence sequence: UInt64) throws {
+        var end = pendingStart
+        while end < pending.count, pending[end].sequence <= sequence { end += 1 }
+        guard end > pendingStart else { return }
+        try db.execute("BEGIN")
+        do {
+            for p in pending[pendingStart..<end] {
+                if p.isGroup {
+                    try db.run(upsertGroup, [p.key, p.value])
+                    groupCache.put(p.key, p.value)
+                    if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
+                } else {
+                    try db.run(upsertUser, [p.key, p.value])
+                    userCache.put(p.key, p.value)
+                    if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
+                }
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+        pendingStart = end
+        if pendingStart > 4096, pendingStart * 2 > pending.count {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+    }
+
+    /// Commits everything learned so far.
+    public func commitAll() throws { try commit(throughSequence: .max) }
+
+    /// Mappings learned but not yet committed.
+    public var uncommittedCount: Int { pending.count - pendingStart }
+
+    /// Closes the database (uncommitted mappings are dropped).
+    public func close() { db.close() }
+}
+
+/// A lookup cache of committed rows with a hard size bound (cleared when full).
+private struct BoundedCache {
+    var entries: [String: String] = [:]
+    let limit = 262_144
+    func get(_ key: String) -> String? { entries[key] }
+    mutating func put(_ key: String, _ value: String) {
+        if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+        entries[key] = value
+    }
+}

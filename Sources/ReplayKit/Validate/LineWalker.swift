@@ -1,0 +1,67 @@
+/// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
+public struct LineWalker {
+    /// One processed line.
+    public struct Item {
+        /// The input it came from.
+        public let source: InputSource
+        /// The line as read (valid only during the callback).
+        public let line: InputLine
+        /// The global read-order number given to the enricher.
+        public let sequence: UInt64
+        /// The outcome.
+        public let result: EnrichResult
+    }
+
+    /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
+    /// reported `too_large`) but at least 1 MiB, so dead letters keep the original bytes.
+    public static func maxLineBytes(for config: ReplayConfig) -> Int {
+        max(config.batching.maxEventBytes + 1, 1 << 20)
+    }
+
+    /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false to stop.
+    /// An input that cannot be read to its end yields one final `read_error` item (empty bytes).
+    /// Returns the next unused sequence number.
+    @discardableResult
+    public static func walk(
+        inputs: [InputSource], config: ReplayConfig, enricher: Enricher, firstSequence: UInt64 = 1,
+        _ body: (Item) throws -> Bool
+    ) throws -> UInt64 {
+        var sequence = firstSequence
+        for source in inputs {
+            var stop = false
+            var lastLine = 0
+            var lastEnd: UInt64 = 0
+            do {
+                let reader = try InputReader(source: source, resumeAt: nil, maxLineBytes: maxLineBytes(for: config))
+                try reader.forEachLine { line in
+                    let result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
+                    let item = Item(source: source, line: line, sequence: sequence, result: result)
+                    sequence += 1
+                    lastLine = line.lineNumber
+                    lastEnd = line.endOffset
+                    if try !body(item) {
+                        stop = true
+                        return false
+                    }
+                    return true
+                }
+            } catch let error as InputError {
+                // An unreadable or corrupt input (e.g. truncated gzip) does not stop the run: the lines
+                // read so far stand, and the rest of this input is reported as one `read_error`.
+                enricher.stats.deadLetters[DeadLetterReason.readError, default: 0] += 1
+                let detail = error.message
+                let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+                let line = InputLine(
+                    bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
+                    fileBytesRead: 0, fileSize: nil)
+                let item = Item(
+                    source: source, line: line, sequence: sequence,
+                    result: .deadLetter(reason: DeadLetterReason.readError, detail: detail))
+                sequence += 1
+                if try !body(item) { stop = true }
+            }
+            if stop { break }
+        }
+        return sequence
+    }
+}

@@ -1,0 +1,92 @@
+import JSONCore
+
+/// One rejected line, for the `validate` listing.
+public struct ValidationProblem: Sendable, Equatable {
+    /// The input path (`-` for stdin).
+    public let source: String
+    /// 1-based line number.
+    public let line: Int
+    /// The dead-letter reason code.
+    public let reason: String
+    /// A human explanation.
+    public let detail: String
+
+    /// `file:line: reason: detail`.
+    public var formatted: String { "\(source):\(line): \(reason): \(detail)" }
+}
+
+/// The result of `mr-replay validate`.
+public struct ValidationSummary: Sendable {
+    /// Lines read (valid + invalid + blank).
+    public var lines = 0
+    /// Lines that would be sent.
+    public var valid = 0
+    /// Lines that would be dead-lettered.
+    public var invalid = 0
+    /// Empty or whitespace-only lines.
+    public var blank = 0
+    /// Invalid lines by reason.
+    public var reasons: [String: Int] = [:]
+    /// The first problems, in read order.
+    public var problems: [ValidationProblem] = []
+    /// Enrichment counters (privacy actions and so on).
+    public var stats = EnrichStats()
+
+    /// Whether every non-blank line is valid.
+    public var allValid: Bool { invalid == 0 }
+
+    /// The `--json` form: `{"lines":..,"valid":..,"invalid":..,"blank":..,"reasons":{..}}`.
+    public var json: String {
+        var reasonsObject = JSONObject()
+        for key in reasons.keys.sorted() { reasonsObject.members.append((key, .number(JSONNumber(reasons[key]!)))) }
+        let value: JSONValue = .object(JSONObject([
+            ("lines", .number(JSONNumber(lines))), ("valid", .number(JSONNumber(valid))),
+            ("invalid", .number(JSONNumber(invalid))), ("blank", .number(JSONNumber(blank))),
+            ("reasons", .object(reasonsObject)),
+        ]))
+        return value.encodedString
+    }
+
+    /// The human form: a summary line, reasons, then the listed problems.
+    public var text: String {
+        var out = "\(lines) lines: \(valid) valid, \(invalid) invalid, \(blank) blank\n"
+        for key in reasons.keys.sorted() { out += "  \(key): \(reasons[key]!)\n" }
+        if !problems.isEmpty {
+            out += "first \(problems.count) problem\(problems.count == 1 ? "" : "s"):\n"
+            for p in problems { out += p.formatted + "\n" }
+        }
+        return out
+    }
+}
+
+/// `mr-replay validate`: reads everything, changes no state.
+public enum Validator {
+    /// Validates `inputs` with `config`, keeping the first `maxProblems` problems. Uses a private
+    /// in-memory identity store and writes no dead letters.
+    public static func validate(
+        config: ReplayConfig, inputs: [InputSource], maxProblems: Int = 20,
+        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
+    ) throws -> ValidationSummary {
+        let identity = try IdentityStore(stateDirectory: nil)
+        defer { identity.close() }
+        let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
+        var summary = ValidationSummary()
+        try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
+            summary.lines += 1
+            switch item.result {
+            case .event: summary.valid += 1
+            case .blank: summary.blank += 1
+            case .deadLetter(let reason, let detail):
+                summary.invalid += 1
+                summary.reasons[reason, default: 0] += 1
+                if summary.problems.count < maxProblems {
+                    summary.problems.append(
+                        ValidationProblem(source: item.source.path, line: item.line.lineNumber, reason: reason, detail: detail))
+                }
+            }
+            return true
+        }
+        summary.stats = enricher.stats
+        return summary
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import ReplayKit
+
+/// The `mr-replay` command.
+@main
+struct MRReplay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mr-replay",
+        abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
+        subcommands: [Validate.self, Run.self])
+
+    /// Runs the command; argument errors exit with code 2 (not ArgumentParser's 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// Options shared by the subcommands.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "Configuration file (default: Config/replay.yaml if present, else built-in defaults).")
+    var config: String?
+
+    @Argument(help: "Inputs: files, directories, glob patterns, or - for stdin.")
+    var inputs: [String] = []
+
+    /// Loads the configuration, or exits with code 2.
+    func loadConfig() throws -> ReplayConfig {
+        let env = ProcessInfo.processInfo.environment
+        do {
+            if let path = config { return try ConfigLoader.load(path: path, environment: env) }
+            if FileManager.default.fileExists(atPath: "Config/replay.yaml") {
+                return try ConfigLoader.load(path: "Config/replay.yaml", environment: env)
+            }
+            return try ConfigLoader.load(text: "", file: "<defaults>", environment: env)
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// Resolves the inputs, or exits with code 2.
+    func resolveInputs() throws -> [InputSource] {
+        guard !inputs.isEmpty else {
+            FileHandle.standardError.write(Data("mr-replay: no inputs given (use - for stdin)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            return try InputResolver.resolve(inputs)
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// `mr-replay validate`.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check inputs without sending or changing state. Exit 0 all valid, 1 some invalid, 2 config/argument error.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(name: .long, help: "Print one JSON object: lines, valid, invalid, blank, reasons.")
+    var json = false
+
+    func run() throws {
+        let config = try common.loadConfig()
+        let sources = try common.resolveInputs()
+        let summary: ValidationSummary
+        do {
+            summary = try Validator.validate(config: config, inputs: sources)
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        print(json ? summary.json : summary.text, terminator: json ? "\n" : "")
+        if !summary.allValid { throw ExitCode(1) }
+    }
+}
+
+/// `mr-replay run`.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Replay inputs. With --dry-run, write the enriched events instead of sending them.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(name: .long, help: "Do everything except the network: write enriched events as NDJSON.")
+    var dryRun = false
+
+    @Option(name: .long, help: "With --dry-run: write events to this file instead of stdout.")
+    var output: String?
+
+    func run() throws {
+        let config = try common.loadConfig()
+        let sources = try common.resolveInputs()
+        guard dryRun else {
+            FileHandle.standardError.write(Data("mr-replay: delivery is not available in this build; use --dry-run\n".utf8))
+            throw ExitCode(2)
+        }
+        var fd: Int32 = 1
+        if let output {
+            fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                FileHandle.standardError.write(Data("mr-replay: \(output): cannot open for writing\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        defer { if fd != 1 { close(fd) } }
+        do {
+            let stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
+            FileHandle.standardError.write(Data(
+                "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import XCTest
+@testable import ReplayKit
+
+final class ConfigTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeTempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    static var repoRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    func testShippedDefaultConfigLoadsWithoutSecret() throws {
+        let c = try ConfigLoader.load(path: Self.repoRoot + "/Config/replay.yaml", environment: [:])
+        XCTAssertTrue(c.ingestion.isEmbedded)
+        XCTAssertEqual(c.writeKey, ReplayConfig.embeddedWriteKey)
+        XCTAssertEqual(c.ingestion.path, "/v1/batch")
+        XCTAssertEqual(c.batching.maxEvents, 100)
+        XCTAssertEqual(c.batching.maxBytes, 500_000)
+        XCTAssertEqual(c.batching.maxEventBytes, 32_768)
+        XCTAssertEqual(c.batching.concurrency, 4)
+        XCTAssertEqual(c.retry.maxAttempts, 10)
+        XCTAssertEqual(c.retry.circuitBreaker.failureThreshold, 3)
+        XCTAssertEqual(c.retry.circuitBreaker.cooldownMs, 10_000)
+        XCTAssertEqual(c.retry.circuitBreaker.maxCooldownMs, 120_000)
+        XCTAssertEqual(c.retry.circuitBreaker.jitter, 0.2)
+        XCTAssertEqual(c.stateDir, ".mr-replay")
+        XCTAssertEqual(c.enrichment.defaultTimestamp, .none)
+    }
+
+    func testProductionExampleLoadsWithEnvironment() throws {
+        let c = try ConfigLoader.load(
+            path: Self.repoRoot + "/Config/production.example.yaml", environment: ["MR_WRITE_KEY": "prod-secret-9876"])
+        XCTAssertEqual(c.ingestion.host, "https://ingest.example.com")
+        XCTAssertEqual(c.writeKey, "prod-secret-9876")
+        XCTAssertEqual(c.maskedWriteKey, "****9876")
+        XCTAssertEqual(c.privacy.dropProperties, ["email", "phone", "password"])
+        XCTAssertThrowsError(try ConfigLoader.load(path: Self.repoRoot + "/Config/production.example.yaml", environment: [:]))
+    }
+
+    func testUnknownKeyNamesLineColumnAndSuggestion() {
+        let yaml = "ingestion:\n  host: embedded\nbatching:\n  max_event: 10\n"
+        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:])) { e in
+            let err = e as! ConfigError
+            XCTAssertEqual(err.line, 4)
+            XCTAssertEqual(err.column, 3)
+            XCTAssertTrue(err.description.hasPrefix("r.yaml:4:3: unknown key 'batching.max_event'"), err.description)
+            XCTAssertTrue(err.description.contains("did you mean 'batching.max_events'"), err.description)
+        }
+    }
+
+    func testUnknownTopLevelKeySuggestion() {
+        XCTAssertThrowsError(try ConfigLoader.load(text: "stat_dir: x\n", file: "r.yaml", environment: [:])) { e in
+            XCTAssertEqual((e as! ConfigError).description, "r.yaml:1:1: unknown key 'stat_dir'; did you mean 'state_dir'?")
+        }
+    }
+
+    func testBadValueNamesPosition() {
+        let yaml = "batching:\n  max_events: lots\n"
+        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:])) { e in
+            let err = e as! ConfigError
+            XCTAssertEqual([err.line, err.column], [2, 15])
+            XCTAssertTrue(err.message.contains("whole number"))
+        }
+        XCTAssertThrowsError(try ConfigLoader.load(text: "retry:\n  circuit_breaker: { jitter: 2 }\n", file: "r", environment: [:])) { e in
+            XCTAssertEqual((e as! ConfigError).line, 2)
+        }
+    }
+
+    func testYAMLSyntaxErrorHasPosition() {
+        let yaml = "ingestion:\n  host: [unclosed\n  path: /x\n"
+        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "bad.yaml", environment: [:])) { e in
+            let err = e as! ConfigError
+            XCTAssertGreaterThan(err.line, 1)
+            XCTAssertGreaterThan(err.column, 0)
+            XCTAssertTrue(err.description.hasPrefix("bad.yaml:\(err.line):\(err.column): YAML syntax error"))
+        }
+    }
+
+    func testEnvironmentInterpolation() throws {
+        let yaml = """
+            ingestion:
+              host: ${HOST:-https://fallback.example.com}
+              write_key: key-${KEY_PART}-end
+              timeout_seconds: ${TIMEOUT:-7}
+            state_dir: ${STATE:-/tmp/s}/x$$y
+            """
+        let c = try ConfigLoader.load(text: yaml, file: "r", environment: ["KEY_PART": "abc", "STATE": ""])
+        XCTAssertEqual(c.ingestion.host, "https://fallback.example.com")
+        XCTAssertEqual(c.writeKey, "key-abc-end")
+        XCTAssertEqual(c.ingestion.timeoutSeconds, 7)
+        XCTAssertEqual(c.stateDir, "/tmp/s/x$y")
+        let c2 = try ConfigLoader.load(text: yaml, file: "r", environment: ["HOST": "https://h.example", "KEY_PART": "z", "TIMEOUT": "3"])
+        XCTAssertEqual(c2.ingestion.host, "https://h.example")
+        XCTAssertEqual(c2.ingestion.timeoutSeconds, 3)
+        XCTAssertThrowsError(try ConfigLoader.load(text: "state_dir: ${OOPS\n", file: "r", environment: [:])) { e in
+            XCTAssertEqual((e as! ConfigError).line, 1)
+        }
+    }
+
+    func testWriteKeyFileAndMasking() throws {
+        try writeFile(dir + "/key", "  secret-key-WXYZ\n")
+        let yaml = "ingestion:\n  host: https://ingest.example.com\n  write_key_file: key\n"
+        try writeFile(dir + "/r.yaml", yaml)
+        let c = try ConfigLoader.load(path: dir + "/r.yaml", environment: [:])
+        XCTAssertEqual(c.writeKey, "secret-key-WXYZ")
+        XCTAssertEqual(c.maskedWriteKey, "****WXYZ")
+        for text in [c.description, c.debugDescription, String(describing: c), String(reflecting: c), "\(c.ingestion)"] {
+            XCTAssertFalse(text.contains("secret-key"), text)
+        }
+    }
+
+    func testRemoteHostNeedsKeyAndHTTPS() {
+        XCTAssertThrowsError(try ConfigLoader.load(text: "ingestion:\n  host: https://x.example\n", file: "r", environment: [:])) { e in
+            XCTAssertTrue((e as! ConfigError).message.contains("no write key"))
+        }
+        let insecure = "ingestion:\n  host: http://x.example\n  write_key: k\n"
+        XCTAssertThrowsError(try ConfigLoader.load(text: insecure, file: "r", environment: [:])) { e in
+            XCTAssertEqual((e as! ConfigError).line, 2)
+        }
+        XCTAssertNoThrow(try ConfigLoader.load(text: insecure + "  allow_insecure_http: true\n", file: "r", environment: [:]))
+        XCTAssertNoThrow(try ConfigLoader.load(text: "ingestion:\n  host: http://127.0.0.1:8080\n  write_key: k\n", file: "r", environment: [:]))
+    }
+
+    func testEnrichmentAndPrivacySections() throws {
+        let yaml = """
+            enrichment:
+              default_timestamp: now
+              context:
+                app: { name: demo, build: 42 }
+                locale: de-DE
+            privacy:
+              drop_properties: [email, ssn]
+            """
+        let c = try ConfigLoader.load(text: yaml, file: "r", environment: [:])
+        XCTAssertEqual(c.enrichment.defaultTimestamp, .now)
+        XCTAssertEqual(c.enrichment.context.app?["build"], .number(JSONNumber(42)))
+        XCTAssertEqual(c.enrichment.context.app?["name"], .string("demo"))
+        XCTAssertEqual(c.enrichment.context.locale, "de-DE")
+        XCTAssertEqual(c.privacy.dropProperties, ["email", "ssn"])
+    }
+
+    func testEmptyFileGivesDefaults() throws {
+        let c = try ConfigLoader.load(text: "", file: "r", environment: [:])
+        XCTAssertEqual(c.writeKey, ReplayConfig.embeddedWriteKey)
+        XCTAssertEqual(c.maskedWriteKey, "****ocal")
+    }
+}
+
+import JSONCore
+
+final class WriteKeyTests: XCTestCase {
+    func testSetWriteKeyIsMasked() {
+        var c = ReplayConfig.defaults
+        c.setWriteKey("abcdefgh1234")
+        XCTAssertEqual(c.writeKey, "abcdefgh1234")
+        XCTAssertEqual(c.maskedWriteKey, "****1234")
+        XCTAssertFalse(String(describing: c).contains("abcdefgh"))
+        c.setWriteKey("abc")
+        XCTAssertEqual(c.maskedWriteKey, "****")
+    }
+}
