@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Collector
 import Foundation
 import NIOCore
+import NIOHTTP1
 import XCTest
 
 /// Starts a collector on an ephemeral port and talks to it over real HTTP.
