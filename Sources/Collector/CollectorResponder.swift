@@ -52,17 +52,17 @@ struct CollectorResponder: HTTPResponder {
         do {
             raw = try await request.body.collect(upTo: Self.maxRawBody)
         } catch {
-            _ = stats.recordRequest(bodyBytes: 0)
+            stats.recordRequest(bodyBytes: 0)
             return finish(configuration.oversizeStatus, "request body too large", close: true)
         }
-        let index = stats.recordRequest(bodyBytes: raw.readableBytes)
+        stats.recordRequest(bodyBytes: raw.readableBytes)
         guard path == batchPath else { return finish(404, "not found") }
         guard request.method == .post else { return finish(405, "method not allowed") }
 
         if configuration.faults.latency > .zero {
             try? await Task.sleep(for: configuration.faults.latency)
         }
-        switch faults.decide(index: index, elapsed: ContinuousClock.now - startedAt) {
+        switch faults.decide(elapsed: ContinuousClock.now - startedAt) {
         case .none: break
         case .fail(let status): return finish(status, "injected failure")
         case .throttle(let seconds):

@@ -38,18 +38,22 @@ struct SplitMix64: RandomNumberGenerator {
 /// throttle), so the same seed and the same request order give the same decisions whatever rates are set.
 final class FaultInjector: Sendable {
     private let faults: FaultConfiguration
-    private let rng: Mutex<SplitMix64>
+    private let state: Mutex<(rng: SplitMix64, seen: Int)>
 
     init(_ faults: FaultConfiguration) {
         self.faults = faults
-        self.rng = Mutex(SplitMix64(seed: faults.seed))
+        self.state = Mutex((SplitMix64(seed: faults.seed), 0))
     }
 
-    /// The decision for the request with 0-based arrival `index`, `elapsed` after server start.
-    func decide(index: Int, elapsed: Duration) -> FaultDecision {
+    /// The decision for the next batch request (in arrival order), `elapsed` after server start.
+    func decide(elapsed: Duration) -> FaultDecision {
+        let index = state.withLock { s in
+            defer { s.seen += 1 }
+            return s.seen
+        }
         if let down = faults.down, down.contains(elapsed) { return .fail(503) }
         if index < faults.failFirst { return .fail(faults.failureStatus) }
-        let (r, f, t) = rng.withLock { g in (g.nextUnit(), g.nextUnit(), g.nextUnit()) }
+        let (r, f, t) = state.withLock { s in (s.rng.nextUnit(), s.rng.nextUnit(), s.rng.nextUnit()) }
         if r < faults.resetRate { return .reset }
         if f < faults.failureRate { return .fail(faults.failureStatus) }
         if t < faults.throttleRate { return .throttle(faults.retryAfter) }

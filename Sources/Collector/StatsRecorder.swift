@@ -9,13 +9,11 @@ final class StatsRecorder: Sendable {
 
     private let state = Mutex(State())
 
-    /// Counts one ingestion request and its body size; returns its 0-based arrival index.
-    func recordRequest(bodyBytes: Int) -> Int {
+    /// Counts one ingestion request and its body size.
+    func recordRequest(bodyBytes: Int) {
         state.withLock { s in
-            let index = s.stats.requests
             s.stats.requests += 1
             s.stats.bytes += bodyBytes
-            return index
         }
     }
 

@@ -13,12 +13,16 @@ final class FaultTests: XCTestCase {
             $0.faults.failFirst = 2
             $0.faults.failureStatus = 502
         }
+        // Requests to other paths do not use up the failures.
+        let other = try await h.get("/elsewhere")
+        XCTAssertEqual(other.status, 404)
         var statuses: [Int] = []
         for _ in 0..<4 { statuses.append(try await h.post(body).status) }
         XCTAssertEqual(statuses, [502, 502, 200, 200])
         let stats = await h.server.stats()
         XCTAssertEqual(stats.events, 2)
-        XCTAssertEqual(stats.responses, ["502": 2, "200": 2])
+        XCTAssertEqual(stats.requests, 5)
+        XCTAssertEqual(stats.responses, ["502": 2, "200": 2, "404": 1])
         try await h.stop()
     }
 

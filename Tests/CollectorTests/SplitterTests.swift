@@ -36,10 +36,10 @@ final class SplitterTests: XCTestCase {
     func testFailFirstAndDownTakePrecedence() {
         let injector = FaultInjector(
             FaultConfiguration(failureStatus: 408, down: DownWindow(start: .seconds(10), duration: .seconds(5)), failFirst: 1))
-        XCTAssertEqual(injector.decide(index: 0, elapsed: .zero), .fail(408))
-        XCTAssertEqual(injector.decide(index: 1, elapsed: .zero), FaultDecision.none)
-        XCTAssertEqual(injector.decide(index: 2, elapsed: .seconds(12)), .fail(503))
-        XCTAssertEqual(injector.decide(index: 3, elapsed: .seconds(15)), FaultDecision.none)
+        XCTAssertEqual(injector.decide(elapsed: .zero), .fail(408))
+        XCTAssertEqual(injector.decide(elapsed: .zero), FaultDecision.none)
+        XCTAssertEqual(injector.decide(elapsed: .seconds(12)), .fail(503))
+        XCTAssertEqual(injector.decide(elapsed: .seconds(15)), FaultDecision.none)
     }
 
     func testStoreChoiceByExtension() {
