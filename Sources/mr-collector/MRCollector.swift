@@ -2,7 +2,6 @@ import ArgumentParser
 import Collector
 import Foundation
 import Logging
-import UnixSignals
 
 /// `mr-collector`: a local Segment/MetaRouter-compatible ingestion endpoint with fault injection.
 @main
@@ -69,11 +68,11 @@ struct MRCollector: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let signals = SignalWaiter.install()
         let server = CollectorServer(configuration: makeConfiguration())
         _ = try await server.start()
         FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))
-        for await _ in signals { break }
+        _ = await SignalWaiter.wait(signals)
         try await server.shutdown()
         FileHandle.standardError.write(Data((await server.stats().jsonText + "\n").utf8))
     }
