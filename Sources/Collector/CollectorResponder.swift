@@ -111,7 +111,7 @@ struct CollectorResponder: HTTPResponder {
         case .reject(let status, let reason, let invalid):
             stats.recordInvalid(invalid)
             return finish(status, reason)
-        case .accept(let events, let ids, _, let invalid):
+        case .accept(let events, let ids, let total, let invalid):
             if let store, !records.isEmpty {
                 do {
                     try await store.append(records)
@@ -120,7 +120,7 @@ struct CollectorResponder: HTTPResponder {
                 }
             }
             stats.recordInvalid(invalid)
-            stats.recordAccepted(count: events.count, messageIds: ids)
+            stats.recordAccepted(count: events.count, batchSize: total, messageIds: ids)
             stats.recordResponse(200)
             return Self.json(.ok, "{\"success\":true}")
         }

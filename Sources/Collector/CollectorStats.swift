@@ -14,7 +14,7 @@ public struct CollectorStats: Codable, Sendable, Equatable {
     public var invalid: Int
     /// Request body bytes received, as sent on the wire (before decompression).
     public var bytes: Int
-    /// The most events in one accepted batch.
+    /// The most events in one accepted batch, counted as sent (invalid events included).
     public var maxBatchEvents: Int
     /// Connections reset on purpose by fault injection.
     public var resets: Int

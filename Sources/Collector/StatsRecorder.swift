@@ -33,11 +33,12 @@ final class StatsRecorder: Sendable {
         state.withLock { s in s.stats.invalid += count }
     }
 
-    /// Counts an accepted batch: its events, batch size and messageIds (nil entries are not tracked).
-    func recordAccepted(count: Int, messageIds: [String?]) {
+    /// Counts an accepted batch: its accepted events, its size as sent (`batchSize`, invalid
+    /// events included) and its messageIds (nil entries are not tracked).
+    func recordAccepted(count: Int, batchSize: Int, messageIds: [String?]) {
         state.withLock { s in
             s.stats.events += count
-            if count > s.stats.maxBatchEvents { s.stats.maxBatchEvents = count }
+            if batchSize > s.stats.maxBatchEvents { s.stats.maxBatchEvents = batchSize }
             for case let id? in messageIds {
                 let previous = s.seen[id, default: 0]
                 s.seen[id] = previous + 1

@@ -58,6 +58,7 @@ final class ValidationTests: XCTestCase {
         XCTAssertEqual(stats.events, 3)
         XCTAssertEqual(stats.invalid, 6)
         XCTAssertEqual(stats.unique, 2)
+        XCTAssertEqual(stats.maxBatchEvents, 9)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 3)
     }
