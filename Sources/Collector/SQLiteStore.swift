@@ -21,9 +21,8 @@ actor SQLiteStore: EventStore {
         }
         let setup = """
             PRAGMA journal_mode=WAL;
-            PRAGMA synchronous=NORMAL;
+            PRAGMA synchronous=OFF;
             CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, message_id TEXT, body TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS events_message_id ON events(message_id);
             """
         var statement: OpaquePointer?
         guard sqlite3_exec(handle, setup, nil, nil, nil) == SQLITE_OK,
