@@ -44,7 +44,8 @@ struct CollectorResponder: HTTPResponder {
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let path = request.uri.path
+        var path = request.uri.path
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
         if request.method == .get, statsPaths.contains(path) {
             return Self.json(.ok, stats.snapshot().jsonText)
         }

@@ -51,6 +51,8 @@ final class IngestionTests: XCTestCase {
         let gz = try gzip(body)
         let r = try await h.post(gz, path: "/collector/v1/batch", gzip: true)
         XCTAssertEqual(r.status, 200)
+        let slash = try await h.post(Fixtures.batch([Fixtures.track("s")]), path: "/collector/v1/batch/")
+        XCTAssertEqual(slash.status, 200)
         let missing = try await h.post(Fixtures.analyticsPythonBody, path: "/v1/batch")
         XCTAssertEqual(missing.status, 404)
         let corrupt = try await h.post([0x1f, 0x8b, 1, 2, 3], path: "/collector/v1/batch", gzip: true)
@@ -58,9 +60,9 @@ final class IngestionTests: XCTestCase {
         let stats = try await h.get("/collector/stats")
         XCTAssertEqual(stats.status, 200)
         let s = try JSONDecoder().decode(CollectorStats.self, from: Data(stats.body.utf8))
-        XCTAssertEqual(s.events, Fixtures.analyticsPythonEventCount)
-        XCTAssertEqual(s.bytes, gz.count + body.count + 5)
-        XCTAssertEqual(s.responses, ["200": 1, "404": 1, "400": 1])
+        XCTAssertEqual(s.events, Fixtures.analyticsPythonEventCount + 1)
+        XCTAssertEqual(s.bytes, gz.count + body.count + 5 + Fixtures.batch([Fixtures.track("s")]).utf8.count)
+        XCTAssertEqual(s.responses, ["200": 2, "404": 1, "400": 1])
         try await h.stop()
     }
 
