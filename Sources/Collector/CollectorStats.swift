@@ -1,0 +1,53 @@
+/// Counters of one collector instance; the same keys as `GET /stats`.
+public struct CollectorStats: Codable, Sendable, Equatable {
+    /// Ingestion requests received (everything except `GET /stats`), resets included.
+    public var requests: Int
+    /// Responses sent, by status code (as a string key, e.g. "200").
+    public var responses: [String: Int]
+    /// Events accepted (and stored, when a store is configured).
+    public var events: Int
+    /// Distinct `messageId`s among accepted events (not tracked in count-only mode).
+    public var unique: Int
+    /// Accepted events whose `messageId` had been seen before.
+    public var duplicates: Int
+    /// Events left out (or that failed a strict request) because they were invalid.
+    public var invalid: Int
+    /// Request body bytes received, as sent on the wire (before decompression).
+    public var bytes: Int
+    /// The most events in one accepted batch, counted as sent (invalid events included).
+    public var maxBatchEvents: Int
+    /// Connections reset on purpose by fault injection.
+    public var resets: Int
+
+    enum CodingKeys: String, CodingKey {
+        case requests, responses, events, unique, duplicates, invalid, bytes, resets
+        case maxBatchEvents = "max_batch_events"
+    }
+
+    /// Creates stats; all zero by default.
+    public init(
+        requests: Int = 0, responses: [String: Int] = [:], events: Int = 0, unique: Int = 0,
+        duplicates: Int = 0, invalid: Int = 0, bytes: Int = 0, maxBatchEvents: Int = 0, resets: Int = 0
+    ) {
+        self.requests = requests
+        self.responses = responses
+        self.events = events
+        self.unique = unique
+        self.duplicates = duplicates
+        self.invalid = invalid
+        self.bytes = bytes
+        self.maxBatchEvents = maxBatchEvents
+        self.resets = resets
+    }
+
+    /// How many responses carried `status`.
+    public func responses(_ status: Int) -> Int { responses[String(status)] ?? 0 }
+
+    /// The stats as compact JSON with sorted keys (what `GET /stats` returns).
+    public var jsonText: String {
+        let codes = responses.keys.sorted().map { "\"\($0)\":\(responses[$0] ?? 0)" }.joined(separator: ",")
+        return "{\"bytes\":\(bytes),\"duplicates\":\(duplicates),\"events\":\(events),\"invalid\":\(invalid),"
+            + "\"max_batch_events\":\(maxBatchEvents),\"requests\":\(requests),\"resets\":\(resets),"
+            + "\"responses\":{\(codes)},\"unique\":\(unique)}"
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Collector
+import Foundation
+import Logging
+
+/// `mr-collector`: a local Segment/MetaRouter-compatible ingestion endpoint with fault injection.
+@main
+struct MRCollector: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mr-collector",
+        abstract: "A loopback ingestion endpoint (POST /v1/batch) with seeded fault injection.",
+        discussion: """
+            The first line on stdout is `mr-collector listening on http://HOST:PORT`.
+            SIGINT/SIGTERM shut down gracefully and print the final stats JSON on stderr.
+            """
+    )
+
+    @Option(help: "Port to listen on; 0 picks a free port.") var port: Int = 0
+    @Option(help: "Interface to bind.") var host: String = "127.0.0.1"
+    @Option(name: .customLong("write-key"), help: "The write key clients must send.") var writeKey: String
+    @Option(help: "Keep accepted events in FILE.ndjson, or in SQLite for .sqlite/.sqlite3/.db.") var store: String?
+    @Option(name: .customLong("base-path"), help: "Path prefix before /v1/batch and /stats.") var basePath: String = ""
+    @Flag(help: "Answer 400 to the whole request when any event is invalid.") var strict = false
+    @Option(name: .customLong("oversize-status"), help: "Status for requests over the limits: 400 or 413.")
+    var oversizeStatus: Int = 400
+    @Flag(name: .customLong("count-only"), help: "Benchmark mode: count only, no per-event checks or storage.")
+    var countOnly = false
+    @Option(name: .customLong("fail-rate"), help: "Share of requests failed with --fail-status.") var failRate: Double = 0
+    @Option(name: .customLong("fail-status"), help: "500, 502, 503 or 408.") var failStatus: Int = 500
+    @Option(name: .customLong("throttle-rate"), help: "Share of requests answered 429.") var throttleRate: Double = 0
+    @Option(name: .customLong("retry-after"), help: "Retry-After seconds on 429s.") var retryAfter: Int = 1
+    @Option(name: .customLong("reset-rate"), help: "Share of connections reset.") var resetRate: Double = 0
+    @Option(name: .customLong("latency-ms"), help: "Latency added to every ingestion response.") var latencyMs: Int = 0
+    @Option(name: .customLong("down-after-ms"), help: "Start of the down window after start.") var downAfterMs: Int?
+    @Option(name: .customLong("down-for-ms"), help: "Length of the down window (503 for all).") var downForMs: Int?
+    @Option(name: .customLong("fail-first"), help: "Fail the first N requests with --fail-status.") var failFirst: Int = 0
+    @Option(help: "Seed of the fault generator.") var seed: UInt64 = 1
+
+    func validate() throws {
+        guard [400, 413].contains(oversizeStatus) else { throw ValidationError("--oversize-status must be 400 or 413") }
+        guard FaultConfiguration.allowedFailureStatuses.contains(failStatus) else {
+            throw ValidationError("--fail-status must be 500, 502, 503 or 408")
+        }
+        for (name, rate) in [("--fail-rate", failRate), ("--throttle-rate", throttleRate), ("--reset-rate", resetRate)]
+        where !(0...1).contains(rate) {
+            throw ValidationError("\(name) must be between 0 and 1")
+        }
+        if downAfterMs != nil, downForMs == nil {
+            throw ValidationError("--down-after-ms needs --down-for-ms")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+    }
+
+    func makeConfiguration() -> CollectorConfiguration {
+        var down: DownWindow?
+        if let downForMs {
+            down = DownWindow(start: .milliseconds(downAfterMs ?? 0), duration: .milliseconds(downForMs))
+        }
+        return CollectorConfiguration(
+            host: host, port: port, writeKey: writeKey, basePath: basePath,
+            store: store.map(CollectorStore.forPath) ?? .none, strict: strict, oversizeStatus: oversizeStatus,
+            countOnly: countOnly,
+            faults: FaultConfiguration(
+                seed: seed, failureRate: failRate, failureStatus: failStatus, throttleRate: throttleRate,
+                retryAfter: retryAfter, resetRate: resetRate, latency: .milliseconds(latencyMs), down: down,
+                failFirst: failFirst))
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        let signals = SignalWaiter.install()
+        let server = CollectorServer(configuration: makeConfiguration())
+        _ = try await server.start()
+        FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))
+        _ = await SignalWaiter.wait(signals)
+        try await server.shutdown()
+        FileHandle.standardError.write(Data((await server.stats().jsonText + "\n").utf8))
+    }
+}

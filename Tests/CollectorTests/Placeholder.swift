@@ -1,2 +1,0 @@
-import XCTest
-final class CollectorTestsPlaceholder: XCTestCase { func testNothing() {} }
