@@ -4,17 +4,22 @@ import ReplayKit
 
 /// The `mr-replay` command.
 @main
-struct MRReplay: ParsableCommand {
+struct MRReplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mr-replay",
         abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
-        subcommands: [Validate.self, Run.self])
+        discussion: ExitCodes.help,
+        subcommands: [Run.self, Validate.self, Status.self])
 
     /// Runs the command; argument errors exit with code 2 (not ArgumentParser's 64).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
         } catch {
@@ -88,41 +93,3 @@ struct Validate: ParsableCommand {
     }
 }
 
-/// `mr-replay run`.
-struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Replay inputs. With --dry-run, write the enriched events instead of sending them.")
-
-    @OptionGroup var common: CommonOptions
-
-    @Flag(name: .long, help: "Do everything except the network: write enriched events as NDJSON.")
-    var dryRun = false
-
-    @Option(name: .long, help: "With --dry-run: write events to this file instead of stdout.")
-    var output: String?
-
-    func run() throws {
-        let config = try common.loadConfig()
-        let sources = try common.resolveInputs()
-        guard dryRun else {
-            FileHandle.standardError.write(Data("mr-replay: delivery is not available in this build; use --dry-run\n".utf8))
-            throw ExitCode(2)
-        }
-        var fd: Int32 = 1
-        if let output {
-            fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                FileHandle.standardError.write(Data("mr-replay: \(output): cannot open for writing\n".utf8))
-                throw ExitCode(2)
-            }
-        }
-        defer { if fd != 1 { close(fd) } }
-        do {
-            let stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
-            FileHandle.standardError.write(Data(
-                "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
-        } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
-    }
-}

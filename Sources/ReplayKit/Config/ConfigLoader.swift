@@ -94,8 +94,9 @@ public enum ConfigLoader {
             }
         }
         if let (_, node) = top["retry"] {
-            let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "circuit_breaker"])
+            let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "min_wait_ms", "circuit_breaker"])
             if let v = m["max_attempts"]?.value { config.retry.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
+            if let v = m["min_wait_ms"]?.value { config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0) }
             if let v = m["max_elapsed_seconds"]?.value {
                 config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0)
             }

@@ -120,6 +120,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var maxAttempts: Int = 10
         /// Time budget per batch before giving up.
         public var maxElapsedSeconds: Double = 3600
+        /// `min_wait_ms`: the retry floor, the shortest wait before any retry (the SDK's 1000 ms).
+        public var minWaitMs: Int = 1000
         /// The circuit breaker.
         public var circuitBreaker = CircuitBreaker()
         /// Creates the defaults.

@@ -95,20 +95,29 @@ public final class IdentityStore {
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
     /// in one transaction, in learning order.
     public func commit(throughSequence sequence: UInt64) throws {
+        try commit(throughSequence: sequence, metadata: [:])
+    }
+
+    /// Writes the overlay mappings learned from lines with sequence ≤ `sequence` (none when
+    /// `nil`) and the `metadata` values (`nil` deletes a key) in ONE transaction. The run pipeline
+    /// stores its checkpoint this way, so the checkpoint and the identities learned before it
+    /// always move together, even after `kill -9`.
+    public func commit(throughSequence sequence: UInt64?, metadata: [String: String?]) throws {
         var end = pendingStart
-        while end < pending.count, pending[end].sequence <= sequence { end += 1 }
-        guard end > pendingStart else { return }
+        if let sequence {
+            while end < pending.count, pending[end].sequence <= sequence { end += 1 }
+        }
+        guard end > pendingStart || !metadata.isEmpty else { return }
         try db.execute("BEGIN")
         do {
             for p in pending[pendingStart..<end] {
-                if p.isGroup {
-                    try db.run(upsertGroup, [p.key, p.value])
-                    groupCache.put(p.key, p.value)
-                    if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
+                try db.run(p.isGroup ? upsertGroup : upsertUser, [p.key, p.value])
+            }
+            for (key, value) in metadata {
+                if let value {
+                    try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
                 } else {
-                    try db.run(upsertUser, [p.key, p.value])
-                    userCache.put(p.key, p.value)
-                    if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
+                    try db.run("DELETE FROM meta WHERE key = ?", [key])
                 }
             }
             try db.execute("COMMIT")
@@ -116,11 +125,37 @@ public final class IdentityStore {
             try? db.execute("ROLLBACK")
             throw error
         }
+        for p in pending[pendingStart..<end] {
+            if p.isGroup {
+                groupCache.put(p.key, p.value)
+                if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
+            } else {
+                userCache.put(p.key, p.value)
+                if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
+            }
+        }
         pendingStart = end
         if pendingStart > 4096, pendingStart * 2 > pending.count {
             pending.removeFirst(pendingStart)
             pendingStart = 0
         }
+    }
+
+    /// A value stored with ``commit(throughSequence:metadata:)``.
+    public func metadata(_ key: String) throws -> String? {
+        try db.queryText("SELECT value FROM meta WHERE key = ?", [key])
+    }
+
+    /// Forgets every learned identity (committed or not); the device anonymousId stays. Used by
+    /// `run --fresh`, so a fresh run enriches exactly like a first run.
+    public func forgetLearnedIdentities() throws {
+        try db.execute("BEGIN; DELETE FROM anon_user; DELETE FROM user_group; COMMIT;")
+        pending.removeAll()
+        pendingStart = 0
+        overlayUser.removeAll()
+        overlayGroup.removeAll()
+        userCache.entries.removeAll()
+        groupCache.entries.removeAll()
     }
 
     /// Commits everything learned so far.

@@ -4,6 +4,8 @@ public struct LineWalker {
     public struct Item {
         /// The input it came from.
         public let source: InputSource
+        /// The input's position in the list walked.
+        public let inputIndex: Int
         /// The line as read (valid only during the callback).
         public let line: InputLine
         /// The global read-order number given to the enricher.
@@ -20,22 +22,23 @@ public struct LineWalker {
 
     /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false to stop.
     /// An input that cannot be read to its end yields one final `read_error` item (empty bytes).
-    /// Returns the next unused sequence number.
+    /// `onInputEnd(i)` is called when input `i` was read to its end. `resumeAt[i]`, when given, is where input `i` starts. Returns the next unused sequence number.
     @discardableResult
     public static func walk(
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, firstSequence: UInt64 = 1,
-        _ body: (Item) throws -> Bool
+        resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
     ) throws -> UInt64 {
         var sequence = firstSequence
-        for source in inputs {
+        for (index, source) in inputs.enumerated() {
             var stop = false
-            var lastLine = 0
-            var lastEnd: UInt64 = 0
+            let resume = index < resumeAt.count ? resumeAt[index] : nil
+            var lastLine = (resume?.lineNumber ?? 1) - 1
+            var lastEnd: UInt64 = resume?.offset ?? 0
             do {
-                let reader = try InputReader(source: source, resumeAt: nil, maxLineBytes: maxLineBytes(for: config))
+                let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
                 try reader.forEachLine { line in
                     let result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
-                    let item = Item(source: source, line: line, sequence: sequence, result: result)
+                    let item = Item(source: source, inputIndex: index, line: line, sequence: sequence, result: result)
                     sequence += 1
                     lastLine = line.lineNumber
                     lastEnd = line.endOffset
@@ -55,12 +58,13 @@ public struct LineWalker {
                     bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
                     fileBytesRead: 0, fileSize: nil)
                 let item = Item(
-                    source: source, line: line, sequence: sequence,
+                    source: source, inputIndex: index, line: line, sequence: sequence,
                     result: .deadLetter(reason: DeadLetterReason.readError, detail: detail))
                 sequence += 1
                 if try !body(item) { stop = true }
             }
             if stop { break }
+            try onInputEnd(index)
         }
         return sequence
     }

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Where each input of a state directory stands: everything before `offset` is settled
+/// (delivered, dead-lettered, filtered or blank).
+public struct Checkpoint: Codable, Sendable, Equatable {
+    /// The format version.
+    public var version = 1
+    /// Inputs by absolute path.
+    public var inputs: [String: InputCheckpoint] = [:]
+    /// When it was last written (ISO 8601).
+    public var updatedAt: String = ""
+
+    /// Creates an empty checkpoint.
+    public init() {}
+}
+
+/// The settled position of one input.
+public struct InputCheckpoint: Codable, Sendable, Equatable {
+    /// The input's absolute path.
+    public var path: String
+    /// Byte offset (in the decompressed stream) just after the last settled line.
+    public var offset: UInt64
+    /// The line number of the last settled line (0 when none).
+    public var line: Int
+    /// Whether the whole input was read and settled.
+    public var completed: Bool
+    /// What the file looked like, to refuse a file that changed under its checkpoint.
+    public var fingerprint: FileFingerprint
+
+    /// Creates an input checkpoint.
+    public init(path: String, offset: UInt64, line: Int, completed: Bool, fingerprint: FileFingerprint) {
+        self.path = path
+        self.offset = offset
+        self.line = line
+        self.completed = completed
+        self.fingerprint = fingerprint
+    }
+}
+
+/// A cheap fingerprint of a file's raw bytes: its size, a hash of its head, and (for plain,
+/// uncompressed files) a hash of the bytes just before the checkpoint offset. A file that only
+/// grew (lines appended) keeps the same fingerprint for the part already read.
+public struct FileFingerprint: Codable, Sendable, Equatable {
+    /// The file size when the checkpoint was written.
+    public var size: UInt64
+    /// How many head bytes `headHash` covers.
+    public var headLength: Int
+    /// FNV-1a 64 of the first `headLength` bytes, as hex.
+    public var headHash: String
+    /// FNV-1a 64 of the `windowLength` bytes before the offset, as hex (plain files only).
+    public var windowHash: String?
+    /// How many bytes `windowHash` covers.
+    public var windowLength: Int?
+
+    static let headBytes = 65_536
+    static let windowBytes = 4_096
+
+    /// Fingerprints the file at `path`, with the window ending at `offset` when `plain`.
+    public static func make(path: String, offset: UInt64, plain: Bool) throws -> FileFingerprint {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: 0)
+        let head = try handle.read(upToCount: min(headBytes, Int(size))) ?? Data()
+        var fp = FileFingerprint(size: size, headLength: head.count, headHash: FNV.hex(head), windowHash: nil, windowLength: nil)
+        if plain, offset > 0, offset <= size {
+            let length = Int(min(UInt64(windowBytes), offset))
+            try handle.seek(toOffset: offset - UInt64(length))
+            let window = try handle.read(upToCount: length) ?? Data()
+            fp.windowHash = FNV.hex(window)
+            fp.windowLength = length
+        }
+        return fp
+    }
+
+    /// Why the file at `path` no longer matches this fingerprint taken at `offset`, or `nil` when it
+    /// is the same file (possibly grown).
+    public func mismatch(path: String, offset: UInt64) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)) else {
+            return "it can no longer be opened"
+        }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd() else { return "its size cannot be read" }
+        if size < self.size { return "it is smaller than when it was checkpointed (\(size) < \(self.size) bytes)" }
+        try? handle.seek(toOffset: 0)
+        let head = (try? handle.read(upToCount: headLength)) ?? Data()
+        if head.count != headLength || FNV.hex(head) != headHash { return "its first \(headLength) bytes changed" }
+        if let windowHash, let windowLength, offset >= UInt64(windowLength) {
+            try? handle.seek(toOffset: offset - UInt64(windowLength))
+            let window = (try? handle.read(upToCount: windowLength)) ?? Data()
+            if FNV.hex(window) != windowHash { return "the bytes before the checkpoint (offset \(offset)) changed" }
+        }
+        return nil
+    }
+}
+
+/// FNV-1a, 64 bit: a fast, stable, non-cryptographic hash.
+enum FNV {
+    static func hash<S: Sequence>(_ bytes: S, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 where S.Element == UInt8 {
+        var h = seed
+        for b in bytes {
+            h ^= UInt64(b)
+            h &*= 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+
+    static func hex(_ data: Data) -> String {
+        let h = hash(data)
+        let s = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

@@ -1,0 +1,173 @@
+import Collector
+import Foundation
+import Logging
+import MetaRouter
+
+/// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through
+/// the engine, and keeps the checkpoint, the dead-letter file and the report.
+public final class ReplayRunner: Sendable {
+    let config: ReplayConfig
+    let options: RunOptions
+    let logger: Logger
+    let transport: (any DeliveryTransport)?
+
+    /// Prepares a run. `transport` replaces the HTTP transport (tests only).
+    public init(config: ReplayConfig, options: RunOptions, logger: Logger, transport: (any DeliveryTransport)? = nil) {
+        self.config = config
+        self.options = options
+        self.logger = logger
+        self.transport = transport
+    }
+
+    /// The state directory in use.
+    public var stateDirectory: String { options.stateDirectory ?? config.stateDir }
+
+    /// Runs to the end, or until `stop` is raised or the engine stops, and returns the report
+    /// (also written to `<state_dir>/report.json`). Throws only for usage and setup errors,
+    /// before anything is sent.
+    public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
+        let started = Date()
+        let startInstant = ContinuousClock.now
+        let state = try StateDirectory(path: stateDirectory)
+        let sources = try InputResolver.resolve(options.inputs)
+        let identity: IdentityStore
+        do {
+            identity = try IdentityStore(stateDirectory: state.path)
+        } catch {
+            throw UsageError("cannot open the state in \(state.path) (is another run using it?): \(error)")
+        }
+        if options.fresh { try state.clearCheckpoint(identity: identity) }
+        let checkpoint = try state.loadCheckpoint(identity: identity)
+        let plan = try ResumePlan(sources: sources, checkpoint: checkpoint, fresh: options.fresh)
+
+        let target = try await DeliveryTarget.start(config: config, stateDirectory: state.path, logger: logger)
+        let deliveryConfig: DeliveryConfiguration
+        do {
+            deliveryConfig = try target.deliveryConfiguration(config)
+        } catch {
+            try? await target.shutdown()
+            throw UsageError("\(config.sourcePath ?? "config"): \(error)")
+        }
+        let runState = RunState(inputs: plan.paths, deadLetters: try DeadLetterWriter(path: state.deadLetterPath))
+        runState.counters.withLock { c in
+            c.report.startedAt = MetaRouter.Timestamp.iso8601(started)
+            c.report.destination = target.description
+            c.report.deadLetterFile = state.deadLetterPath
+            c.report.shard = options.shard?.description
+            c.report.settings = config.reportSettings
+            c.bytesTotal = plan.totalBytes
+            for (k, input) in plan.inputs.enumerated() {
+                c.report.events.resumedPast += input.resumeAt.map { $0.lineNumber - 1 } ?? 0
+                c.perInput[k].checkpointLine = (input.resumeAt?.lineNumber ?? 1) - 1
+            }
+        }
+        let engine = DeliveryEngine(
+            configuration: deliveryConfig, transport: transport ?? target.transport, logger: logger,
+            onOutcomes: { runState.apply($0) })
+        let progressTask = ProgressReporter(mode: options.progress, state: runState, logger: logger) {
+            await engine.stats.batchesRetried
+        }.start()
+        let stopWatcher = Task {
+            while !Task.isCancelled, !stop.isRequested { try? await Task.sleep(for: .milliseconds(50)) }
+            if stop.isRequested { _ = await engine.cancel(grace: options.stopGrace) }
+        }
+
+        let pipe = ChunkPipe()
+        let job = ReadingJob(
+            config: config, options: options, plan: plan, state: state, runState: runState,
+            identity: identity, checkpoint: checkpoint, stop: stop, pipe: pipe)
+        async let readOutcome = ReadingJob.onThread { try job.read() }
+        for await chunk in pipe.stream {
+            defer { pipe.taken() }
+            guard !pipe.isClosed else { continue }
+            for event in chunk {
+                if await !engine.submit(event) {
+                    pipe.close()
+                    break
+                }
+            }
+        }
+        let early: (RunReport.Status, String)?
+        do {
+            early = try await readOutcome
+        } catch {
+            _ = await engine.cancel(grace: options.stopGrace)
+            early = (.failedFatal, "reading failed: \(error)")
+        }
+
+        // Drain, writing checkpoints while the engine settles what is in flight.
+        let drainCheckpoints = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: options.checkpointInterval)
+                if !Task.isCancelled { try? job.saveCheckpoint() }
+            }
+        }
+        let stats = early == nil && !stop.isRequested
+            ? await engine.finish() : await engine.cancel(grace: options.stopGrace)
+        drainCheckpoints.cancel()
+        _ = await drainCheckpoints.result
+        let engineStop = await engine.stopCause
+        stopWatcher.cancel()
+        progressTask.cancel()
+        _ = await progressTask.result
+        try job.saveCheckpoint()
+        identity.close()
+        try runState.deadLetters.withLock { try $0.close() }
+        try? await target.shutdown()
+
+        var report = runState.counters.withLock { c -> RunReport in
+            var r = c.report
+            r.inputs = c.perInput
+            r.events.pending = c.inFlightEvents
+            return r
+        }
+        for (k, input) in report.inputs.enumerated() {
+            guard let cp = job.checkpoint.inputs[input.path] else { continue }
+            report.inputs[k].checkpointOffset = cp.offset
+            report.inputs[k].checkpointLine = cp.line
+            report.inputs[k].completed = cp.completed
+        }
+        report.apply(stats)
+        report.privacy = job.enricher.stats.privacyCounts
+        report.classify(early: early, stopRequested: stop.isRequested, engineStop: engineStop)
+        let elapsed = ContinuousClock.now - startInstant
+        report.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        report.throughput.eventsPerSecond =
+            report.durationSeconds > 0 ? (Double(report.events.delivered) / report.durationSeconds).rounded() : 0
+        report.finishedAt = MetaRouter.Timestamp.iso8601(Date())
+        try state.writeReport(report)
+        return report
+    }
+}
+
+extension RunReport {
+    /// Copies the engine's counters into the report.
+    mutating func apply(_ stats: DeliveryStats) {
+        batches.sent = stats.batchesSent
+        batches.succeeded = stats.batchesSucceeded
+        batches.retried = stats.batchesRetried
+        batches.split = stats.batchesSplit
+        responses = stats.responses
+        breaker.opened = stats.breakerOpened
+    }
+
+    /// Sets `status` and `stopReason` from how the run ended.
+    mutating func classify(early: (Status, String)?, stopRequested: Bool, engineStop: StopCause?) {
+        switch (early, engineStop) {
+        case (.some(let (status, reason)), _):
+            self.status = status
+            stopReason = reason
+        case (nil, .fatalStatus(let code)?):
+            status = .failedFatal
+            stopReason = "the destination answered \(code): check the write key, host and path"
+        case (nil, .retriesExhausted(let why)?):
+            status = .stoppedTransient
+            stopReason = why
+        case (nil, .cancelled?):
+            status = .interrupted
+            stopReason = stopRequested ? "stopped by a signal" : "delivery was cancelled"
+        case (nil, nil):
+            status = events.deadLettered > 0 ? .completedWithDrops : .completed
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension ReplayConfig {
+    /// The settings a report records. The write key appears only masked.
+    var reportSettings: [String: String] {
+        [
+            "config": sourcePath ?? "<defaults>",
+            "ingestion.host": ingestion.host,
+            "ingestion.path": ingestion.path,
+            "ingestion.write_key": maskedWriteKey,
+            "ingestion.gzip": String(ingestion.gzip),
+            "ingestion.tracing": String(ingestion.tracing),
+            "ingestion.timeout_seconds": String(ingestion.timeoutSeconds),
+            "batching.max_events": String(batching.maxEvents),
+            "batching.max_bytes": String(batching.maxBytes),
+            "batching.max_event_bytes": String(batching.maxEventBytes),
+            "batching.concurrency": String(batching.concurrency),
+            "rate_limit.events_per_second": String(rateLimit.eventsPerSecond),
+            "rate_limit.requests_per_second": String(rateLimit.requestsPerSecond),
+            "retry.max_attempts": String(retry.maxAttempts),
+            "retry.max_elapsed_seconds": String(retry.maxElapsedSeconds),
+            "retry.min_wait_ms": String(retry.minWaitMs),
+            "retry.circuit_breaker.failure_threshold": String(retry.circuitBreaker.failureThreshold),
+            "retry.circuit_breaker.cooldown_ms": String(retry.circuitBreaker.cooldownMs),
+            "retry.circuit_breaker.max_cooldown_ms": String(retry.circuitBreaker.maxCooldownMs),
+            "retry.circuit_breaker.jitter": String(retry.circuitBreaker.jitter),
+            "state_dir": stateDir,
+        ]
+    }
+}
+
+extension EnrichStats {
+    /// The privacy and enrichment actions, for the report.
+    var privacyCounts: [String: Int] {
+        [
+            "advertising_ids_removed": advertisingIdsRemoved,
+            "properties_dropped": propertiesDropped,
+            "anonymous_ids_filled": anonymousIdsFilled,
+            "user_ids_carried": userIdsCarried,
+            "group_ids_carried": groupIdsCarried,
+            "message_ids_generated": messageIdsGenerated,
+            "timestamps_defaulted": timestampsDefaulted,
+            "sent_at_dropped": sentAtDropped,
+        ]
+    }
+}

@@ -1,0 +1,73 @@
+/// What `mr-replay run` was asked to do, beyond the config file.
+public struct RunOptions: Sendable {
+    /// The input arguments: files, directories, globs, or `-` for stdin.
+    public var inputs: [String]
+    /// Overrides `state_dir` from the config.
+    public var stateDirectory: String?
+    /// Ignore the checkpoint and start over.
+    public var fresh = false
+    /// Process only one shard of the identities.
+    public var shard: Shard?
+    /// Progress output.
+    public var progress: ProgressMode = .automatic
+    /// How long in-flight batches get to settle after a stop request.
+    public var stopGrace: Duration = .seconds(5)
+    /// How often the checkpoint is written while running.
+    public var checkpointInterval: Duration = .seconds(2)
+
+    /// Creates options for `inputs`.
+    public init(inputs: [String]) { self.inputs = inputs }
+}
+
+/// How progress is shown.
+public enum ProgressMode: Sendable, Equatable {
+    /// A live line on a terminal, a log line every 10 s otherwise.
+    case automatic
+    /// No progress output.
+    case off
+    /// Always a log line every `interval`.
+    case log(interval: Duration)
+}
+
+/// One shard of a sharded run: events whose identity hashes to `index` out of `count`.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    /// The shard number, `0..<count`.
+    public let index: Int
+    /// How many shards there are.
+    public let count: Int
+
+    /// Creates a shard; fails unless `0 <= index < count`.
+    public init(index: Int, count: Int) throws {
+        guard count >= 1, index >= 0, index < count else {
+            throw UsageError("shard \(index)/\(count) is out of range: need 0 <= K < N")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `K/N`.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else {
+            throw UsageError("--shard expects K/N, for example 0/4; got \"\(text)\"")
+        }
+        try self.init(index: k, count: n)
+    }
+
+    /// Whether an event with this identity key belongs to the shard. Events with no key belong to shard 0.
+    public func contains(identity key: String?) -> Bool {
+        guard count > 1 else { return true }
+        guard let key else { return index == 0 }
+        return Int(FNV.hash(key.utf8) % UInt64(count)) == index
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+/// A mistake in how the command was called.
+public struct UsageError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong.
+    public let description: String
+    /// Creates a usage error.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MetaRouter
+import Synchronization
+
+/// The run's shared, mutable state: settlement, counters and the dead-letter sink.
+///
+/// The reading task and the engine's outcome callback both touch it, so it lives behind one mutex.
+final class RunState: Sendable {
+    struct Counters {
+        var tracker = SettlementTracker()
+        var report = RunReport()
+        var perInput: [RunReport.Input] = []
+        /// The last sequence number of each input, once it has been read to the end.
+        var lastSequence: [Int: UInt64] = [:]
+        var endOfInput: Set<Int> = []
+        var inFlightEvents = 0
+        var bytesRead: UInt64 = 0
+        var bytesTotal: UInt64 = 0
+        var deadLetterError: String?
+    }
+
+    let counters: Mutex<Counters>
+    let deadLetters: Mutex<DeadLetterWriter>
+    let inputPaths: [String]
+
+    init(inputs: [String], deadLetters: sending DeadLetterWriter) {
+        var c = Counters()
+        c.perInput = inputs.map { RunReport.Input(path: $0) }
+        counters = Mutex(c)
+        self.deadLetters = Mutex(deadLetters)
+        inputPaths = inputs
+    }
+
+    /// Writes one dead letter and counts it. Errors are kept and reported: a dead letter that
+    /// cannot be written must stop the run, never vanish.
+    func deadLetter(_ c: inout Counters, input: Int, line: Int, reason: String, detail: String, raw: UnsafeBufferPointer<UInt8>) {
+        do {
+            try deadLetters.withLock {
+                try $0.write(reason: reason, detail: detail, source: inputPaths[input], line: line, raw: Array(raw))
+            }
+        } catch {
+            c.deadLetterError = "cannot write the dead-letter file: \(error)"
+        }
+        c.report.events.deadLettered += 1
+        c.perInput[input].deadLettered += 1
+        c.report.deadLetterReasons[reason, default: 0] += 1
+    }
+
+    /// Applies engine outcomes: delivered events are counted, given-up events dead-lettered.
+    /// Not-delivered events stay unsettled, so the checkpoint never passes them.
+    func apply(_ outcomes: [EventOutcome]) {
+        counters.withLock { c in
+            for outcome in outcomes {
+                switch outcome.result {
+                case .delivered:
+                    guard let entry = c.tracker.settle(outcome.tag) else { continue }
+                    c.inFlightEvents -= 1
+                    c.report.events.delivered += 1
+                    c.perInput[entry.input].delivered += 1
+                case .gaveUp(let reason, let detail):
+                    guard let entry = c.tracker.settle(outcome.tag) else { continue }
+                    c.inFlightEvents -= 1
+                    let bytes = entry.bytes ?? []
+                    bytes.withUnsafeBufferPointer {
+                        deadLetter(&c, input: entry.input, line: entry.lineNumber, reason: reason, detail: detail, raw: $0)
+                    }
+                case .notDelivered:
+                    continue
+                }
+            }
+        }
+    }
+}

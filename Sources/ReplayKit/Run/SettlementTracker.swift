@@ -1,0 +1,76 @@
+import DequeModule
+
+/// Tracks which read lines are settled, and where the settled prefix of each input ends.
+///
+/// Every line read gets the next sequence number. Blank, filtered and dead-lettered lines
+/// settle at once; sent events settle when the engine reports them delivered or given up.
+/// The low-watermark is the last sequence number before which everything is settled: the
+/// checkpoint may advance exactly that far, and never past an event still in flight.
+///
+/// Not thread-safe on its own: ``ReplayRunner`` keeps it behind a mutex.
+struct SettlementTracker {
+    /// A line that is read but not yet passed by the low-watermark.
+    struct Entry {
+        var input: Int
+        var endOffset: UInt64
+        var lineNumber: Int
+        var settled: Bool
+        /// The event bytes while in flight, so a give-up can be dead-lettered with its content.
+        var bytes: [UInt8]?
+    }
+
+    /// Where the settled prefix of one input ends.
+    struct Position: Equatable, Sendable {
+        var offset: UInt64
+        var lineNumber: Int
+    }
+
+    private var entries: Deque<Entry> = []
+    private var firstSequence: UInt64 = 0
+    private(set) var nextSequence: UInt64 = 0
+    /// The settled position of each input that has moved.
+    private(set) var positions: [Int: Position] = [:]
+
+    /// Sequence numbers below this are all settled.
+    var watermark: UInt64 { firstSequence }
+
+    /// Number of lines read but not yet settled or not yet passed by the watermark.
+    var outstanding: Int { entries.count }
+
+    /// Records a read line and returns its sequence number.
+    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool, bytes: [UInt8]? = nil) -> UInt64 {
+        let seq = nextSequence
+        nextSequence += 1
+        entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled, bytes: bytes))
+        advance()
+        return seq
+    }
+
+    /// Marks `sequence` settled and returns its entry (with the in-flight bytes), or `nil` when it
+    /// was unknown or already settled.
+    @discardableResult
+    mutating func settle(_ sequence: UInt64) -> Entry? {
+        guard sequence >= firstSequence, sequence < nextSequence else { return nil }
+        let index = Int(sequence - firstSequence)
+        guard !entries[index].settled else { return nil }
+        let entry = entries[index]
+        entries[index].settled = true
+        entries[index].bytes = nil
+        advance()
+        return entry
+    }
+
+    /// The in-flight bytes of `sequence`, if it is still outstanding.
+    func entry(_ sequence: UInt64) -> Entry? {
+        guard sequence >= firstSequence, sequence < nextSequence else { return nil }
+        return entries[Int(sequence - firstSequence)]
+    }
+
+    private mutating func advance() {
+        while let first = entries.first, first.settled {
+            positions[first.input] = Position(offset: first.endOffset, lineNumber: first.lineNumber)
+            entries.removeFirst()
+            firstSequence += 1
+        }
+    }
+}

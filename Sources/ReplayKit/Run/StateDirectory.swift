@@ -1,0 +1,81 @@
+import Foundation
+import MetaRouter
+
+/// The files of one state directory: the identity and checkpoint database, the dead-letter
+/// file, the report, and (for the embedded target) the collected events.
+struct StateDirectory: Sendable {
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw UsageError("cannot create the state directory \(path): \(error.localizedDescription)")
+        }
+    }
+
+    var deadLetterPath: String { path + "/dead-letter.ndjson" }
+    var reportPath: String { path + "/report.json" }
+    var collectedPath: String { path + "/collected.ndjson" }
+    /// A read-only copy of the checkpoint for `mr-replay status` and people; the authoritative
+    /// copy lives in `identity.sqlite`, committed together with the learned identities.
+    var checkpointMirrorPath: String { path + "/checkpoint.json" }
+
+    static let checkpointKey = "checkpoint"
+
+    /// Loads the checkpoint stored with the identity state.
+    func loadCheckpoint(identity: IdentityStore) throws -> Checkpoint {
+        guard let text = try identity.metadata(StateDirectory.checkpointKey) else { return Checkpoint() }
+        do {
+            return try JSONDecoder().decode(Checkpoint.self, from: Data(text.utf8))
+        } catch {
+            throw UsageError("the checkpoint in \(path) is unreadable (\(error)); use --fresh to start over")
+        }
+    }
+
+    /// Forgets the checkpoint and the learned identities (the device anonymousId stays), so a
+    /// fresh run enriches exactly like a first run.
+    func clearCheckpoint(identity: IdentityStore) throws {
+        try identity.forgetLearnedIdentities()
+        try identity.commit(throughSequence: nil, metadata: [StateDirectory.checkpointKey: nil])
+        try? LocalFileSystem().remove(checkpointMirrorPath)
+    }
+
+    /// Moves the checkpoint to the current low-watermark and commits, in the same SQLite
+    /// transaction, the identities learned from the lines before it. Crash-safe: either both
+    /// move or neither does.
+    func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
+        let (watermark, positions, ended, lastSeq) = runState.counters.withLock { c in
+            (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence)
+        }
+        for (index, input) in plan.inputs.enumerated() where input.resumable {
+            var entry = checkpoint.inputs[input.path]
+            let position = positions[index]
+            let offset = position?.offset ?? input.resumeAt?.offset ?? 0
+            let line = position?.lineNumber ?? ((input.resumeAt?.lineNumber ?? 1) - 1)
+            let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
+            if entry?.offset == offset, entry?.completed == completed { continue }
+            let fingerprint = try FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
+            entry = InputCheckpoint(path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
+            checkpoint.inputs[input.path] = entry
+        }
+        checkpoint.updatedAt = MetaRouter.Timestamp.iso8601(Date())
+        let text = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+        try identity.commit(
+            throughSequence: watermark == 0 ? nil : watermark - 1,
+            metadata: [StateDirectory.checkpointKey: text])
+        try? writeMirror(checkpoint)
+    }
+
+    func writeMirror(_ checkpoint: Checkpoint) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try LocalFileSystem().writeAtomically(checkpointMirrorPath, [UInt8](try encoder.encode(checkpoint)) + [0x0A])
+    }
+
+    /// Writes the report atomically.
+    func writeReport(_ report: RunReport) throws {
+        try LocalFileSystem().writeAtomically(reportPath, [UInt8](try report.encoded()) + [0x0A])
+    }
+}

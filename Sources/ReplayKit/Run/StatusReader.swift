@@ -1,0 +1,82 @@
+import Foundation
+
+/// What `mr-replay status` shows: where each input of a state directory stands, and how the
+/// last run ended. It reads only the checkpoint mirror and the report, so it works while a run
+/// holds the state database.
+public struct StatusReader: Sendable {
+    /// One input's standing.
+    public struct InputStatus: Codable, Sendable, Equatable {
+        public var path: String
+        public var line: Int
+        public var offset: UInt64
+        public var completed: Bool
+        /// The file's current size, when it still exists.
+        public var size: UInt64?
+        /// Percent of the file's bytes settled (plain files; approximate for gzip).
+        public var percent: Double?
+    }
+
+    /// The whole status.
+    public struct Status: Codable, Sendable, Equatable {
+        public var stateDir: String
+        public var updatedAt: String?
+        public var inputs: [InputStatus]
+        public var lastRun: String?
+        public var lastRunFinishedAt: String?
+        public var lastRunEvents: RunReport.Events?
+
+        enum CodingKeys: String, CodingKey {
+            case inputs
+            case stateDir = "state_dir"
+            case updatedAt = "updated_at"
+            case lastRun = "last_run"
+            case lastRunFinishedAt = "last_run_finished_at"
+            case lastRunEvents = "last_run_events"
+        }
+    }
+
+    /// Reads the status of `stateDirectory`.
+    public static func read(stateDirectory: String) throws -> Status {
+        guard FileManager.default.fileExists(atPath: stateDirectory) else {
+            throw UsageError("no state directory at \(stateDirectory): nothing has run there yet")
+        }
+        let state = try StateDirectory(path: stateDirectory)
+        var status = Status(stateDir: stateDirectory, updatedAt: nil, inputs: [], lastRun: nil)
+        if let data = FileManager.default.contents(atPath: state.checkpointMirrorPath) {
+            let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: data)
+            status.updatedAt = checkpoint.updatedAt
+            status.inputs = checkpoint.inputs.values.sorted { $0.path < $1.path }.map { cp in
+                let size = (try? FileManager.default.attributesOfItem(atPath: cp.path)[.size]) as? UInt64
+                let percent = size.flatMap { $0 > 0 ? min(100, Double(cp.offset) / Double($0) * 100) : nil }
+                return InputStatus(
+                    path: cp.path, line: cp.line, offset: cp.offset, completed: cp.completed, size: size,
+                    percent: cp.completed ? 100 : percent.map { ($0 * 10).rounded() / 10 })
+            }
+        }
+        if let data = FileManager.default.contents(atPath: state.reportPath),
+            let report = try? JSONDecoder().decode(RunReport.self, from: data)
+        {
+            status.lastRun = report.status.rawValue
+            status.lastRunFinishedAt = report.finishedAt
+            status.lastRunEvents = report.events
+        }
+        return status
+    }
+
+    /// The status as text.
+    public static func text(_ s: Status) -> String {
+        var lines = ["state: \(s.stateDir)" + (s.updatedAt.map { " (checkpoint \($0))" } ?? "")]
+        if s.inputs.isEmpty { lines.append("  no checkpointed inputs") }
+        for i in s.inputs {
+            let where_ = i.completed ? "completed" : "line \(i.line), byte \(i.offset)" + (i.percent.map { " (\($0)%)" } ?? "")
+            lines.append("  \(i.path): \(where_)" + (i.size == nil ? " [file missing]" : ""))
+        }
+        if let last = s.lastRun {
+            let e = s.lastRunEvents
+            lines.append(
+                "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
+                    + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending" } ?? ""))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,11 @@
+/// The process exit codes, shown in `--help` and documented in the README.
+enum ExitCodes {
+    static let help = """
+        Exit codes:
+          0   everything delivered (validate: all lines valid)
+          1   completed, but some events were dead-lettered (validate: some lines invalid)
+          2   usage or config error; nothing was sent
+          3   the destination refused the credentials or the path (401, 403, 404); checkpoint kept
+          75  interrupted (SIGINT/SIGTERM) or stopped on transient failures; a re-run resumes
+        """
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReplayKit
+
+/// `mr-replay run`.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay inputs to the configured destination (resumable). With --dry-run, write the enriched events instead.",
+        discussion: ExitCodes.help)
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: .long, help: "State directory (checkpoint, identities, dead letters, report). Default: state_dir from the config.")
+    var stateDir: String?
+
+    @Flag(name: .long, help: "Ignore the checkpoint and learned identities, and start over.")
+    var fresh = false
+
+    @Flag(name: .long, help: "Do everything except the network: write enriched events as NDJSON.")
+    var dryRun = false
+
+    @Option(name: .long, help: "With --dry-run: write events to this file instead of stdout.")
+    var output: String?
+
+    @Option(name: .long, help: "Process only shard K of N (K/N, 0-based), by identity hash. Each shard keeps its own state.")
+    var shard: String?
+
+    @Option(name: .long, help: "Number of shards; the shard index comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).")
+    var shards: Int?
+
+    @Flag(name: .long, help: "No progress output.")
+    var quiet = false
+
+    @Option(name: .long, help: "Log format: text or json.")
+    var logFormat: LogFormat = .text
+
+    func run() async throws {
+        let config = try common.loadConfig()
+        if dryRun {
+            try DryRun.run(config: config, sources: try common.resolveInputs(), output: output)
+            return
+        }
+        _ = try common.resolveInputs()
+        var options = RunOptions(inputs: common.inputs)
+        options.fresh = fresh
+        options.progress = quiet ? .off : .automatic
+        do {
+            options.shard = try resolveShard()
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        var stateDirectory = stateDir ?? config.stateDir
+        if let shard = options.shard { stateDirectory += "/shard-\(shard.index)-of-\(shard.count)" }
+        options.stateDirectory = stateDirectory
+
+        let format = logFormat
+        LoggingSystem.bootstrap { label in
+            switch format {
+            case .json: return JSONLogHandler(label: label)
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .info
+                return handler
+            }
+        }
+        var logger = Logger(label: "mr-replay")
+        logger.logLevel = .info
+
+        let stop = StopSignal()
+        let trap = SignalTrap(stop: stop) {
+            FileHandle.standardError.write(Data("\nmr-replay: stopping: settling in-flight batches (signal again to exit now)\n".utf8))
+        }
+        defer { trap.cancel() }
+        let report: RunReport
+        do {
+            report = try await ReplayRunner(config: config, options: options, logger: logger).run(stop: stop)
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if logFormat == .json {
+            logger.info("finished", metadata: [
+                "status": "\(report.status.rawValue)", "delivered": "\(report.events.delivered)",
+                "dead_lettered": "\(report.events.deadLettered)", "pending": "\(report.events.pending)",
+                "report": "\(stateDirectory)/report.json",
+            ])
+        } else {
+            FileHandle.standardError.write(Data((report.summary + "\n  report: \(stateDirectory)/report.json\n").utf8))
+        }
+        let code = report.status.exitCode
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    func resolveShard() throws -> Shard? {
+        if let shard {
+            return try Shard(parsing: shard)
+        }
+        if let shards {
+            guard let text = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"], let index = Int(text) else {
+                throw UsageError("--shards needs JOB_COMPLETION_INDEX in the environment (or use --shard K/N)")
+            }
+            return try Shard(index: index, count: shards)
+        }
+        return nil
+    }
+}
+
+/// Log output formats.
+enum LogFormat: String, ExpressibleByArgument, Sendable {
+    case text, json
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import ReplayKit
+
+/// `mr-replay status`.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show where each input of a state directory stands, and how the last run ended.")
+
+    @Option(name: .long, help: "Configuration file (for state_dir).")
+    var config: String?
+
+    @Option(name: .long, help: "State directory. Default: state_dir from the config.")
+    var stateDir: String?
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        var directory = stateDir
+        if directory == nil {
+            directory = try CommonOptions.parse(config.map { ["--config", $0] } ?? []).loadConfig().stateDir
+        }
+        do {
+            let status = try StatusReader.read(stateDirectory: directory!)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            } else {
+                print(StatusReader.text(status), terminator: "")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
