@@ -19,9 +19,13 @@ public struct RateLimiter: Sendable {
         self.eventsPerSecond = eventsPerSecond
         self.requestsPerSecond = requestsPerSecond
         self.unlimitedFallback = max(unlimitedFallback, 0.01)
-        events = TokenBucket(rate: eventsPerSecond, now: now)
-        requests = TokenBucket(rate: requestsPerSecond, now: now)
+        events = TokenBucket(rate: eventsPerSecond, capacity: RateLimiter.burst(eventsPerSecond), now: now)
+        requests = TokenBucket(rate: requestsPerSecond, capacity: RateLimiter.burst(requestsPerSecond), now: now)
     }
+
+    /// The burst allowed at the start: a tenth of a second of tokens (at least one), so even a
+    /// short run stays within its configured rate. Larger reservations still pass (into debt).
+    static func burst(_ rate: Double) -> Double { max(rate / 10, 1) }
 
     /// Reserves one request carrying `eventCount` events; returns the wait before sending.
     public mutating func reserve(eventCount: Int, now: Duration) -> Duration {

@@ -95,7 +95,8 @@ final class RateLimiterTests: XCTestCase {
 
     func testReserveWaitsForTheSlowerBucket() {
         var l = RateLimiter(eventsPerSecond: 10, requestsPerSecond: 100, unlimitedFallback: 1)
-        XCTAssertEqual(l.reserve(eventCount: 10, now: .zero), .zero)
-        XCTAssertEqual(l.reserve(eventCount: 20, now: .zero), .seconds(2))
+        XCTAssertEqual(l.reserve(eventCount: 1, now: .zero), .zero, "the burst is a tenth of a second of tokens")
+        XCTAssertEqual(l.reserve(eventCount: 10, now: .zero), .seconds(1))
+        XCTAssertEqual(l.reserve(eventCount: 20, now: .zero), .seconds(3))
     }
 }

@@ -120,7 +120,7 @@ final class EngineBatchingTests: XCTestCase {
             $0.requestsPerSecond = 2
         }
         _ = await runEngine(c, transport, clock: clock, events: (0..<5).map { testEvent("m\($0)") })
-        XCTAssertEqual(transport.requests.map(\.at), [0, 0, 500, 1000, 1500].map { Duration.milliseconds($0) })
+        XCTAssertEqual(transport.requests.map(\.at), [0, 500, 1000, 1500, 2000].map { Duration.milliseconds($0) })
     }
 
     func testEventsPerSecondLimitsLargeBatches() async {
@@ -131,6 +131,6 @@ final class EngineBatchingTests: XCTestCase {
             $0.eventsPerSecond = 5
         }
         _ = await runEngine(c, transport, clock: clock, events: (0..<30).map { testEvent("m\($0)") })
-        XCTAssertEqual(transport.requests.map(\.at), [1, 3, 5].map { Duration.seconds($0) })
+        XCTAssertEqual(transport.requests.map(\.at), [1800, 3800, 5800].map { Duration.milliseconds($0) })
     }
 }

@@ -1,0 +1,127 @@
+import Collector
+import Foundation
+import JSONCore
+import Logging
+import XCTest
+
+@testable import ReplayKit
+
+/// A collector started in process for run tests, storing to NDJSON so tests can read back what arrived.
+struct RunTarget {
+    let server: CollectorServer
+    let url: String
+    let store: String
+
+    static func start(
+        dir: String, name: String = "collected", writeKey: String = "test-key", strict: Bool = false,
+        faults: FaultConfiguration = .none
+    ) async throws -> RunTarget {
+        let store = "\(dir)/\(name).ndjson"
+        let config = CollectorConfiguration(writeKey: writeKey, store: .ndjson(store), strict: strict, faults: faults)
+        let server = CollectorServer(configuration: config, logger: Logger(label: "test-collector"))
+        _ = try await server.start()
+        return RunTarget(server: server, url: await server.baseURL, store: store)
+    }
+
+    /// The stored events by messageId, with `sentAt` and `writeKey` removed, and how many copies arrived.
+    func received() async throws -> (events: [String: JSONObject], copies: [String: Int]) {
+        try await server.shutdown()
+        return try RunTarget.read(store)
+    }
+
+    static func read(_ path: String) throws -> (events: [String: JSONObject], copies: [String: Int]) {
+        var events: [String: JSONObject] = [:]
+        var copies: [String: Int] = [:]
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return ([:], [:]) }
+        for line in text.split(separator: "\n") {
+            guard var object = try JSONValue(parsing: String(line)).objectValue,
+                let id = object["messageId"]?.stringValue
+            else { continue }
+            object["sentAt"] = nil
+            object["writeKey"] = nil
+            events[id] = object
+            copies[id, default: 0] += 1
+        }
+        return (events, copies)
+    }
+}
+
+/// A config file pointing at `url`, with fast retries for tests.
+func writeRunConfig(dir: String, url: String, writeKey: String = "test-key", extra: String = "") throws -> String {
+    let path = "\(dir)/replay.yaml"
+    try writeFile(path, """
+        ingestion:
+          host: \(url)
+          write_key: \(writeKey)
+          timeout_seconds: 5
+        batching:
+          max_events: 50
+          concurrency: 4
+        retry:
+          max_attempts: 100
+          max_elapsed_seconds: 60
+          min_wait_ms: 5
+          circuit_breaker: { failure_threshold: 3, cooldown_ms: 20, max_cooldown_ms: 100, jitter: 0 }
+        state_dir: \(dir)/state
+        \(extra)
+        """)
+    return path
+}
+
+/// Generates `count` NDJSON events over `identities` anonymous ids: identify events followed by
+/// tracks that rely on carry-forward, groups, pages and screens; some lines have no messageId.
+func generateEvents(count: Int, identities: Int = 20, seed: Int = 1, bigEveryNth: Int = 0) -> (text: String, valid: Int) {
+    var lines: [String] = []
+    for i in 0..<count {
+        let anon = "anon-\((i / 10 + seed) % identities)"
+        let ts = "2024-05-01T10:\(String(format: "%02d", (i / 60) % 60)):\(String(format: "%02d", i % 60)).000Z"
+        let id = i % 3 == 0 ? "" : #","messageId":"m-\#(seed)-\#(i)""#
+        switch i % 10 {
+        case 0: lines.append(#"{"type":"identify","anonymousId":"\#(anon)","userId":"user-\#(anon)","traits":{"n":\#(i)},"timestamp":"\#(ts)"\#(id)}"#)
+        case 1: lines.append(#"{"type":"group","anonymousId":"\#(anon)","userId":"user-\#(anon)","groupId":"g-\#(i % 4)","timestamp":"\#(ts)"\#(id)}"#)
+        case 2: lines.append(#"{"type":"page","anonymousId":"\#(anon)","name":"P\#(i)","timestamp":"\#(ts)"\#(id)}"#)
+        case 3: lines.append(#"{"type":"screen","anonymousId":"\#(anon)","name":"Écran \#(i)","timestamp":"\#(ts)"\#(id)}"#)
+        default:
+            var props = #"{"i":\#(i),"price":12.50,"tags":["a","ü"],"nested":{"x":null}}"#
+            if bigEveryNth > 0, i % bigEveryNth == 5 {
+                props = #"{"blob":"\#(String(repeating: "x", count: 40_000))"}"#
+            }
+            lines.append(#"{"type":"track","anonymousId":"\#(anon)","event":"E\#(i % 5)","properties":\#(props),"timestamp":"\#(ts)"\#(id)}"#)
+        }
+    }
+    return (lines.joined(separator: "\n") + "\n", count)
+}
+
+/// Runs the pipeline in process.
+func replay(
+    config path: String, inputs: [String], stateDir: String? = nil, fresh: Bool = false, shard: Shard? = nil,
+    stop: StopSignal = StopSignal()
+) async throws -> RunReport {
+    let config = try ConfigLoader.load(path: path, environment: [:])
+    var options = RunOptions(inputs: inputs)
+    options.stateDirectory = stateDir
+    options.fresh = fresh
+    options.shard = shard
+    options.progress = .off
+    var logger = Logger(label: "test-run")
+    logger.logLevel = .error
+    return try await ReplayRunner(config: config, options: options, logger: logger).run(stop: stop)
+}
+
+/// Creates the state directory with a fixed device anonymousId, so two state directories
+/// enrich identically.
+func seedState(_ dir: String) throws {
+    let store = try IdentityStore(stateDirectory: dir, makeUUID: { "00000000-0000-4000-8000-00000000d0d0" })
+    store.close()
+}
+
+/// Finds a product built next to the test bundle.
+func builtBinary(_ name: String) throws -> URL {
+    var dirs = Bundle.allBundles.flatMap { [$0.bundleURL, $0.bundleURL.deletingLastPathComponent()] }
+    dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    for d in dirs {
+        let url = d.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    throw XCTSkip("\(name) binary not found next to the test bundle (run swift build first)")
+}
