@@ -13,7 +13,7 @@ public struct RunOptions: Sendable {
     /// How long in-flight batches get to settle after a stop request.
     public var stopGrace: Duration = .seconds(5)
     /// How often the checkpoint is written while running.
-    public var checkpointInterval: Duration = .seconds(2)
+    public var checkpointInterval: Duration = .seconds(1)
 
     /// Creates options for `inputs`.
     public init(inputs: [String]) { self.inputs = inputs }

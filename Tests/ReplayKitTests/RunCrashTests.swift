@@ -1,0 +1,119 @@
+import Foundation
+import JSONCore
+import XCTest
+
+@testable import ReplayKit
+
+/// Runs the real `mr-replay` binary and kills or signals it, then checks that a resumed run
+/// ends with exactly the events an uninterrupted run delivers.
+final class RunCrashTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeTempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func launch(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = try builtBinary("mr-replay")
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        return p
+    }
+
+    func runToEnd(_ args: [String]) throws -> Int32 {
+        let p = try launch(args)
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    func testKillNineAtSeveralPointsLosesNothing() async throws {
+        let (text, valid) = generateEvents(count: 6000)
+        try writeFile("\(dir)/in.ndjson", text + "broken line\n")
+
+        // The reference: one uninterrupted run.
+        let reference = try await RunTarget.start(dir: dir, name: "reference")
+        try FileManager.default.createDirectory(atPath: "\(dir)/ref", withIntermediateDirectories: true)
+        try seedState("\(dir)/ref/state")
+        let refConfig = try writeRunConfig(dir: "\(dir)/ref", url: reference.url)
+        let refReport = try await replay(config: refConfig, inputs: ["\(dir)/in.ndjson"])
+        XCTAssertEqual(refReport.status, .completedWithDrops)
+        let expected = try await reference.received()
+        XCTAssertEqual(expected.events.count, valid)
+
+        // The crashing runs: slowed by a rate limit so the kills land mid-run.
+        let target = try await RunTarget.start(dir: dir, name: "crashy")
+        try FileManager.default.createDirectory(atPath: "\(dir)/crash", withIntermediateDirectories: true)
+        try seedState("\(dir)/crash/state")
+        let config = try writeRunConfig(dir: "\(dir)/crash", url: target.url, extra: "rate_limit: { events_per_second: 2000 }")
+        let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
+        var kills = 0
+        // Checkpoints are written every second, so each kill lands after at least one of them.
+        for delay in [1.3, 0.4, 1.6, 1.2] {
+            let p = try launch(args)
+            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            if p.isRunning {
+                kill(p.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            p.waitUntilExit()
+        }
+        XCTAssertGreaterThanOrEqual(kills, 2, "the kills must land while the run is going")
+        XCTAssertEqual(try runToEnd(args), 1, "the final run completes (with the one dead letter)")
+        let got = try await target.received()
+
+        let missing = Set(expected.events.keys).subtracting(got.events.keys)
+        let extra = Set(got.events.keys).subtracting(expected.events.keys)
+        XCTAssertEqual(missing.count, 0, "lost events, for example \(missing.prefix(3))")
+        XCTAssertEqual(extra.count, 0, "unexpected events, for example \(extra.prefix(3))")
+        let differing = expected.events.filter { got.events[$0.key] != nil && got.events[$0.key] != $0.value }
+        XCTAssertEqual(differing.count, 0, "events differ from the uninterrupted run (except sentAt), e.g. \(differing.keys.prefix(3))")
+        let duplicates = got.copies.values.reduce(0) { $0 + $1 - 1 }
+        // Duplicates are limited to what was in flight or delivered since the last checkpoint
+        // (written every second) when each kill landed.
+        XCTAssertLessThanOrEqual(duplicates, kills * 2000, "duplicates: \(duplicates)")
+        let report = try JSONValue(parsing: try String(contentsOfFile: "\(dir)/crash/state/report.json", encoding: .utf8))
+        XCTAssertEqual(report.objectValue?["status"], "completed_with_drops")
+        let resumedPast = Int(report.objectValue?["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0
+        XCTAssertGreaterThan(resumedPast, 0, "the final run resumed from a checkpoint written before a kill")
+    }
+
+    func testSigtermStopsCleanlyWithExit75AndTheNextRunFinishes() async throws {
+        let (text, valid) = generateEvents(count: 2000)
+        try writeFile("\(dir)/in.ndjson", text)
+        let target = try await RunTarget.start(dir: dir)
+        let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit: { events_per_second: 1500 }")
+        let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
+        let p = try launch(args)
+        try await Task.sleep(for: .milliseconds(400))
+        XCTAssertTrue(p.isRunning)
+        p.terminate()
+        let started = ContinuousClock.now
+        p.waitUntilExit()
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(8), "a stop settles within a bounded time")
+        XCTAssertEqual(p.terminationStatus, 75)
+        let stopped = try JSONValue(parsing: try String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8)).objectValue!
+        XCTAssertEqual(stopped["status"], "interrupted")
+        let events = stopped["events"]!.objectValue!
+        let read = events["read"]!.encodedString, delivered = events["delivered"]!.encodedString
+        let pending = Int(events["pending"]!.encodedString)!
+        XCTAssertEqual(Int(read)!, Int(delivered)! + pending, "read = delivered + pending when interrupted")
+
+        XCTAssertEqual(try runToEnd(args), 0)
+        let got = try await target.received()
+        XCTAssertEqual(got.events.count, valid)
+    }
+
+    func testExitCodesForFatalAndConfigErrors() async throws {
+        let target = try await RunTarget.start(dir: dir, writeKey: "right")
+        try writeFile("\(dir)/in.ndjson", generateEvents(count: 20).text)
+        let wrong = try writeRunConfig(dir: dir, url: target.url, writeKey: "wrong")
+        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "--quiet", "\(dir)/in.ndjson"]), 3)
+        try writeFile("\(dir)/bad.yaml", "ingestion:\n  hostt: x\n")
+        XCTAssertEqual(try runToEnd(["run", "--config", "\(dir)/bad.yaml", "\(dir)/in.ndjson"]), 2)
+        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "--shard", "5/2", "\(dir)/in.ndjson"]), 2)
+        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "\(dir)/missing.ndjson"]), 2)
+        _ = try await target.received()
+    }
+}
