@@ -26,6 +26,8 @@ extension MetaRouterClient {
     func enqueue(_ event: Event) async {
         guard accepting(event.type.rawValue) else { return }
         let current = await identity.identity
+        // Shutdown may have begun while the identity was read.
+        guard accepting(event.type.rawValue) else { return }
         let prepared = EventPreparation.prepare(event, identity: current, context: options.context, now: clock.wallClock)
         append(prepared)
     }

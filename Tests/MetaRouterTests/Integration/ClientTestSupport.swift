@@ -17,7 +17,19 @@ final class ManualClock: EngineClock {
         var now: Duration = .zero
         var sleepers: [Sleeper] = []
         var nextId = 0
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(deadline: Duration?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the waiters whose condition holds now.
+        mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
+            let sleepers = self.sleepers
+            func holds(_ w: (deadline: Duration?, count: Int, continuation: CheckedContinuation<Void, Never>)) -> Bool {
+                if let d = w.deadline { return sleepers.contains { $0.deadline == d } }
+                return sleepers.count >= w.count
+            }
+            let ready = sleeperWaiters.filter(holds).map(\.continuation)
+            sleeperWaiters.removeAll(where: holds)
+            return ready
+        }
     }
 
     private let state = Mutex(State())
@@ -38,9 +50,7 @@ final class ManualClock: EngineClock {
                 let (resumeNow, waiters) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
                     if deadline <= s.now { return (true, []) }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
-                    let ready = s.sleeperWaiters.filter { $0.count <= s.sleepers.count }.map(\.continuation)
-                    s.sleeperWaiters.removeAll { $0.count <= s.sleepers.count }
-                    return (false, ready)
+                    return (false, s.readyWaiters())
                 }
                 for w in waiters { w.resume() }
                 if resumeNow { c.resume() }
@@ -66,14 +76,18 @@ final class ManualClock: EngineClock {
     }
 
     /// Returns once at least `count` tasks sleep on this clock.
-    func waitForSleepers(_ count: Int) async {
+    func waitForSleepers(_ count: Int) async { await waitFor(deadline: nil, count: count) }
+
+    /// Returns once a task sleeps until exactly `deadline`.
+    func waitForSleeper(until deadline: Duration) async { await waitFor(deadline: deadline, count: 0) }
+
+    private func waitFor(deadline: Duration?, count: Int) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.sleepers.count >= count { return true }
-                s.sleeperWaiters.append((count, c))
-                return false
+            let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.sleeperWaiters.append((deadline, count, c))
+                return s.readyWaiters()
             }
-            if now { c.resume() }
+            for w in ready { w.resume() }
         }
     }
 }

@@ -241,3 +241,34 @@ final class ClientTests: XCTestCase {
         }
     }
 }
+
+/// Shutdown when the endpoint never answers: the time limit cancels the engine and nothing is lost.
+final class ClientShutdownTests: XCTestCase {
+    func testShutdownTimeoutCancelsAHangingEngineAndSnapshotsEverything() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let queuePath = dir + "/queue.v1.json"
+        let clock = ManualClock()
+        let gate = GatedTransport()
+        let client = try MetaRouterClient(options: clientOptions {
+            $0.diskQueuePath = queuePath
+            $0.shutdownTimeout = .seconds(5)
+            $0.flushInterval = .seconds(1000)
+        }, transport: gate, clock: clock)
+        for k in 0..<4 { await client.track("E\(k)") }
+        await client.flush()  // one request, held by the gate
+        let shutdown = Task { await client.shutdown() }
+        await clock.waitForSleeper(until: .seconds(5))
+        clock.advance(by: .seconds(5))  // the time limit: the engine is cancelled with 1 s of grace
+        await clock.waitForSleeper(until: .seconds(6))
+        clock.advance(by: .seconds(1))  // grace over: the held request is abandoned
+        await shutdown.value
+        gate.release()  // its late answer produces no second outcome
+
+        let stats = await client.stats
+        XCTAssertEqual(stats.notDelivered, 4)
+        XCTAssertEqual(stats.delivered, 0)
+        let saved = try DiskQueue(path: queuePath, maxAge: nil).load()
+        XCTAssertEqual(saved.events.map(\.event), ["E0", "E1", "E2", "E3"])
+    }
+}
