@@ -229,6 +229,27 @@ final class ClientTests: XCTestCase {
         await client.shutdown()
     }
 
+    func testRejectedEventsAreGivenUpWithTheirReasonAndNotSnapshotted() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let queuePath = dir + "/queue.v1.json"
+        let transport = RecordingTransport(status: 400)
+        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
+                                          transport: transport, clock: ManualClock())
+        for k in 0..<3 { await client.track("E\(k)") }
+        await client.drain()
+        let stats = await client.stats
+        XCTAssertEqual(stats.givenUp, ["rejected_400": 3])
+        XCTAssertEqual(stats.delivered, 0)
+        let disabledBy = await client.disabledBy
+        XCTAssertNil(disabledBy, "a 400 does not disable the client")
+        await client.track("Still Accepted")
+        await client.drain()
+        XCTAssertEqual(transport.events.last?["event"]?.stringValue, "Still Accepted")
+        await client.shutdown()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: queuePath), "given-up events are settled, not kept")
+    }
+
     func testInvalidOptionsAreRejectedWithTheSettingName() {
         XCTAssertThrowsError(try MetaRouterClient(options: clientOptions { $0.flushInterval = .zero })) {
             XCTAssertEqual(($0 as? DeliveryConfigurationError)?.setting, "flushInterval")
