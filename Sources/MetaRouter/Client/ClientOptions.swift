@@ -1,0 +1,74 @@
+/// Where ``MetaRouterClient`` keeps the persisted identity (anonymousId, userId, groupId, advertisingId).
+public enum IdentityStorage: Sendable {
+    /// Kept in memory only: a new anonymousId per client instance.
+    case inMemory
+    /// Kept in `identity.json` inside this directory (created on first write).
+    case directory(String)
+    /// Kept in the given store.
+    case custom(any KeyValueStorage)
+
+    /// Opens the store.
+    func open() throws -> any KeyValueStorage {
+        switch self {
+        case .inMemory: return InMemoryKeyValueStorage()
+        case .directory(let dir):
+            var base = dir
+            while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+            return try FileKeyValueStorage(path: base + "/identity.json")
+        case .custom(let storage): return storage
+        }
+    }
+}
+
+/// Settings of a ``MetaRouterClient``: the endpoint and delivery knobs, flushing, queueing,
+/// identity storage, context and the offline snapshot.
+public struct ClientOptions: Sendable {
+    /// Endpoint, write key, batching, retries, breaker, rate limits (see ``DeliveryConfiguration``).
+    public var delivery: DeliveryConfiguration
+    /// How often queued events are sent even when no batch is full.
+    public var flushInterval: Duration = .seconds(10)
+    /// Events buffered in the client before they enter the engine; when full, the oldest is dropped.
+    public var maxQueueEvents = 2000
+    /// Where the identity is persisted.
+    public var identityStorage: IdentityStorage = .inMemory
+    /// Static context added to every event (`library`, `app`, `device`, `os`, `locale`, `timezone`).
+    public var context = ContextInfo()
+    /// Path of the offline snapshot (`queue.v1.json`): undelivered events are written there by
+    /// ``MetaRouterClient/shutdown()`` and sent again by the next client. `nil`: no snapshot.
+    public var diskQueuePath: String?
+    /// Snapshot events older than this are dropped when loading (`nil` keeps all); the SDK uses 7 days.
+    public var diskQueueMaxAge: Duration? = DiskQueue.sevenDays
+    /// How long ``MetaRouterClient/shutdown()`` tries to deliver before it cancels the engine.
+    public var shutdownTimeout: Duration = .seconds(10)
+
+    /// Options for `writeKey` at `ingestionHost`, with the defaults above and the engine's defaults.
+    public init(writeKey: String, ingestionHost: String) {
+        delivery = DeliveryConfiguration(host: ingestionHost, writeKey: writeKey)
+    }
+
+    /// The source's write key.
+    public var writeKey: String {
+        get { delivery.writeKey }
+        set { delivery.writeKey = newValue }
+    }
+
+    /// The ingestion host, for example `https://ingest.example.com`.
+    public var ingestionHost: String {
+        get { delivery.host }
+        set { delivery.host = newValue }
+    }
+
+    /// The batch path appended to the host (default `/v1/batch`).
+    public var path: String {
+        get { delivery.path }
+        set { delivery.path = newValue }
+    }
+
+    /// Checks every setting; throws ``DeliveryConfigurationError`` naming the bad one.
+    public func validate() throws(DeliveryConfigurationError) {
+        try delivery.validate()
+        if flushInterval <= .zero { throw .init(setting: "flushInterval", "must be positive") }
+        if maxQueueEvents < 1 { throw .init(setting: "maxQueueEvents", "must be at least 1, got \(maxQueueEvents)") }
+        if shutdownTimeout < .zero { throw .init(setting: "shutdownTimeout", "must not be negative") }
+    }
+}

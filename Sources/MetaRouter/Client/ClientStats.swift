@@ -1,0 +1,22 @@
+/// Counters of a ``MetaRouterClient``.
+public struct ClientStats: Sendable, Equatable {
+    /// Events waiting in the client, not yet handed to the engine.
+    public var queued = 0
+    /// Events in the engine without an outcome yet.
+    public var inFlight = 0
+    /// Events the endpoint accepted.
+    public var delivered = 0
+    /// Events the engine gave up on (`too_large`, `rejected_<status>`), by reason.
+    public var givenUp: [String: Int] = [:]
+    /// Events the engine could not deliver because it stopped; kept for the snapshot.
+    public var notDelivered = 0
+    /// Events dropped because the client queue was full (oldest first).
+    public var droppedQueueFull = 0
+    /// Calls dropped because the client was disabled (fatal 401/403/404) or shut down.
+    public var droppedDisabled = 0
+    /// Events loaded from the snapshot at start.
+    public var rehydrated = 0
+
+    /// Creates zeroed counters.
+    public init() {}
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+
+/// Periodic flushing, rehydration and shutdown.
+extension MetaRouterClient {
+    /// A task that calls `tick` every `interval` on `clock` until `tick` returns false or the task is cancelled.
+    static func timer(clock: any EngineClock, every interval: Duration,
+                      tick: @escaping @Sendable () async -> Bool) -> Task<Void, Never> {
+        Task {
+            var next = clock.now + interval
+            while true {
+                do { try await clock.sleep(until: next) } catch { return }
+                guard await tick() else { return }
+                next = max(next + interval, clock.now)
+            }
+        }
+    }
+
+    /// One flush-timer tick; false once the client is shutting down.
+    func timerFired() async -> Bool {
+        guard phase == .running else { return false }
+        await flush()
+        return phase == .running
+    }
+
+    /// Loads and removes the snapshot; keeps the newest `cap` events.
+    static func rehydrate(_ queue: DiskQueue, now: Date, cap: Int, logger: Logger)
+        -> (events: [Event], stats: ClientStats)
+    {
+        var stats = ClientStats()
+        let snapshot: DiskQueue.Snapshot
+        do { snapshot = try queue.load(now: now) } catch {
+            logger.error("cannot read the disk queue", metadata: ["path": "\(queue.path)", "error": "\(error)"])
+            return ([], stats)
+        }
+        var events = snapshot.events
+        if events.count > cap {
+            stats.droppedQueueFull = events.count - cap
+            events.removeFirst(events.count - cap)
+        }
+        stats.rehydrated = events.count
+        if snapshot.version != nil {
+            do { try queue.remove() } catch {
+                logger.error("cannot remove the disk queue", metadata: ["path": "\(queue.path)", "error": "\(error)"])
+            }
+            logger.info("disk queue loaded", metadata: [
+                "events": "\(events.count)", "expired": "\(snapshot.expired)", "corrupt": "\(snapshot.corrupt)"])
+        }
+        return (events, stats)
+    }
+
+    /// Stops the timer, delivers what it can within `shutdownTimeout` (then cancels the engine),
+    /// and writes every event that was not delivered to the disk queue. Later calls are dropped.
+    /// Calling it again does nothing.
+    public func shutdown() async {
+        guard phase == .running else { return }
+        phase = .shuttingDown
+        tasks.cancelTimer()
+        let engine = self.engine
+        let clock = self.clock
+        let deadline = clock.now + options.shutdownTimeout
+        let limit = Task {
+            do { try await clock.sleep(until: deadline) } catch { return }
+            _ = await engine.cancel(grace: .seconds(1))
+        }
+        wakePump()
+        await pumpIdle()
+        await tasks.pumpEnded()
+        _ = await engine.finish()
+        limit.cancel()
+        if let ownedTransport { await ownedTransport.shutdown() }
+
+        var leftovers = ledger.takeUndelivered()
+        leftovers.append(contentsOf: buffer)
+        buffer.removeAll()
+        leftovers.sort { $0.tag < $1.tag }
+        if let diskQueue {
+            do {
+                if leftovers.isEmpty { try diskQueue.remove() } else { try diskQueue.save(leftovers.map(\.event)) }
+                if !leftovers.isEmpty {
+                    logger.info("undelivered events saved to the disk queue",
+                                metadata: ["events": "\(leftovers.count)", "path": "\(diskQueue.path)"])
+                }
+            } catch {
+                logger.error("cannot write the disk queue; \(leftovers.count) events are lost",
+                             metadata: ["path": "\(diskQueue.path)", "error": "\(error)"])
+            }
+        } else if !leftovers.isEmpty {
+            logger.warning("\(leftovers.count) events were not delivered and no diskQueuePath is set")
+        }
+        phase = .shutDown
+    }
+}

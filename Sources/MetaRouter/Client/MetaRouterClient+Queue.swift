@@ -1,0 +1,100 @@
+import Logging
+
+/// Preparing calls into events and pumping them into the engine in order.
+extension MetaRouterClient {
+    /// Whether a call is taken; otherwise it is counted and logged as dropped.
+    func accepting(_ call: String) -> Bool {
+        if phase == .running, ledger.fatalStatus == nil { return true }
+        counters.droppedDisabled += 1
+        let why = phase != .running ? "the client is shut down" : "the client is disabled (status \(ledger.fatalStatus ?? 0))"
+        if counters.droppedDisabled == 1 {
+            logger.warning("call dropped: \(why)", metadata: ["call": "\(call)"])
+        } else {
+            logger.debug("call dropped: \(why)", metadata: ["call": "\(call)"])
+        }
+        return false
+    }
+
+    /// Runs an identity change, logging a storage failure.
+    func persist(_ change: @Sendable (PersistedIdentity) async throws -> Void) async {
+        do { try await change(identity) } catch {
+            logger.error("cannot persist the identity", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Prepares `event` with the current identity and context and queues it.
+    func enqueue(_ event: Event) async {
+        guard accepting(event.type.rawValue) else { return }
+        let current = await identity.identity
+        // Shutdown may have begun while the identity was read.
+        guard accepting(event.type.rawValue) else { return }
+        let prepared = EventPreparation.prepare(event, identity: current, context: options.context, now: clock.wallClock)
+        append(prepared)
+    }
+
+    /// Queues a prepared event; drops the oldest when the queue is over `maxQueueEvents`.
+    func append(_ event: Event) {
+        buffer.append((nextTag, event))
+        nextTag += 1
+        if buffer.count > options.maxQueueEvents {
+            let dropped = buffer.removeFirst()
+            counters.droppedQueueFull += 1
+            logger.warning("queue full: oldest event dropped",
+                           metadata: ["messageId": "\(dropped.event.messageId ?? "")", "maxQueueEvents": "\(options.maxQueueEvents)"])
+        }
+        wakePump()
+    }
+
+    func wakePump() {
+        pumpWakeup?.resume()
+        pumpWakeup = nil
+    }
+
+    /// Hands queued events to the engine one by one, in order, until shutdown or until the engine stops.
+    func runPump() async {
+        defer {
+            pumpEnded = true
+            resumeIdleWaiters()
+        }
+        while true {
+            guard let item = buffer.first else {
+                resumeIdleWaiters()
+                if phase != .running { return }
+                await withCheckedContinuation { pumpWakeup = $0 }
+                continue
+            }
+            buffer.removeFirst()
+            let encoded: EncodedEvent
+            do {
+                encoded = try EncodedEvent(validating: item.event.encoded, tag: item.tag)
+            } catch {
+                logger.error("event dropped: it cannot be encoded", metadata: ["error": "\(error)"])
+                continue
+            }
+            ledger.add(item.tag, item.event)
+            pumpBusy = true
+            let accepted = await engine.submit(encoded)
+            pumpBusy = false
+            if !accepted {
+                // The engine stopped: keep the event (and everything after it) for the snapshot.
+                ledger.remove(item.tag)
+                buffer.prepend(item)
+                let cause = await engine.stopCause.map { "\($0)" } ?? "closing"
+                logger.warning("delivery stopped; later events are kept for the disk queue", metadata: ["cause": "\(cause)"])
+                return
+            }
+        }
+    }
+
+    /// Returns once the queue is empty and the pump is not submitting (or the pump has ended).
+    func pumpIdle() async {
+        if pumpEnded || (buffer.isEmpty && !pumpBusy) { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    func resumeIdleWaiters() {
+        let waiters = idleWaiters
+        idleWaiters = []
+        for w in waiters { w.resume() }
+    }
+}

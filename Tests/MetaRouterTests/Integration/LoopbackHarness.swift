@@ -1,0 +1,188 @@
+import Collector
+import Foundation
+import JSONCore
+import Synchronization
+import XCTest
+
+@testable import MetaRouter
+
+/// What one engine run against an in-process collector produced.
+struct LoopbackResult {
+    /// Every outcome the engine reported, in report order.
+    let outcomes: [EventOutcome]
+    /// Tags of the events `submit` accepted.
+    let accepted: [UInt64]
+    /// Tags of the events `submit` refused (the engine had stopped; the caller keeps them).
+    let refused: [UInt64]
+    /// The engine's counters.
+    let stats: DeliveryStats
+    /// The collector's counters.
+    let collector: CollectorStats
+    /// Each stored line of the NDJSON store, parsed, in file order.
+    let stored: [JSONObject]
+    /// What the recording transport saw.
+    let requests: [LoopbackRequest]
+
+    /// The stored events' message ids in file order.
+    var storedIds: [String] { stored.compactMap { $0["messageId"]?.stringValue } }
+
+    /// Outcomes by tag (a duplicate outcome fails the exactly-one check, not this lookup).
+    var byTag: [UInt64: EventOutcome] { Dictionary(outcomes.map { ($0.tag, $0) }, uniquingKeysWith: { a, _ in a }) }
+
+    /// Message ids of the events the engine reported delivered.
+    var deliveredIds: Set<String> {
+        Set(outcomes.filter { $0.result == .delivered }.map(\.messageId))
+    }
+}
+
+/// One request the recording transport passed to the real HTTP transport.
+struct LoopbackRequest: Sendable {
+    let headers: [(name: String, value: String)]
+    let wireBytes: Int
+    let response: DeliveryResponse
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Passes every request to a real `HTTPDeliveryTransport` and records headers and answers.
+final class RecordingHTTPTransport: DeliveryTransport {
+    let inner: HTTPDeliveryTransport
+    private let log = Mutex<[LoopbackRequest]>([])
+
+    init(maxConnectionsPerHost: Int) { inner = HTTPDeliveryTransport(maxConnectionsPerHost: maxConnectionsPerHost) }
+
+    var requests: [LoopbackRequest] { log.withLock { $0 } }
+
+    func send(_ request: DeliveryRequest) async -> DeliveryResponse {
+        let response = await inner.send(request)
+        log.withLock { $0.append(LoopbackRequest(headers: request.headers, wireBytes: request.body.count, response: response)) }
+        return response
+    }
+}
+
+/// Keys of the in-process collector and of the engine.
+enum Loopback {
+    static let writeKey = "integration-key"
+
+    /// Engine settings that keep fault runs fast: short waits, a generous retry budget.
+    static func fastConfiguration(host: String) -> DeliveryConfiguration {
+        var c = DeliveryConfiguration(host: host, writeKey: writeKey)
+        c.concurrency = 4
+        c.maxBatchEvents = 50
+        c.retryFloor = .milliseconds(10)
+        c.breaker.cooldown = .milliseconds(20)
+        c.breaker.maxCooldown = .milliseconds(80)
+        c.maxAttempts = 200
+        c.maxElapsed = .seconds(60)
+        c.requestTimeout = .seconds(10)
+        return c
+    }
+
+    /// `count` track events over `users` identities; each carries `properties.seq` (its index)
+    /// and, every `invalidEvery` events, is invalid for the collector (a track with no `event`).
+    static func events(count: Int, users: Int = 25, invalidEvery: Int = 0, padding: Int = 0) -> [EncodedEvent] {
+        (0..<count).map { i in
+            let invalid = invalidEvery > 0 && i % invalidEvery == invalidEvery - 1
+            var json = #"{"type":"track","#
+            if !invalid { json += #""event":"Order \#(i % 7)","# }
+            json += #""anonymousId":"user-\#(i % users)","messageId":"msg-\#(i)","properties":{"seq":\#(i)"#
+            if padding > 0 { json += #","pad":"\#(String(repeating: "p", count: padding))""# }
+            json += "}}"
+            return try! EncodedEvent(validating: Array(json.utf8), tag: UInt64(i))
+        }
+    }
+
+    /// Starts a collector with an NDJSON store, runs `events` through a `DeliveryEngine` with the
+    /// real HTTP transport, finishes, stops the collector and reads the store back.
+    static func run(
+        _ events: [EncodedEvent],
+        collector configureCollector: (inout CollectorConfiguration) -> Void = { _ in },
+        engine configureEngine: (inout DeliveryConfiguration) -> Void = { _ in }
+    ) async throws -> LoopbackResult {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mr-int-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let storePath = dir.appendingPathComponent("events.ndjson").path
+
+        var collectorConfig = CollectorConfiguration(writeKey: writeKey, store: .ndjson(storePath))
+        configureCollector(&collectorConfig)
+        let server = CollectorServer(configuration: collectorConfig)
+        _ = try await server.start()
+        let base = await server.baseURL
+
+        var config = fastConfiguration(host: base)
+        configureEngine(&config)
+        try config.validate()
+        let transport = RecordingHTTPTransport(maxConnectionsPerHost: config.concurrency)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config, transport: transport, onOutcomes: sink.callback)
+        var accepted: [UInt64] = []
+        var refused: [UInt64] = []
+        for e in events {
+            if await engine.submit(e) { accepted.append(e.tag) } else { refused.append(e.tag) }
+        }
+        let stats = await engine.finish()
+        await transport.inner.shutdown()
+        let collectorStats = await server.stats()
+        try await server.shutdown()
+
+        let text = (try? String(contentsOfFile: storePath, encoding: .utf8)) ?? ""
+        let stored = try text.split(separator: "\n").map { line -> JSONObject in
+            guard let o = try JSONValue(parsing: String(line)).objectValue else { throw StoredLineError() }
+            return o
+        }
+        return LoopbackResult(outcomes: sink.all, accepted: accepted, refused: refused, stats: stats,
+                              collector: collectorStats, stored: stored, requests: transport.requests)
+    }
+}
+
+/// A stored line that is not a JSON object.
+struct StoredLineError: Error {}
+
+/// The invariants every run must keep, whatever the faults.
+func assertRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
+                         file: StaticString = #filePath, line: UInt = #line) {
+    // Exactly one outcome per accepted event, none for refused ones.
+    let tags = r.outcomes.map(\.tag)
+    XCTAssertEqual(tags.count, Set(tags).count, "an event got more than one outcome", file: file, line: line)
+    XCTAssertEqual(Set(tags), Set(r.accepted), "outcomes and accepted events differ", file: file, line: line)
+    XCTAssertEqual(r.accepted.count + r.refused.count, events.count, file: file, line: line)
+    XCTAssertTrue(Set(r.refused).isDisjoint(with: Set(tags)), file: file, line: line)
+
+    // Stats add up.
+    let s = r.stats
+    XCTAssertEqual(s.eventsSubmitted, r.accepted.count, file: file, line: line)
+    XCTAssertEqual(s.eventsDelivered + s.eventsGivenUp + s.eventsNotDelivered, s.eventsSubmitted, file: file, line: line)
+    XCTAssertEqual(s.givenUpReasons.values.reduce(0, +), s.eventsGivenUp, file: file, line: line)
+    XCTAssertEqual(s.eventsDelivered, r.outcomes.filter { $0.result == .delivered }.count, file: file, line: line)
+    XCTAssertEqual(s.responses.values.reduce(0, +), s.batchesSent, file: file, line: line)
+    XCTAssertEqual(s.batchesSent, r.requests.count, file: file, line: line)
+
+    // Every give-up has a reason.
+    for o in r.outcomes {
+        if case .gaveUp(let reason, let detail) = o.result {
+            XCTAssertFalse(reason.isEmpty, "give-up without a reason: \(o.messageId)", file: file, line: line)
+            XCTAssertFalse(detail.isEmpty, "give-up without detail: \(o.messageId)", file: file, line: line)
+        }
+    }
+
+    // What arrived is exactly what was reported delivered (duplicates allowed, nothing else).
+    XCTAssertEqual(Set(r.storedIds), r.deliveredIds, "stored and delivered message ids differ", file: file, line: line)
+    XCTAssertEqual(r.collector.unique, r.deliveredIds.count, file: file, line: line)
+
+    // Per-identity order: the first arrival of each event keeps the submit order of its identity.
+    var seen = Set<String>()
+    var lastSeq: [String: Int] = [:]
+    for e in r.stored {
+        guard let id = e["messageId"]?.stringValue, seen.insert(id).inserted,
+              let user = e["anonymousId"]?.stringValue,
+              case .number(let n)? = e["properties"]?.objectValue?["seq"], let seq = n.intValue
+        else { continue }
+        if let last = lastSeq[user] {
+            XCTAssertLessThan(last, seq, "order broken for \(user)", file: file, line: line)
+        }
+        lastSeq[user] = seq
+    }
+}
