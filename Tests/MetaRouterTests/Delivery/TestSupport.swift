@@ -8,18 +8,42 @@ import XCTest
 /// A virtual clock: `sleep(until:)` jumps time forward to the deadline at once, so engine waits
 /// (backoff, cooldowns, rate limits) take no real time and are recorded exactly.
 final class VirtualClock: EngineClock {
-    private let state = Mutex<Duration>(.zero)
+    private struct State {
+        var now: Duration = .zero
+        var sleepers: [Int: Duration] = [:]
+        var nextId = 0
+    }
+    private let state = Mutex(State())
     let wallOrigin: Date
 
     init(wallOrigin: Date = Date(timeIntervalSince1970: 1_700_000_000)) { self.wallOrigin = wallOrigin }
 
-    var now: Duration { state.withLock { $0 } }
+    var now: Duration { state.withLock { $0.now } }
     var wallClock: Date { wallOrigin.addingTimeInterval(now.seconds) }
 
+    /// Jumps virtual time forward, waking sleepers in deadline order: a sleeper only moves the
+    /// clock when no other sleeper has an earlier deadline, so concurrent lanes see time pass in
+    /// the same order on every run.
     func sleep(until deadline: Duration) async throws {
         try Task.checkCancellation()
-        state.withLock { $0 = max($0, deadline) }
-        await Task.yield()
+        let id = state.withLock { s -> Int in
+            s.nextId += 1
+            s.sleepers[s.nextId] = deadline
+            return s.nextId
+        }
+        defer { _ = state.withLock { $0.sleepers.removeValue(forKey: id) } }
+        while true {
+            // Let tasks that are about to sleep register their deadlines first.
+            for _ in 0..<8 { await Task.yield() }
+            try Task.checkCancellation()
+            let done = state.withLock { s -> Bool in
+                if s.now >= deadline { return true }
+                guard let earliest = s.sleepers.values.min(), earliest >= deadline else { return false }
+                s.now = deadline
+                return true
+            }
+            if done { return }
+        }
     }
 }
 

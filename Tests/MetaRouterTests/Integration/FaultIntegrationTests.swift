@@ -19,7 +19,7 @@ final class FaultIntegrationTests: XCTestCase {
         XCTAssertGreaterThan(r.stats.batchesRetried, 0)
         XCTAssertGreaterThan(r.stats.responses["503", default: 0], 0, "\(r.stats.responses)")
         XCTAssertGreaterThan(r.stats.responses["network_error", default: 0], 0, "\(r.stats.responses) \(r.collector)")
-        XCTAssertEqual(r.collector.resets, r.stats.responses["network_error", default: 0])
+        XCTAssertLessThanOrEqual(r.collector.resets, r.stats.responses["network_error", default: 0], "every reset is seen as a network error")
         XCTAssertEqual(r.stats.retryAfterHonored, r.stats.responses["429", default: 0])
     }
 
