@@ -109,7 +109,7 @@ extension DeliveryEngine {
 
     /// Builds and sends the request for `batch`, counting it.
     func send(_ batch: [Pending]) async -> DeliveryResponse {
-        let sentAt = HTTPTime.iso8601Millis(clock.wallClock)
+        let sentAt = Timestamp.iso8601(clock.wallClock)
         var body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
         var headers = baseHeaders
         if configuration.gzip, let zipped = try? Gzip.compress(body) {

@@ -2,20 +2,24 @@ import Foundation
 
 /// ISO 8601 timestamps as the SDKs write them: UTC with milliseconds, `2025-10-23T12:34:56.789Z`.
 public enum Timestamp {
-    /// Formats `date`.
+    /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
     public static func iso8601(_ date: Date) -> String {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let millis = Int((totalMillis % 1000 + 1000) % 1000)
-        let seconds = (totalMillis - Int64(millis)) / 1000
-        var t = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
+        var days = totalMillis / 86_400_000
+        var ms = totalMillis % 86_400_000
+        if ms < 0 {
+            ms += 86_400_000
+            days -= 1
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+        let (y, m, d) = CivilCalendar.civil(fromDays: days)
+        let h = ms / 3_600_000, mi = (ms / 60_000) % 60, s = (ms / 1000) % 60, milli = ms % 1000
+        return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(h, 2) + ":" + pad(mi, 2) + ":" + pad(s, 2)
+            + "." + pad(milli, 3) + "Z"
+    }
+
+    private static func pad(_ v: Int64, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Parses an ISO 8601 / RFC 3339 timestamp (`YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]`, and
@@ -84,19 +88,8 @@ public enum Timestamp {
             }
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = Int(CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day)))
         let secs = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         return secs * 1000 + Int64(millis)
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date.
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (m + 9) % 12
-        let doy = (153 * mp + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

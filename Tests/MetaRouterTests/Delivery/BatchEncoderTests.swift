@@ -31,9 +31,9 @@ final class BatchEncoderTests: XCTestCase {
     }
 
     func testISO8601AndHTTPDate() {
-        XCTAssertEqual(HTTPTime.iso8601Millis(Date(timeIntervalSince1970: 1_734_691_572.8435)), "2024-12-20T10:46:12.843Z")
-        XCTAssertEqual(HTTPTime.iso8601Millis(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00.000Z")
-        XCTAssertEqual(HTTPTime.iso8601Millis(Date(timeIntervalSince1970: 951_782_400)), "2000-02-29T00:00:00.000Z")
+        XCTAssertEqual(Timestamp.iso8601(Date(timeIntervalSince1970: 1_734_691_572.8435)), "2024-12-20T10:46:12.843Z")
+        XCTAssertEqual(Timestamp.iso8601(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400)), "2000-02-29T00:00:00.000Z")
         XCTAssertEqual(HTTPTime.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970, 784_111_777)
         XCTAssertNil(HTTPTime.parseHTTPDate("Sunday, 06-Nov-94 08:49:37 GMT"))
         let now = Date(timeIntervalSince1970: 784_111_777 - 90)
