@@ -13,11 +13,15 @@ set +e
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -1)
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?" "$log" | tail -1)
 rm -f "$log"
 if [[ -n "$summary" ]]; then
   total=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")
-  failed=$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")
-  echo "tests: $((total - failed)) passed, $failed failed"
+  failed=$(sed -E 's/.* ([0-9]+) failures?.*/\1/' <<<"$summary")
+  skipped=0
+  if grep -qE "[0-9]+ tests? skipped" <<<"$summary"; then
+    skipped=$(sed -E 's/.* ([0-9]+) tests? skipped.*/\1/' <<<"$summary")
+  fi
+  echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
 fi
 exit "$status"
