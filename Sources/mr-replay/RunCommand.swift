@@ -36,7 +36,8 @@ struct Run: AsyncParsableCommand {
     var logFormat: LogFormat = .text
 
     func run() async throws {
-        let config = try common.loadConfig()
+        var config = try common.loadConfig()
+        if let stateDir { config.stateDir = stateDir }
         if dryRun {
             try DryRun.run(config: config, sources: try common.resolveInputs(), output: output)
             return
