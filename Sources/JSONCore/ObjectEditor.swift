@@ -55,6 +55,21 @@ public struct ObjectEditor {
         }
     }
 
+    /// Replaces the value of the member at `index` in the layout with the encoded JSON `value`,
+    /// keeping its key as written. Unlike ``set(_:raw:in:)`` it leaves other members with the
+    /// same key alone: use it when the key is known to occur once.
+    public mutating func replace(at index: Int, raw value: [UInt8]) { edits[index] = .replace(value) }
+
+    /// A capacity that fits the rendered object (exact or a little more).
+    public var renderedCapacity: Int {
+        var n = layout.range.count + 2
+        for (idx, e) in edits.enumerated() {
+            if case .replace(let v) = e { n += v.count + 1 - layout.members[idx].value.count }
+        }
+        for (key, v) in appended { n += key.utf8.count + v.count + 8 }
+        return n
+    }
+
     /// Sets member `key` to a string value.
     public mutating func set(_ key: String, string value: String, in buffer: UnsafeBufferPointer<UInt8>) {
         set(key, raw: JSONStrings.quoted(value), in: buffer)
