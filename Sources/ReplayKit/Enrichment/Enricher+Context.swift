@@ -67,7 +67,8 @@ extension Enricher {
 
     /// `object`'s member `key` with the `privacy.drop_properties` keys removed, when any were.
     func dropKeys(_ object: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        dropKeys(object.member(key, in: buf), buf)
+        guard !config.privacy.dropProperties.isEmpty else { return nil }
+        return dropKeys(object.member(key, in: buf), buf)
     }
 
     /// `m`'s value with the `privacy.drop_properties` keys removed, when it is an object and any were.
