@@ -110,18 +110,26 @@ extension DeliveryEngine {
     /// Builds and sends the request for `batch`, counting it.
     func send(_ batch: [Pending]) async -> DeliveryResponse {
         let sentAt = HTTPTime.iso8601Millis(clock.wallClock)
-        var body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
+        // Encoding (and gzip) run off the actor, so submits and other lanes go on meanwhile.
+        let (body, zipped) = await Self.encodeBody(batch, encoder: encoder, sentAt: sentAt, gzip: configuration.gzip)
         var headers = baseHeaders
-        if configuration.gzip, let zipped = try? Gzip.compress(body) {
-            body = zipped
-            headers.append(("Content-Encoding", "gzip"))
-        }
+        if zipped { headers.append(("Content-Encoding", "gzip")) }
         let request = DeliveryRequest(url: configuration.endpointURL, headers: headers, body: body,
                                       timeout: configuration.requestTimeout)
         counters.batchesSent += 1
         let response = await transport.send(request)
         counters.responses[response.statsKey, default: 0] += 1
         return response
+    }
+
+    /// The request body for `batch`, gzipped when `gzip` is set and compression works. A
+    /// nonisolated async function: it runs on the global executor, not on the engine actor.
+    nonisolated static func encodeBody(
+        _ batch: [Pending], encoder: BatchEncoder, sentAt: String, gzip: Bool
+    ) async -> (body: [UInt8], gzipped: Bool) {
+        let body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
+        if gzip, let zipped = try? Gzip.compress(body) { return (zipped, true) }
+        return (body, false)
     }
 
     /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor).
