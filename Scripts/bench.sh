@@ -110,7 +110,9 @@ if [ -z "$URL" ]; then
 fi
 say "collector: $COLLECTOR_NAME at $URL"
 
-config() {  # config FILE GZIP
+config() {  # config FILE GZIP STATE_DIR
+  # `run --dry-run` takes its state directory from the config (it ignores --state-dir), so every
+  # config names its own fresh one; end-to-end runs also pass --state-dir with a fresh directory.
   cat > "$1" <<EOF
 ingestion:
   host: $URL
@@ -119,10 +121,12 @@ ingestion:
 batching:
   max_events: 100
   concurrency: 4
+state_dir: $3
 EOF
 }
-config "$RUN/config-gzip-off.yaml" false
-config "$RUN/config-gzip-on.yaml" true
+config "$RUN/config-gzip-off.yaml" false "$RUN/state-config-off"
+config "$RUN/config-gzip-on.yaml" true "$RUN/state-config-on"
+config "$RUN/config-dry-run.yaml" false "$RUN/state-dry-run"
 
 # --- 4. raw read rate -------------------------------------------------------------------------
 RAW_FILE="${BIG:-$SMALL}"
@@ -134,7 +138,7 @@ say "raw line read: wc -l $(basename "$RAW_FILE") (best of 3)"
 if [ "$HAVE_REPLAY" = 1 ]; then
   say "mr-replay dry run"
   "${MEASURE[@]}" --timeout 600 --log "$RUN/dry_run.log" -- \
-    "$MR_REPLAY" run --dry-run --output /dev/null --config "$RUN/config-gzip-off.yaml" "$SMALL" | tee "$RUN/dry_run.json"
+    "$MR_REPLAY" run --dry-run --output /dev/null --config "$RUN/config-dry-run.yaml" "$SMALL" | tee "$RUN/dry_run.json"
 else
   skip "mr-replay dry run: mr-replay is not built yet"
 fi

@@ -10,14 +10,24 @@ public struct ObjectEditor {
     }
 
     let layout: ObjectLayout
-    var edits: [Edit]
+    /// One entry per layout member, or empty while every member is kept (most nested editors
+    /// only append, so they never allocate this).
+    var edits: [Edit] = []
     var appended: [(key: String, value: [UInt8])] = []
 
     /// Starts an edit of the object described by `layout`.
     public init(_ layout: ObjectLayout) {
         self.layout = layout
-        self.edits = Array(repeating: .keep, count: layout.members.count)
     }
+
+    /// Records edit `e` for member `index`.
+    mutating func mark(_ index: Int, _ e: Edit) {
+        if edits.isEmpty { edits = Array(repeating: .keep, count: layout.members.count) }
+        edits[index] = e
+    }
+
+    /// The edit for member `index`.
+    func edit(_ index: Int) -> Edit { edits.isEmpty ? .keep : edits[index] }
 
     /// Removes every member named `key`. Returns whether one existed.
     @discardableResult
@@ -26,7 +36,7 @@ public struct ObjectEditor {
         var k = key
         k.withUTF8 { want in
             for idx in layout.members.indices where layout.keyEquals(layout.members[idx], want, buffer) {
-                edits[idx] = .remove
+                mark(idx, .remove)
                 found = true
             }
         }
@@ -35,7 +45,7 @@ public struct ObjectEditor {
     }
 
     /// Removes the member at `index` in the layout.
-    public mutating func remove(at index: Int) { edits[index] = .remove }
+    public mutating func remove(at index: Int) { mark(index, .remove) }
 
     /// Sets member `key` to the encoded JSON `value`: replaces the last existing member with
     /// that key (dropping earlier duplicates), or appends a new member.
@@ -44,15 +54,30 @@ public struct ObjectEditor {
             var k = key
             k.withUTF8 { want in
                 for j in layout.members.indices where j != idx && layout.keyEquals(layout.members[j], want, buffer) {
-                    edits[j] = .remove
+                    mark(j, .remove)
                 }
             }
-            edits[idx] = .replace(value)
+            mark(idx, .replace(value))
         } else if let a = appended.firstIndex(where: { $0.key == key }) {
             appended[a].value = value
         } else {
             appended.append((key, value))
         }
+    }
+
+    /// Replaces the value of the member at `index` in the layout with the encoded JSON `value`,
+    /// keeping its key as written. Unlike ``set(_:raw:in:)`` it leaves other members with the
+    /// same key alone: use it when the key is known to occur once.
+    public mutating func replace(at index: Int, raw value: [UInt8]) { mark(index, .replace(value)) }
+
+    /// A capacity that fits the rendered object (exact or a little more).
+    public var renderedCapacity: Int {
+        var n = layout.range.count + 2
+        for (idx, e) in edits.enumerated() {
+            if case .replace(let v) = e { n += v.count + 1 - layout.members[idx].value.count }
+        }
+        for (key, v) in appended { n += key.utf8.count + v.count + 8 }
+        return n
     }
 
     /// Sets member `key` to a string value.
@@ -70,7 +95,7 @@ public struct ObjectEditor {
         out.append(UInt8(ascii: "{"))
         var first = true
         for (idx, m) in layout.members.enumerated() {
-            switch edits[idx] {
+            switch edit(idx) {
             case .remove: continue
             case .keep:
                 if !first { out.append(UInt8(ascii: ",")) }

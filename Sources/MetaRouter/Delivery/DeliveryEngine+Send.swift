@@ -110,18 +110,34 @@ extension DeliveryEngine {
     /// Builds and sends the request for `batch`, counting it.
     func send(_ batch: [Pending]) async -> DeliveryResponse {
         let sentAt = Timestamp.iso8601(clock.wallClock)
-        var body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
-        var headers = baseHeaders
-        if configuration.gzip, let zipped = try? Gzip.compress(body) {
-            body = zipped
-            headers.append(("Content-Encoding", "gzip"))
+        // With gzip, encoding and compression (~1 ms per 100-event batch) run off the actor, so
+        // submits and other lanes go on meanwhile. Without it, encoding is a plain copy and stays
+        // on the actor: no extra suspension point before the request.
+        let body: [UInt8]
+        let zipped: Bool
+        if configuration.gzip {
+            (body, zipped) = await Self.encodeBody(batch, encoder: encoder, sentAt: sentAt, gzip: true)
+        } else {
+            (body, zipped) = (encoder.body(batch.lazy.map(\.event), sentAt: sentAt), false)
         }
+        var headers = baseHeaders
+        if zipped { headers.append(("Content-Encoding", "gzip")) }
         let request = DeliveryRequest(url: configuration.endpointURL, headers: headers, body: body,
                                       timeout: configuration.requestTimeout)
         counters.batchesSent += 1
         let response = await transport.send(request)
         counters.responses[response.statsKey, default: 0] += 1
         return response
+    }
+
+    /// The request body for `batch`, gzipped when `gzip` is set and compression works. A
+    /// nonisolated async function: it runs on the global executor, not on the engine actor.
+    nonisolated static func encodeBody(
+        _ batch: [Pending], encoder: BatchEncoder, sentAt: String, gzip: Bool
+    ) async -> (body: [UInt8], gzipped: Bool) {
+        let body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
+        if gzip, let zipped = try? Gzip.compress(body) { return (zipped, true) }
+        return (body, false)
     }
 
     /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor).

@@ -20,8 +20,7 @@ public enum DryRunner {
             if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event(let bytes, _, _):
-                try out.write(bytes)
-                try out.write([0x0A])
+                try out.writeLine(bytes)
             case .blank: break
             case .deadLetter(let reason, let detail):
                 let note = item.line.truncated ? " (raw truncated to \(item.line.bytes.count) bytes)" : ""
@@ -50,6 +49,13 @@ final class FDWriter {
 
     func write(_ bytes: [UInt8]) throws {
         buffer += bytes
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    /// Writes `bytes` and a newline.
+    func writeLine(_ bytes: [UInt8]) throws {
+        buffer += bytes
+        buffer.append(0x0A)
         if buffer.count >= 1 << 20 { try flush() }
     }
 

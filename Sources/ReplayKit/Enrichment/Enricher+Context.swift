@@ -19,6 +19,17 @@ struct ContextDefaultsJSON {
         timezone = c.timezone.map(JSONStrings.quoted)
     }
 
+    /// The `context` object for an event without one: `library` plus every configured default.
+    func contextWithout(library: [UInt8]) -> [UInt8] {
+        var members: [(key: String, value: [UInt8])] = [("library", library)]
+        if !app.isEmpty { members.append(("app", ContextDefaultsJSON.object(app))) }
+        if !device.isEmpty { members.append(("device", ContextDefaultsJSON.object(device))) }
+        if !os.isEmpty { members.append(("os", ContextDefaultsJSON.object(os))) }
+        if let locale { members.append(("locale", locale)) }
+        if let timezone { members.append(("timezone", timezone)) }
+        return ContextDefaultsJSON.object(members)
+    }
+
     static func object(_ members: [(key: String, value: [UInt8])]) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "{")]
         for (i, m) in members.enumerated() {
@@ -56,8 +67,14 @@ extension Enricher {
 
     /// `object`'s member `key` with the `privacy.drop_properties` keys removed, when any were.
     func dropKeys(_ object: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard !config.privacy.dropProperties.isEmpty else { return nil }
+        return dropKeys(object.member(key, in: buf), buf)
+    }
+
+    /// `m`'s value with the `privacy.drop_properties` keys removed, when it is an object and any were.
+    func dropKeys(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let drop = config.privacy.dropProperties
-        guard !drop.isEmpty, let m = object.member(key, in: buf), m.kind == .object,
+        guard !drop.isEmpty, let m, m.kind == .object,
             let nested = ObjectLayout.scanNested(buf, m.value)
         else { return nil }
         var e = ObjectEditor(nested)
@@ -70,15 +87,7 @@ extension Enricher {
 
     /// The enriched `context` object: library, config defaults where missing, privacy rules.
     func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
-        guard let ctx = context else {
-            var members: [(key: String, value: [UInt8])] = [("library", libraryJSON)]
-            if !defaults.app.isEmpty { members.append(("app", ContextDefaultsJSON.object(defaults.app))) }
-            if !defaults.device.isEmpty { members.append(("device", ContextDefaultsJSON.object(defaults.device))) }
-            if !defaults.os.isEmpty { members.append(("os", ContextDefaultsJSON.object(defaults.os))) }
-            if let l = defaults.locale { members.append(("locale", l)) }
-            if let t = defaults.timezone { members.append(("timezone", t)) }
-            return .success(ContextDefaultsJSON.object(members))
-        }
+        guard let ctx = context else { return .success(defaultContextJSON) }
         var e = ObjectEditor(ctx)
         e.set("library", raw: libraryJSON, in: buf)
         if let f = merge(ctx, "app", defaults.app, buf, into: &e) { return .failure(f) }

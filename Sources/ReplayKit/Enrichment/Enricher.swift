@@ -9,13 +9,16 @@ import JSONCore
 public final class Enricher {
     /// The `context.library.version` written into every event.
     public static let libraryVersion = "0.1.0"
-    static let eventTypes: Set<String> = ["track", "identify", "page", "screen", "group", "alias"]
 
     let config: ReplayConfig
     let identity: IdentityStore
     let nowMillis: () -> Int64
     let libraryJSON: [UInt8]
     let defaults: ContextDefaultsJSON
+    /// The whole `context` of an event that has none (library + config defaults), encoded once.
+    let defaultContextJSON: [UInt8]
+    /// The device anonymousId as a JSON string, encoded once.
+    let deviceAnonymousIdJSON: [UInt8]
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
 
@@ -29,6 +32,8 @@ public final class Enricher {
         lib.append(UInt8(ascii: "}"))
         libraryJSON = lib
         defaults = ContextDefaultsJSON(config.enrichment.context)
+        defaultContextJSON = defaults.contextWithout(library: lib)
+        deviceAnonymousIdJSON = JSONStrings.quoted(identity.deviceAnonymousId)
     }
 
     /// The system clock in epoch milliseconds.
@@ -72,19 +77,23 @@ public final class Enricher {
             }
         }
 
+        // Every top-level member the rules read, found in one pass.
+        let top = TopLevelMembers(layout, buf)
+        @inline(__always) func member(_ idx: Int?) -> JSONMember? { idx.map { layout.members[$0] } }
+
         // Type and type-specific required fields.
-        guard let typeMember = layout.member("type", in: buf) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
+        guard let typeMember = member(top.type) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
         guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
-        let type = JSONLayoutValues.stringContent(buf, typeMember.value)
-        guard Self.eventTypes.contains(type) else {
-            return reject(DeadLetterReason.unknownType, "type \"\(type.prefix(40))\" is not track, identify, page, screen, group or alias")
+        guard let type = EventType(buf, typeMember.value) else {
+            let name = JSONLayoutValues.stringContent(buf, typeMember.value)
+            return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
         }
-        if type == "track", nonEmptyString(layout, "event", buf) == nil {
+        if type == .track, !isNonEmptyString(member(top.event)) {
             return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
         }
         var groupIdOfGroup: String?
-        if type == "group" {
-            guard let g = identifier(layout, "groupId", buf) else {
+        if type == .group {
+            guard let g = identifier(member(top.groupId), buf) else {
                 return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
             }
             groupIdOfGroup = g
@@ -92,7 +101,7 @@ public final class Enricher {
 
         // Context shape and consent.
         var context: ObjectLayout?
-        if let c = layout.member("context", in: buf), c.kind != .null {
+        if let c = member(top.context), c.kind != .null {
             guard c.kind == .object, let nested = ObjectLayout.scanNested(buf, c.value) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
@@ -104,14 +113,19 @@ public final class Enricher {
 
         // Timestamp.
         var editor = ObjectEditor(layout)
+        // Sets a top-level member: in place when the key occurs once, else through the general
+        // key-based edit (which also drops earlier duplicates).
+        @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
+            if let idx, !top.hasDuplicates { editor.replace(at: idx, raw: value) } else { editor.set(key, raw: value, in: buf) }
+        }
         let millis: Int64
-        let tsMember = layout.member("timestamp", in: buf)
+        let tsMember = member(top.timestamp)
         if tsMember == nil || tsMember?.kind == .null {
             guard config.enrichment.defaultTimestamp == .now else {
                 return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
             }
             millis = nowMillis()
-            editor.set("timestamp", string: Timestamps.format(millis: millis), in: buf)
+            set("timestamp", top.timestamp, JSONStrings.quoted(Timestamps.format(millis: millis)))
             stats.timestampsDefaulted += 1
         } else {
             let ts = tsMember!
@@ -122,26 +136,28 @@ public final class Enricher {
             }
             millis = ms
         }
-        if editor.remove("sentAt", in: buf) { stats.sentAtDropped += 1 }
+        if top.sentAt != nil, editor.remove("sentAt", in: buf) { stats.sentAtDropped += 1 }
 
         // Identity: anonymousId, carried userId / groupId, learning.
-        var anonymousId = identifier(layout, "anonymousId", buf)
+        var anonymousId = identifier(member(top.anonymousId), buf)
         if anonymousId == nil {
             anonymousId = identity.deviceAnonymousId
-            editor.set("anonymousId", string: identity.deviceAnonymousId, in: buf)
+            set("anonymousId", top.anonymousId, deviceAnonymousIdJSON)
             stats.anonymousIdsFilled += 1
         }
         let anon = anonymousId!
-        let ownUserId = identifier(layout, "userId", buf)
+        let ownUserId = identifier(member(top.userId), buf)
         var userId = ownUserId
         do {
             if userId == nil, let carried = try identity.userId(forAnonymousId: anon) {
                 userId = carried
-                editor.set("userId", string: carried, in: buf)
+                set("userId", top.userId, JSONStrings.quoted(carried))
                 stats.userIdsCarried += 1
             }
-            if groupIdOfGroup == nil, let u = userId, identifier(layout, "groupId", buf) == nil, let carried = try identity.groupId(forUserId: u) {
-                editor.set("groupId", string: carried, in: buf)
+            if groupIdOfGroup == nil, let u = userId, identifier(member(top.groupId), buf) == nil,
+                let carried = try identity.groupId(forUserId: u)
+            {
+                set("groupId", top.groupId, JSONStrings.quoted(carried))
                 stats.groupIdsCarried += 1
             }
         } catch {
@@ -150,26 +166,26 @@ public final class Enricher {
 
         // messageId.
         let messageId: String
-        if let existing = identifier(layout, "messageId", buf) {
+        if let existing = identifier(member(top.messageId), buf) {
             messageId = existing
         } else {
             messageId = StableMessageId.make(line: buf, lineNumber: lineNumber, millis: millis)
-            editor.set("messageId", string: messageId, in: buf)
+            set("messageId", top.messageId, JSONStrings.quoted(messageId))
             stats.messageIdsGenerated += 1
         }
 
         // Privacy on properties / traits, then context.
         if !config.privacy.dropProperties.isEmpty {
-            if let dropped = dropKeys(layout, "properties", buf) { editor.set("properties", raw: dropped, in: buf) }
-            if let dropped = dropKeys(layout, "traits", buf) { editor.set("traits", raw: dropped, in: buf) }
+            if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
+            if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
         }
         switch enrichContext(context, buf) {
-        case .success(let ctx): editor.set("context", raw: ctx, in: buf)
+        case .success(let ctx): set("context", top.context, ctx)
         case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
         }
 
         // Learn only from lines that become events.
-        if let u = ownUserId, type == "identify" || type == "alias" {
+        if let u = ownUserId, type == .identify || type == .alias {
             identity.learnUser(anonymousId: anon, userId: u, sequence: sequence)
         }
         if let g = groupIdOfGroup, let u = userId {
@@ -177,7 +193,7 @@ public final class Enricher {
         }
 
         var out: [UInt8] = []
-        out.reserveCapacity(buf.count + 256)
+        out.reserveCapacity(editor.renderedCapacity)
         editor.render(buf, into: &out)
         return .event(bytes: out, messageId: messageId, orderingKey: anon)
     }
@@ -185,6 +201,20 @@ public final class Enricher {
     // MARK: - Helpers
 
     @inline(__always) func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+    /// Whether `m` is a non-empty string member.
+    func isNonEmptyString(_ m: JSONMember?) -> Bool {
+        guard let m else { return false }
+        return m.kind == .string && m.value.count > 2
+    }
+
+    /// A non-empty string member, or a number member as its text (ids are sometimes numeric).
+    func identifier(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let m else { return nil }
+        if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
+        guard m.kind == .string, m.value.count > 2 else { return nil }
+        return JSONLayoutValues.stringContent(buf, m.value)
+    }
 
     /// A non-empty string member.
     func nonEmptyString(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> String? {

@@ -15,20 +15,23 @@ enum StableMessageId {
 
     /// Lowercase 8-4-4-4-12 form of two 64-bit halves.
     static func uuidString(_ a: UInt64, _ b: UInt64) -> String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var pos = 0
-        for (i, half) in [a, b].enumerated() {
-            for k in 0..<8 {
-                let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * k))
-                let index = i * 8 + k
-                if index == 4 || index == 6 || index == 8 || index == 10 { pos += 1 }
-                out[pos] = hex[Int(byte >> 4)]
-                out[pos + 1] = hex[Int(byte & 0xF)]
+        String(unsafeUninitializedCapacity: 36) { out in
+            let hex: StaticString = "0123456789abcdef"
+            let digits = hex.utf8Start
+            var pos = 0
+            for index in 0..<16 {
+                let half = index < 8 ? a : b
+                let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * (index & 7)))
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[pos] = UInt8(ascii: "-")
+                    pos += 1
+                }
+                out[pos] = digits[Int(byte >> 4)]
+                out[pos + 1] = digits[Int(byte & 0xF)]
                 pos += 2
             }
+            return pos
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Two independent 64-bit multiply-mix hashes over 8-byte little-endian words.

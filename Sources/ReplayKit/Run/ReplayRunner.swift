@@ -80,12 +80,8 @@ public final class ReplayRunner: Sendable {
         for await chunk in pipe.stream {
             defer { pipe.taken() }
             guard !pipe.isClosed else { continue }
-            for event in chunk {
-                if await !engine.submit(event) {
-                    pipe.close()
-                    break
-                }
-            }
+            // One actor hop per chunk; fewer accepted than given means the engine stopped.
+            if await engine.submit(contentsOf: chunk) < chunk.count { pipe.close() }
         }
         let early: (RunReport.Status, String)?
         do {

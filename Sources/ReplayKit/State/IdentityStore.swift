@@ -27,6 +27,12 @@ public final class IdentityStore {
     private var overlayGroup: [String: (value: String, sequence: UInt64)] = [:]
     private var userCache = BoundedCache()
     private var groupCache = BoundedCache()
+    /// Lookup fast path: while a cache holds EVERY committed row of its table (the table was
+    /// empty when opened or forgotten, so each row since came through ``commit`` and was cached,
+    /// and the cache never evicted), a miss in overlay and cache is a definite "unknown" and
+    /// SQLite is not asked. Cleared for good when the cache evicts.
+    private var userCacheIsComplete = false
+    private var groupCacheIsComplete = false
     private let selectUser: SQLiteDatabase.Statement
     private let selectGroup: SQLiteDatabase.Statement
     private let upsertUser: SQLiteDatabase.Statement
@@ -60,6 +66,8 @@ public final class IdentityStore {
         selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
         upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
         upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
+        userCacheIsComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
+        groupCacheIsComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
     }
 
     /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
@@ -78,8 +86,9 @@ public final class IdentityStore {
     public func userId(forAnonymousId anonymousId: String) throws -> String? {
         if let o = overlayUser[anonymousId] { return o.value }
         if let c = userCache.get(anonymousId) { return c.isEmpty ? nil : c }
+        if userCacheIsComplete { return nil }
         let v = try db.queryText(selectUser, anonymousId)
-        userCache.put(anonymousId, v ?? "")
+        _ = userCache.put(anonymousId, v ?? "")
         return v
     }
 
@@ -87,8 +96,9 @@ public final class IdentityStore {
     public func groupId(forUserId userId: String) throws -> String? {
         if let o = overlayGroup[userId] { return o.value }
         if let c = groupCache.get(userId) { return c.isEmpty ? nil : c }
+        if groupCacheIsComplete { return nil }
         let v = try db.queryText(selectGroup, userId)
-        groupCache.put(userId, v ?? "")
+        _ = groupCache.put(userId, v ?? "")
         return v
     }
 
@@ -127,10 +137,10 @@ public final class IdentityStore {
         }
         for p in pending[pendingStart..<end] {
             if p.isGroup {
-                groupCache.put(p.key, p.value)
+                if groupCache.put(p.key, p.value) { groupCacheIsComplete = false }
                 if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
             } else {
-                userCache.put(p.key, p.value)
+                if userCache.put(p.key, p.value) { userCacheIsComplete = false }
                 if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
             }
         }
@@ -156,6 +166,8 @@ public final class IdentityStore {
         overlayGroup.removeAll()
         userCache.entries.removeAll()
         groupCache.entries.removeAll()
+        userCacheIsComplete = true
+        groupCacheIsComplete = true
     }
 
     /// Commits everything learned so far.
@@ -164,6 +176,12 @@ public final class IdentityStore {
     /// Mappings learned but not yet committed.
     public var uncommittedCount: Int { pending.count - pendingStart }
 
+    /// Bounds both lookup caches (tests use tiny bounds to exercise eviction).
+    func setCacheLimit(_ limit: Int) {
+        userCache.limit = limit
+        groupCache.limit = limit
+    }
+
     /// Closes the database (uncommitted mappings are dropped).
     public func close() { db.close() }
 }
@@ -171,10 +189,16 @@ public final class IdentityStore {
 /// A lookup cache of committed rows with a hard size bound (cleared when full).
 private struct BoundedCache {
     var entries: [String: String] = [:]
-    let limit = 262_144
+    var limit = 262_144
     func get(_ key: String) -> String? { entries[key] }
-    mutating func put(_ key: String, _ value: String) {
-        if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+    /// Stores a value; returns whether older entries were evicted to make room.
+    mutating func put(_ key: String, _ value: String) -> Bool {
+        var evicted = false
+        if entries.count >= limit, entries[key] == nil {
+            entries.removeAll(keepingCapacity: true)
+            evicted = true
+        }
         entries[key] = value
+        return evicted
     }
 }

@@ -1,0 +1,61 @@
+import JSONCore
+
+/// The top-level members the enricher reads, found in ONE pass over a layout.
+///
+/// Each field is the index (in `layout.members`) of the LAST member with that key, which is
+/// what ``ObjectLayout/member(_:in:)`` returns, so lookups agree with the general API. Keys are
+/// compared as raw bytes (by length first); a key written with escapes is decoded first.
+struct TopLevelMembers {
+    var type: Int?
+    var event: Int?
+    var groupId: Int?
+    var context: Int?
+    var timestamp: Int?
+    var sentAt: Int?
+    var anonymousId: Int?
+    var userId: Int?
+    var messageId: Int?
+    var properties: Int?
+    var traits: Int?
+    /// Whether some key appears more than once (then editors must drop the duplicates).
+    var hasDuplicates = false
+
+    init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
+        for idx in layout.members.indices {
+            let m = layout.members[idx]
+            if m.keyHasEscapes {
+                var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
+                decoded.withUTF8 { record(idx, $0, 0..<$0.count) }
+            } else {
+                record(idx, buf, m.key)
+            }
+        }
+    }
+
+    private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
+        @inline(__always) func set(_ slot: inout Int?) {
+            if slot != nil { hasDuplicates = true }
+            slot = idx
+        }
+        @inline(__always) func eq(_ word: StaticString) -> Bool {
+            let w = word.utf8Start
+            var p = key.lowerBound
+            for k in 0..<word.utf8CodeUnitCount {
+                if bytes[p] != w[k] { return false }
+                p += 1
+            }
+            return true
+        }
+        switch key.count {
+        case 4: if eq("type") { set(&type) }
+        case 5: if eq("event") { set(&event) }
+        case 6:
+            if eq("userId") { set(&userId) } else if eq("traits") { set(&traits) } else if eq("sentAt") { set(&sentAt) }
+        case 7: if eq("context") { set(&context) } else if eq("groupId") { set(&groupId) }
+        case 9: if eq("timestamp") { set(&timestamp) } else if eq("messageId") { set(&messageId) }
+        case 10: if eq("properties") { set(&properties) }
+        case 11: if eq("anonymousId") { set(&anonymousId) }
+        default: break
+        }
+    }
+}

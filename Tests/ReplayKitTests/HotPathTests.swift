@@ -1,0 +1,110 @@
+import Foundation
+import JSONCore
+import XCTest
+@testable import ReplayKit
+
+/// The single-pass lookups of the enrichment hot path agree with the general layout API,
+/// including duplicate and escaped keys.
+final class HotPathTests: XCTestCase {
+    private func top(_ text: String) throws -> (TopLevelMembers, ObjectLayout, [UInt8]) {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { buf in
+            let layout = try ObjectLayout.scanDocument(buf)
+            return (TopLevelMembers(layout, buf), layout, bytes)
+        }
+    }
+
+    func testFindsLastOfEachKnownKeyLikeMemberLookup() throws {
+        let text = #"{"type":"track","userId":"u1","x":1,"userId":"u2","context":{},"\u0074raits":{"a":1},"messageId":"m"}"#
+        let (t, layout, bytes) = try top(text)
+        bytes.withUnsafeBufferPointer { buf in
+            XCTAssertEqual(t.type, layout.index(of: "type", in: buf))
+            XCTAssertEqual(t.userId, 3)
+            XCTAssertEqual(t.userId, layout.index(of: "userId", in: buf))
+            XCTAssertEqual(t.traits, layout.index(of: "traits", in: buf))
+            XCTAssertEqual(t.traits, 5)
+            XCTAssertEqual(t.messageId, 6)
+            XCTAssertEqual(t.context, 4)
+            XCTAssertNil(t.anonymousId)
+            XCTAssertNil(t.timestamp)
+        }
+        XCTAssertTrue(t.hasDuplicates)
+        let (single, _, _) = try top(#"{"type":"page","anonymousId":"a","timestamp":"t","sentAt":"s"}"#)
+        XCTAssertFalse(single.hasDuplicates)
+        XCTAssertEqual(single.sentAt, 3)
+    }
+
+    func testEventTypeReadsRawAndEscapedSpellings() {
+        func type(_ json: String) -> EventType? {
+            let bytes = Array(json.utf8)
+            return bytes.withUnsafeBufferPointer { EventType($0, 0..<$0.count) }
+        }
+        XCTAssertEqual(type(#""track""#), .track)
+        XCTAssertEqual(type(#""identify""#), .identify)
+        XCTAssertEqual(type(#""alias""#), .alias)
+        XCTAssertEqual(type(#""tr\u0061ck""#), .track)
+        XCTAssertNil(type(#""Track""#))
+        XCTAssertNil(type(#""tracks""#))
+        XCTAssertNil(type(#""""#))
+    }
+
+    func testDuplicateContextIsCollapsedIntoOneEnrichedContext() throws {
+        let id = try IdentityStore(stateDirectory: nil)
+        let e = Enricher(config: try testConfig(), identity: id)
+        let line = #"{"type":"page","anonymousId":"a","timestamp":"2024-01-01T00:00:00Z","context":{"x":1},"context":{"locale":"de-CH"}}"#
+        guard case .event(let bytes, _, _) = enrich(e, line) else { return XCTFail("not an event") }
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertEqual(text.components(separatedBy: "\"context\"").count, 2, text)
+        XCTAssertTrue(text.contains(#""locale":"de-CH""#), text)
+        XCTAssertFalse(text.contains(#""x":1"#), text)
+    }
+
+    func testUUIDFormatting() {
+        let s = StableMessageId.uuidString(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
+        XCTAssertEqual(s, "01234567-89ab-cdef-fedc-ba9876543210")
+    }
+
+    func testRenderedCapacityCoversTheOutput() throws {
+        let text = #"{"a":1,"b":"xx","c":[1,2]}"#
+        let bytes = Array(text.utf8)
+        try bytes.withUnsafeBufferPointer { buf in
+            var editor = ObjectEditor(try ObjectLayout.scanDocument(buf))
+            editor.replace(at: 1, raw: Array(#""a much longer value than before""#.utf8))
+            editor.set("new", raw: Array("true".utf8), in: buf)
+            let out = editor.rendered(buf)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), #"{"a":1,"b":"a much longer value than before","c":[1,2],"new":true}"#)
+            XCTAssertGreaterThanOrEqual(editor.renderedCapacity, out.count)
+        }
+    }
+}
+
+/// The identity store answers misses from memory only while its cache is provably complete.
+final class IdentityCacheTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeTempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func testEvictedAndPreexistingRowsAreStillFoundInSQLite() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        a.setCacheLimit(2)
+        for k in 1...5 { a.learnUser(anonymousId: "a\(k)", userId: "u\(k)", sequence: UInt64(k)) }
+        a.learnGroup(userId: "u1", groupId: "g1", sequence: 6)
+        try a.commitAll()
+        XCTAssertEqual(a.uncommittedCount, 0)
+        for k in 1...5 { XCTAssertEqual(try a.userId(forAnonymousId: "a\(k)"), "u\(k)") }
+        XCTAssertNil(try a.userId(forAnonymousId: "nobody"))
+        XCTAssertEqual(try a.groupId(forUserId: "u1"), "g1")
+        a.close()
+
+        let b = try IdentityStore(stateDirectory: dir)
+        XCTAssertEqual(try b.userId(forAnonymousId: "a3"), "u3")
+        XCTAssertEqual(try b.groupId(forUserId: "u1"), "g1")
+        XCTAssertNil(try b.groupId(forUserId: "u2"))
+        try b.forgetLearnedIdentities()
+        XCTAssertNil(try b.userId(forAnonymousId: "a3"))
+        b.learnUser(anonymousId: "a9", userId: "u9", sequence: 1)
+        try b.commitAll()
+        XCTAssertEqual(try b.userId(forAnonymousId: "a9"), "u9")
+        b.close()
+    }
+}
