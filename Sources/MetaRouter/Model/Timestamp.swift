@@ -4,7 +4,11 @@ import Foundation
 public enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
     public static func iso8601(_ date: Date) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// Formats milliseconds since 1970, for example `2026-11-22T06:50:53.123Z`.
+    public static func iso8601(epochMillis totalMillis: Int64) -> String {
         var days = totalMillis / 86_400_000
         var ms = totalMillis % 86_400_000
         if ms < 0 {
