@@ -56,7 +56,7 @@ final class ReadingJob: @unchecked Sendable {
             if pipe.isClosed { return false }
             if let event = record(item) { chunk.append(event) }
             if let failure = runState.counters.withLock({ $0.deadLetterError }) {
-                early = (.failedFatal, failure)
+                early = (.stoppedTransient, failure)
                 return false
             }
             if chunk.count >= Self.chunkSize {

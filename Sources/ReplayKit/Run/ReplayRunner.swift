@@ -88,7 +88,7 @@ public final class ReplayRunner: Sendable {
             early = try await readOutcome
         } catch {
             _ = await engine.cancel(grace: options.stopGrace)
-            early = (.failedFatal, "reading failed: \(error)")
+            early = (.stoppedTransient, "reading or checkpointing failed: \(error)")
         }
 
         // Drain, writing checkpoints while the engine settles what is in flight.

@@ -136,7 +136,8 @@ public struct RunReport: Codable, Sendable, Equatable {
         lines.append(
             "  events: \(events.read) read, \(events.delivered) delivered, \(events.deadLettered) dead-lettered, "
                 + "\(events.filtered) filtered, \(events.skippedBlank) blank lines"
-                + (events.pending > 0 ? ", \(events.pending) pending (a re-run resumes)" : ""))
+                + (events.pending > 0 ? ", \(events.pending) pending (a re-run resumes)" : "")
+                + (events.resumedPast > 0 ? "; resumed past \(events.resumedPast) lines settled earlier" : ""))
         if !deadLetterReasons.isEmpty {
             let reasons = deadLetterReasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             lines.append("  dead-letter reasons: \(reasons)  -> \(deadLetterFile)")

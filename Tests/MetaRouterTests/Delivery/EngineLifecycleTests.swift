@@ -46,7 +46,10 @@ final class EngineLifecycleTests: XCTestCase {
         let stats = await engine.cancel(grace: .seconds(5))
         XCTAssertEqual(sink.all.count, 5)
         XCTAssertEqual(stats.eventsDelivered + stats.eventsNotDelivered, 5)
-        XCTAssertEqual(stats.eventsDelivered, transport.requests.filter { $0.statusCode == 200 }.map(\.events.count).reduce(0, +))
+        // Never more delivered than the server accepted. (A request still out when the grace ends is
+        // abandoned and reported not delivered even if its 200 comes later; the next run resends it.)
+        XCTAssertLessThanOrEqual(
+            stats.eventsDelivered, transport.requests.filter { $0.statusCode == 200 }.map(\.events.count).reduce(0, +))
     }
 
     func testSubmitSuspendsAtMaxPendingUntilOutcomesArrive() async {

