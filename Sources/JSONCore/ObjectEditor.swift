@@ -9,7 +9,7 @@ public struct ObjectEditor {
         case replace([UInt8])
     }
 
-    let layout: ObjectLayout
+    private(set) var layout: ObjectLayout
     /// One entry per layout member, or empty while every member is kept (most nested editors
     /// only append, so they never allocate this).
     var edits: [Edit] = []
@@ -20,9 +20,18 @@ public struct ObjectEditor {
         self.layout = layout
     }
 
+    /// Starts a new edit of `layout`, keeping this editor's storage: once its lists are big
+    /// enough, editing line after line allocates nothing for them. Reset to an empty
+    /// `ObjectLayout()` to release the previous layout (so its owner can reuse its storage).
+    public mutating func reset(_ layout: ObjectLayout) {
+        self.layout = layout
+        if !edits.isEmpty { edits.removeAll(keepingCapacity: true) }
+        if !appended.isEmpty { appended.removeAll(keepingCapacity: true) }
+    }
+
     /// Records edit `e` for member `index`.
     mutating func mark(_ index: Int, _ e: Edit) {
-        if edits.isEmpty { edits = Array(repeating: .keep, count: layout.members.count) }
+        if edits.isEmpty { edits.append(contentsOf: repeatElement(.keep, count: layout.members.count)) }
         edits[index] = e
     }
 

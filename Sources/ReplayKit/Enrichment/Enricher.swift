@@ -17,10 +17,19 @@ public final class Enricher {
     let defaults: ContextDefaultsJSON
     /// The whole `context` of an event that has none (library + config defaults), encoded once.
     let defaultContextJSON: [UInt8]
+    /// The `"library":{...}` member of an enriched context, encoded once.
+    let libraryMemberJSON: [UInt8]
     /// The device anonymousId as a JSON string, encoded once.
     let deviceAnonymousIdJSON: [UInt8]
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
+
+    // Per-line scratch storage, reused line after line so the hot path does not allocate it
+    // again for every event. Each is moved out while a line is enriched and put back after.
+    var scratchTop = ObjectLayout()
+    var scratchContext = ObjectLayout()
+    var scratchEditor = ObjectEditor(ObjectLayout())
+    var scratchContextEditor = ObjectEditor(ObjectLayout())
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -31,6 +40,10 @@ public final class Enricher {
         lib += JSONStrings.quoted(Enricher.libraryVersion)
         lib.append(UInt8(ascii: "}"))
         libraryJSON = lib
+        var libMember: [UInt8] = []
+        JSONStrings.appendQuoted("library", to: &libMember)
+        libMember.append(UInt8(ascii: ":"))
+        libraryMemberJSON = libMember + lib
         defaults = ContextDefaultsJSON(config.enrichment.context)
         defaultContextJSON = defaults.contextWithout(library: lib)
         deviceAnonymousIdJSON = JSONStrings.quoted(identity.deviceAnonymousId)
@@ -64,9 +77,22 @@ public final class Enricher {
         if buf.count > config.batching.maxEventBytes {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
-        let layout: ObjectLayout
+        // Borrow the scratch storage; the editors drop their layouts before it is put back, so
+        // the layouts' member arrays are uniquely referenced (reusable) on the next line.
+        var layout = scratchTop
+        scratchTop = ObjectLayout()
+        var contextLayout = scratchContext
+        scratchContext = ObjectLayout()
+        var editor = scratchEditor
+        scratchEditor = ObjectEditor(ObjectLayout())
+        defer {
+            editor.reset(ObjectLayout())
+            scratchEditor = editor
+            scratchTop = layout
+            scratchContext = contextLayout
+        }
         do {
-            layout = try ObjectLayout.scanDocument(buf)
+            try ObjectLayout.scanDocument(buf, reusing: &layout)
         } catch {
             switch error.kind {
             case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
@@ -102,17 +128,17 @@ public final class Enricher {
         // Context shape and consent.
         var context: ObjectLayout?
         if let c = member(top.context), c.kind != .null {
-            guard c.kind == .object, let nested = ObjectLayout.scanNested(buf, c.value) else {
+            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &contextLayout) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
-            context = nested
+            context = contextLayout
         }
         if let context, let denial = consentDenial(context, buf) {
             return reject(DeadLetterReason.consentDenied, denial)
         }
 
         // Timestamp.
-        var editor = ObjectEditor(layout)
+        editor.reset(layout)
         // Sets a top-level member: in place when the key occurs once, else through the general
         // key-based edit (which also drops earlier duplicates).
         @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
@@ -179,7 +205,9 @@ public final class Enricher {
             if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
             if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
         }
-        switch enrichContext(context, buf) {
+        let enrichedContext = enrichContext(context, buf)
+        context = nil  // release the copy so `contextLayout` stays uniquely referenced
+        switch enrichedContext {
         case .success(let ctx): set("context", top.context, ctx)
         case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
         }
