@@ -26,9 +26,9 @@ public final class Enricher {
 
     // Per-line scratch storage, reused line after line so the hot path does not allocate it
     // again for every event. Each is moved out while a line is enriched and put back after.
-    var scratchTop = ObjectLayout()
-    var scratchContext = ObjectLayout()
-    var scratchEditor = ObjectEditor(ObjectLayout())
+    // One stored value for the line's storage, so borrowing and returning it costs one
+    // exclusivity-checked access each.
+    var scratch = LineScratch()
     var scratchContextEditor = ObjectEditor(ObjectLayout())
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
@@ -79,17 +79,15 @@ public final class Enricher {
         }
         // Borrow the scratch storage; the editors drop their layouts before it is put back, so
         // the layouts' member arrays are uniquely referenced (reusable) on the next line.
-        var layout = scratchTop
-        scratchTop = ObjectLayout()
-        var contextLayout = scratchContext
-        scratchContext = ObjectLayout()
-        var editor = scratchEditor
-        scratchEditor = ObjectEditor(ObjectLayout())
+        var borrowed = LineScratch()
+        swap(&borrowed, &scratch)
+        var layout = borrowed.top
+        var contextLayout = borrowed.context
+        var editor = borrowed.editor
+        borrowed = LineScratch()  // the locals are now the only references
         defer {
             editor.reset(ObjectLayout())
-            scratchEditor = editor
-            scratchTop = layout
-            scratchContext = contextLayout
+            scratch = LineScratch(top: layout, context: contextLayout, editor: editor)
         }
         do {
             try ObjectLayout.scanDocument(buf, reusing: &layout)
@@ -263,4 +261,11 @@ public final class Enricher {
         guard let m = layout.member(key, in: buf), m.kind == .bool else { return nil }
         return buf[m.value.lowerBound] == UInt8(ascii: "t")
     }
+}
+
+/// Storage for one line's layouts and editor, reused from line to line.
+struct LineScratch {
+    var top = ObjectLayout()
+    var context = ObjectLayout()
+    var editor = ObjectEditor(ObjectLayout())
 }
