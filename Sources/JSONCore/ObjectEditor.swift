@@ -3,16 +3,20 @@
 /// Members that are not touched are copied byte for byte, so their values (numbers, unicode,
 /// key order, nested whitespace) reach the output exactly as they were read.
 public struct ObjectEditor {
+    /// A plain value (no references), so clearing the list for the next line is cheap.
     enum Edit {
         case keep
         case remove
-        case replace([UInt8])
+        /// Replace the value with `replacements[index]`.
+        case replace(Int)
     }
 
-    let layout: ObjectLayout
+    private(set) var layout: ObjectLayout
     /// One entry per layout member, or empty while every member is kept (most nested editors
     /// only append, so they never allocate this).
     var edits: [Edit] = []
+    /// The values of `.replace` edits.
+    var replacements: [[UInt8]] = []
     var appended: [(key: String, value: [UInt8])] = []
 
     /// Starts an edit of the object described by `layout`.
@@ -20,9 +24,19 @@ public struct ObjectEditor {
         self.layout = layout
     }
 
+    /// Starts a new edit of `layout`, keeping this editor's storage: once its lists are big
+    /// enough, editing line after line allocates nothing for them. Reset to an empty
+    /// `ObjectLayout()` to release the previous layout (so its owner can reuse its storage).
+    public mutating func reset(_ layout: ObjectLayout) {
+        self.layout = layout
+        if !edits.isEmpty { edits.removeAll(keepingCapacity: true) }
+        if !replacements.isEmpty { replacements.removeAll(keepingCapacity: true) }
+        if !appended.isEmpty { appended.removeAll(keepingCapacity: true) }
+    }
+
     /// Records edit `e` for member `index`.
     mutating func mark(_ index: Int, _ e: Edit) {
-        if edits.isEmpty { edits = Array(repeating: .keep, count: layout.members.count) }
+        if edits.isEmpty { edits.append(contentsOf: repeatElement(.keep, count: layout.members.count)) }
         edits[index] = e
     }
 
@@ -57,7 +71,7 @@ public struct ObjectEditor {
                     mark(j, .remove)
                 }
             }
-            mark(idx, .replace(value))
+            markReplace(idx, value)
         } else if let a = appended.firstIndex(where: { $0.key == key }) {
             appended[a].value = value
         } else {
@@ -68,13 +82,23 @@ public struct ObjectEditor {
     /// Replaces the value of the member at `index` in the layout with the encoded JSON `value`,
     /// keeping its key as written. Unlike ``set(_:raw:in:)`` it leaves other members with the
     /// same key alone: use it when the key is known to occur once.
-    public mutating func replace(at index: Int, raw value: [UInt8]) { mark(index, .replace(value)) }
+    public mutating func replace(at index: Int, raw value: [UInt8]) { markReplace(index, value) }
+
+    /// Records a replacement of member `index`'s value.
+    mutating func markReplace(_ index: Int, _ value: [UInt8]) {
+        if case .replace(let r) = edit(index) {
+            replacements[r] = value
+        } else {
+            mark(index, .replace(replacements.count))
+            replacements.append(value)
+        }
+    }
 
     /// A capacity that fits the rendered object (exact or a little more).
     public var renderedCapacity: Int {
         var n = layout.range.count + 2
         for (idx, e) in edits.enumerated() {
-            if case .replace(let v) = e { n += v.count + 1 - layout.members[idx].value.count }
+            if case .replace(let r) = e { n += replacements[r].count + 1 - layout.members[idx].value.count }
         }
         for (key, v) in appended { n += key.utf8.count + v.count + 8 }
         return n
@@ -100,7 +124,8 @@ public struct ObjectEditor {
             case .keep:
                 if !first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.span]))
-            case .replace(let v):
+            case .replace(let r):
+                let v = replacements[r]
                 if !first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.key.lowerBound - 1..<m.key.upperBound + 1]))
                 out.append(UInt8(ascii: ":"))

@@ -19,7 +19,18 @@ public struct ObjectLayout: Sendable {
     /// The members in document order.
     public private(set) var members: [JSONMember]
     /// The object's bytes, from `{` to `}`.
-    public let range: Range<Int>
+    public private(set) var range: Range<Int>
+
+    /// An empty layout, for example scratch storage for ``scanDocument(_:reusing:)``.
+    public init() {
+        members = []
+        range = 0..<0
+    }
+
+    init(members: [JSONMember], range: Range<Int>) {
+        self.members = members
+        self.range = range
+    }
 
     /// Validates `buffer` as exactly one JSON object (optional surrounding whitespace) and
     /// records its top-level members. Throws `.unexpectedType` for valid JSON that is not an object.
@@ -34,6 +45,46 @@ public struct ObjectLayout: Sendable {
         s.skipWhitespace()
         guard s.offset == buffer.count else { throw s.fail("unexpected data after the JSON value") }
         return layout
+    }
+
+    /// Like ``scanDocument(_:)``, but stores the result in `layout`, reusing its member storage
+    /// (no allocation once the storage is big enough). On error `layout` holds no members.
+    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
+        if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
+        layout.range = 0..<0
+        var s = JSONScanner(buffer)
+        s.skipWhitespace()
+        guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{") else {
+            _ = try s.scanDocument()
+            throw JSONError(.unexpectedType, at: 0, "the JSON value is not an object")
+        }
+        do throws(JSONError) {
+            layout.range = try s.scanMembers(buffer, into: &layout.members)
+            s.skipWhitespace()
+            guard s.offset == buffer.count else { throw s.fail("unexpected data after the JSON value") }
+        } catch {
+            layout.members.removeAll(keepingCapacity: true)
+            layout.range = 0..<0
+            throw error
+        }
+    }
+
+    /// Like ``scanNested(_:_:)``, but stores the result in `layout`, reusing its member storage.
+    /// Returns false (and leaves `layout` empty) when `range` is not a valid object.
+    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
+        if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
+        layout.range = 0..<0
+        guard range.lowerBound < range.upperBound, buffer[range.lowerBound] == UInt8(ascii: "{") else { return false }
+        let sub = UnsafeBufferPointer(rebasing: buffer[..<range.upperBound])
+        var s = JSONScanner(sub)
+        s.i = range.lowerBound
+        do throws(JSONError) {
+            layout.range = try s.scanMembers(buffer, into: &layout.members)
+            return true
+        } catch {
+            layout.members.removeAll(keepingCapacity: true)
+            return false
+        }
     }
 
     /// Records the members of an already-validated object at `range` (for example a nested
@@ -105,14 +156,21 @@ public enum JSONLayoutValues {
 extension JSONScanner {
     /// Scans an object at the current offset (which must be `{`) and records its members.
     mutating func scanMembers(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
-        let open = i
         var members: [JSONMember] = []
         members.reserveCapacity(12)
+        let range = try scanMembers(buffer, into: &members)
+        return ObjectLayout(members: members, range: range)
+    }
+
+    /// Scans an object at the current offset (which must be `{`), appends its members to
+    /// `members` and returns the object's range.
+    mutating func scanMembers(_ buffer: UnsafeBufferPointer<UInt8>, into members: inout [JSONMember]) throws(JSONError) -> Range<Int> {
+        let open = i
         i += 1
         skipWhitespace()
         if i < end, base[i] == UInt8(ascii: "}") {
             i += 1
-            return ObjectLayout(members: members, range: open..<i)
+            return open..<i
         }
         while true {
             skipWhitespace()
@@ -133,7 +191,7 @@ extension JSONScanner {
                 i += 1
             } else if base[i] == UInt8(ascii: "}") {
                 i += 1
-                return ObjectLayout(members: members, range: open..<i)
+                return open..<i
             } else {
                 throw fail("expected ',' or '}' in object")
             }

@@ -107,4 +107,60 @@ final class IdentityCacheTests: XCTestCase {
         XCTAssertEqual(try b.userId(forAnonymousId: "a9"), "u9")
         b.close()
     }
+
+    func testContextFastPathRendersWhatTheEditorRenders() throws {
+        let id = try IdentityStore(stateDirectory: nil)
+        let e = Enricher(config: try testConfig(), identity: id)
+        let contexts = [
+            "{}", #"{"locale":"ja-JP"}"#, #" { "locale" : "de" , "ip":"1.2.3.4", "locale":"x" } "#,
+            #"{"traits":{"email":"a@b.c"},"page":{"path":"/"}}"#, #"{"oss":1,"ap":2,"devices":3}"#,
+        ]
+        for text in contexts {
+            let bytes = Array(text.utf8)
+            try bytes.withUnsafeBufferPointer { buf in
+                let ctx = try ObjectLayout.scanDocument(buf)
+                let quick = try XCTUnwrap(e.contextWithLibraryOnly(ctx, buf), text)
+                var general = ObjectEditor(ctx)
+                general.set("library", raw: e.libraryJSON, in: buf)
+                XCTAssertEqual(String(decoding: quick, as: UTF8.self), String(decoding: general.rendered(buf), as: UTF8.self), text)
+            }
+        }
+        for text in [#"{"library":{}}"#, #"{"app":1}"#, #"{"device":{}}"#, #"{"os":null}"#, #"{"\u006fs":1}"#] {
+            let bytes = Array(text.utf8)
+            try bytes.withUnsafeBufferPointer { buf in
+                XCTAssertNil(e.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf), text)
+            }
+        }
+        let withDefaults = Enricher(config: try testConfig("enrichment:\n  context:\n    locale: en-US\n"), identity: id)
+        let plain = Array(#"{"ip":"1"}"#.utf8)
+        try plain.withUnsafeBufferPointer { buf in
+            XCTAssertNil(withDefaults.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
+        }
+        let withDrops = Enricher(config: try testConfig("privacy:\n  drop_properties: [email]\n"), identity: id)
+        try plain.withUnsafeBufferPointer { buf in
+            XCTAssertNil(withDrops.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
+        }
+    }
+
+    func testEnricherReusedAcrossLinesGivesTheSameEventsAsFreshOnes() throws {
+        let lines = [
+            #"{"type":"track","event":"A","anonymousId":"a1","timestamp":"2024-01-01T00:00:00Z","context":{"locale":"x","app":{"v":1}},"properties":{"p":1}}"#,
+            #"{"type":"identify","userId":"u1","anonymousId":"a1","timestamp":"2024-01-01T00:00:01Z"}"#,
+            #"{"type":"page","anonymousId":"a1","timestamp":"2024-01-01T00:00:02Z","context":{"ip":"1","ip":"2"},"sentAt":"s"}"#,
+            "not json",
+            #"{"type":"track","event":"B","timestamp":"2024-01-01T00:00:03Z","context":{"device":{"advertisingId":"00000000-0000-0000-0000-000000000000"}}}"#,
+            #"{"type":"screen","name":"S","anonymousId":"a1","timestamp":"2024-01-01T00:00:04Z","context":[]}"#,
+            #"{"type":"group","groupId":"g","userId":"u1","timestamp":"2024-01-01T00:00:05Z","context":{}}"#,
+        ]
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hotpath-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let reusedStore = try IdentityStore(stateDirectory: dir + "/a", makeUUID: { "dev" })
+        let reused = Enricher(config: try testConfig(), identity: reusedStore, nowMillis: { 0 })
+        let freshStore = try IdentityStore(stateDirectory: dir + "/b", makeUUID: { "dev" })
+        for (n, line) in lines.enumerated() {
+            let fresh = Enricher(config: try testConfig(), identity: freshStore, nowMillis: { 0 })
+            XCTAssertEqual(enrich(reused, line, lineNumber: n + 1, sequence: UInt64(n + 1)),
+                           enrich(fresh, line, lineNumber: n + 1, sequence: UInt64(n + 1)), line)
+        }
+    }
 }

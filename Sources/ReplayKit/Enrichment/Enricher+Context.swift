@@ -19,6 +19,9 @@ struct ContextDefaultsJSON {
         timezone = c.timezone.map(JSONStrings.quoted)
     }
 
+    /// Whether no context default is configured.
+    var isEmpty: Bool { app.isEmpty && device.isEmpty && os.isEmpty && locale == nil && timezone == nil }
+
     /// The `context` object for an event without one: `library` plus every configured default.
     func contextWithout(library: [UInt8]) -> [UInt8] {
         var members: [(key: String, value: [UInt8])] = [("library", library)]
@@ -88,7 +91,15 @@ extension Enricher {
     /// The enriched `context` object: library, config defaults where missing, privacy rules.
     func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
         guard let ctx = context else { return .success(defaultContextJSON) }
-        var e = ObjectEditor(ctx)
+        if let quick = contextWithLibraryOnly(ctx, buf) { return .success(quick) }
+        // Reuse the scratch editor's storage; it drops `ctx` again before it is put back.
+        var e = scratchContextEditor
+        scratchContextEditor = ObjectEditor(ObjectLayout())
+        defer {
+            e.reset(ObjectLayout())
+            scratchContextEditor = e
+        }
+        e.reset(ctx)
         e.set("library", raw: libraryJSON, in: buf)
         if let f = merge(ctx, "app", defaults.app, buf, into: &e) { return .failure(f) }
         if let f = merge(ctx, "device", defaults.device, buf, into: &e) { return .failure(f) }
@@ -96,7 +107,46 @@ extension Enricher {
         fillScalar(ctx, "locale", defaults.locale, buf, into: &e)
         fillScalar(ctx, "timezone", defaults.timezone, buf, into: &e)
         if let traits = dropKeys(ctx, "traits", buf) { e.set("traits", raw: traits, in: buf) }
-        return .success(e.rendered(buf))
+        var out: [UInt8] = []
+        out.reserveCapacity(e.renderedCapacity)
+        e.render(buf, into: &out)
+        return .success(out)
+    }
+
+    /// The enriched `context` when the only rule that applies is adding `library`: no context
+    /// defaults or privacy drops are configured and the context has no `library`, `app`,
+    /// `device` or `os` member (and no escaped keys). Renders exactly what the general path
+    /// renders (the members' spans joined by commas, then `library`), without an editor.
+    /// Nil when the general path is needed.
+    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard defaults.isEmpty, config.privacy.dropProperties.isEmpty else { return nil }
+        @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
+            guard m.key.count == word.utf8CodeUnitCount else { return false }
+            let w = word.utf8Start
+            var p = m.key.lowerBound
+            for k in 0..<word.utf8CodeUnitCount {
+                if buf[p] != w[k] { return false }
+                p += 1
+            }
+            return true
+        }
+        var n = 2 + libraryMemberJSON.count
+        for m in ctx.members {
+            if m.keyHasEscapes || isKey(m, "library") || isKey(m, "app") || isKey(m, "device") || isKey(m, "os") {
+                return nil
+            }
+            n += m.span.count + 1
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(n)
+        out.append(UInt8(ascii: "{"))
+        for m in ctx.members {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: libraryMemberJSON)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// Sets `context.<name>` to `value` when the event has none.

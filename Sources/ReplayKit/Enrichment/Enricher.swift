@@ -17,10 +17,19 @@ public final class Enricher {
     let defaults: ContextDefaultsJSON
     /// The whole `context` of an event that has none (library + config defaults), encoded once.
     let defaultContextJSON: [UInt8]
+    /// The `"library":{...}` member of an enriched context, encoded once.
+    let libraryMemberJSON: [UInt8]
     /// The device anonymousId as a JSON string, encoded once.
     let deviceAnonymousIdJSON: [UInt8]
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
+
+    // Per-line scratch storage, reused line after line so the hot path does not allocate it
+    // again for every event. Each is moved out while a line is enriched and put back after.
+    // One stored value for the line's storage, so borrowing and returning it costs one
+    // exclusivity-checked access each.
+    var scratch = LineScratch()
+    var scratchContextEditor = ObjectEditor(ObjectLayout())
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -31,6 +40,10 @@ public final class Enricher {
         lib += JSONStrings.quoted(Enricher.libraryVersion)
         lib.append(UInt8(ascii: "}"))
         libraryJSON = lib
+        var libMember: [UInt8] = []
+        JSONStrings.appendQuoted("library", to: &libMember)
+        libMember.append(UInt8(ascii: ":"))
+        libraryMemberJSON = libMember + lib
         defaults = ContextDefaultsJSON(config.enrichment.context)
         defaultContextJSON = defaults.contextWithout(library: lib)
         deviceAnonymousIdJSON = JSONStrings.quoted(identity.deviceAnonymousId)
@@ -64,9 +77,20 @@ public final class Enricher {
         if buf.count > config.batching.maxEventBytes {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
-        let layout: ObjectLayout
+        // Borrow the scratch storage; the editors drop their layouts before it is put back, so
+        // the layouts' member arrays are uniquely referenced (reusable) on the next line.
+        var borrowed = LineScratch()
+        swap(&borrowed, &scratch)
+        var layout = borrowed.top
+        var contextLayout = borrowed.context
+        var editor = borrowed.editor
+        borrowed = LineScratch()  // the locals are now the only references
+        defer {
+            editor.reset(ObjectLayout())
+            scratch = LineScratch(top: layout, context: contextLayout, editor: editor)
+        }
         do {
-            layout = try ObjectLayout.scanDocument(buf)
+            try ObjectLayout.scanDocument(buf, reusing: &layout)
         } catch {
             switch error.kind {
             case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
@@ -102,17 +126,17 @@ public final class Enricher {
         // Context shape and consent.
         var context: ObjectLayout?
         if let c = member(top.context), c.kind != .null {
-            guard c.kind == .object, let nested = ObjectLayout.scanNested(buf, c.value) else {
+            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &contextLayout) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
-            context = nested
+            context = contextLayout
         }
         if let context, let denial = consentDenial(context, buf) {
             return reject(DeadLetterReason.consentDenied, denial)
         }
 
         // Timestamp.
-        var editor = ObjectEditor(layout)
+        editor.reset(layout)
         // Sets a top-level member: in place when the key occurs once, else through the general
         // key-based edit (which also drops earlier duplicates).
         @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
@@ -179,7 +203,9 @@ public final class Enricher {
             if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
             if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
         }
-        switch enrichContext(context, buf) {
+        let enrichedContext = enrichContext(context, buf)
+        context = nil  // release the copy so `contextLayout` stays uniquely referenced
+        switch enrichedContext {
         case .success(let ctx): set("context", top.context, ctx)
         case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
         }
@@ -235,4 +261,11 @@ public final class Enricher {
         guard let m = layout.member(key, in: buf), m.kind == .bool else { return nil }
         return buf[m.value.lowerBound] == UInt8(ascii: "t")
     }
+}
+
+/// Storage for one line's layouts and editor, reused from line to line.
+struct LineScratch {
+    var top = ObjectLayout()
+    var context = ObjectLayout()
+    var editor = ObjectEditor(ObjectLayout())
 }
