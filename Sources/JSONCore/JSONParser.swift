@@ -39,27 +39,12 @@ extension JSONScanner {
                 i += 1
                 return .object(JSONObject(members))
             }
-            while true {
-                skipWhitespace()
-                guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
-                let (r, esc) = try scanString()
+            repeat {
+                let (r, esc) = try memberKey()
                 let key = JSONStrings.decode(buffer, r, hasEscapes: esc)
-                skipWhitespace()
-                guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
-                i += 1
-                let v = try parseValue(buffer, depth: depth + 1)
-                members.append((key: key, value: v))
-                skipWhitespace()
-                guard i < end else { throw fail("unterminated object") }
-                if base[i] == UInt8(ascii: ",") {
-                    i += 1
-                } else if base[i] == UInt8(ascii: "}") {
-                    i += 1
-                    return .object(JSONObject(members))
-                } else {
-                    throw fail("expected ',' or '}' in object")
-                }
-            }
+                members.append((key: key, value: try parseValue(buffer, depth: depth + 1)))
+            } while try !endOfItem(closing: UInt8(ascii: "}"), "object")
+            return .object(JSONObject(members))
         case UInt8(ascii: "["):
             guard depth < JSONScanner.maximumDepth else {
                 throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
@@ -71,19 +56,10 @@ extension JSONScanner {
                 i += 1
                 return .array(items)
             }
-            while true {
+            repeat {
                 items.append(try parseValue(buffer, depth: depth + 1))
-                skipWhitespace()
-                guard i < end else { throw fail("unterminated array") }
-                if base[i] == UInt8(ascii: ",") {
-                    i += 1
-                } else if base[i] == UInt8(ascii: "]") {
-                    i += 1
-                    return .array(items)
-                } else {
-                    throw fail("expected ',' or ']' in array")
-                }
-            }
+            } while try !endOfItem(closing: UInt8(ascii: "]"), "array")
+            return .array(items)
         case UInt8(ascii: "\""):
             let (r, esc) = try scanString()
             return .string(JSONStrings.decode(buffer, r, hasEscapes: esc))

@@ -257,6 +257,33 @@ public struct JSONScanner: ~Copyable {
         }
     }
 
+    /// After an element or member: consumes `,` and returns false (more follow), or consumes the
+    /// container's closing byte and returns true. `what` names the container in errors.
+    @inline(__always) mutating func endOfItem(closing close: UInt8, _ what: StaticString) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard i < end else { throw fail("unterminated \(what)") }
+        if base[i] == UInt8(ascii: ",") {
+            i += 1
+            return false
+        }
+        guard base[i] == close else {
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(what)")
+        }
+        i += 1
+        return true
+    }
+
+    /// Scans a member's key and the `:` after it; the offset is then at the value.
+    @inline(__always) mutating func memberKey() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        skipWhitespace()
+        guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
+        let key = try scanString()
+        skipWhitespace()
+        guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
+        i += 1
+        return key
+    }
+
     mutating func scanArray(depth: Int) throws(JSONError) {
         guard depth <= JSONScanner.maximumDepth else {
             throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
@@ -267,19 +294,9 @@ public struct JSONScanner: ~Copyable {
             i += 1
             return
         }
-        while true {
+        repeat {
             _ = try scanValue(depth: depth)
-            skipWhitespace()
-            guard i < end else { throw fail("unterminated array") }
-            if base[i] == UInt8(ascii: ",") {
-                i += 1
-            } else if base[i] == UInt8(ascii: "]") {
-                i += 1
-                return
-            } else {
-                throw fail("expected ',' or ']' in array")
-            }
-        }
+        } while try !endOfItem(closing: UInt8(ascii: "]"), "array")
     }
 
     mutating func scanObject(depth: Int) throws(JSONError) {
@@ -292,25 +309,10 @@ public struct JSONScanner: ~Copyable {
             i += 1
             return
         }
-        while true {
-            skipWhitespace()
-            guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
-            _ = try scanString()
-            skipWhitespace()
-            guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
-            i += 1
+        repeat {
+            _ = try memberKey()
             _ = try scanValue(depth: depth)
-            skipWhitespace()
-            guard i < end else { throw fail("unterminated object") }
-            if base[i] == UInt8(ascii: ",") {
-                i += 1
-            } else if base[i] == UInt8(ascii: "}") {
-                i += 1
-                return
-            } else {
-                throw fail("expected ',' or '}' in object")
-            }
-        }
+        } while try !endOfItem(closing: UInt8(ascii: "}"), "object")
     }
 
     /// Validates that the whole buffer is exactly one JSON value with optional surrounding

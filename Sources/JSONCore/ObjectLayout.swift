@@ -172,29 +172,15 @@ extension JSONScanner {
             i += 1
             return open..<i
         }
-        while true {
-            skipWhitespace()
-            guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
-            let keyStart = i
-            let (key, esc) = try scanString()
-            skipWhitespace()
-            guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
-            i += 1
+        repeat {
+            let (key, esc) = try memberKey()
             skipWhitespace()
             let valueStart = i
             let kind = try scanValue(depth: 1)
+            // The member's span starts at the key's opening quote.
             members.append(
-                JSONMember(span: keyStart..<i, key: key, keyHasEscapes: esc, value: valueStart..<i, kind: kind))
-            skipWhitespace()
-            guard i < end else { throw fail("unterminated object") }
-            if base[i] == UInt8(ascii: ",") {
-                i += 1
-            } else if base[i] == UInt8(ascii: "}") {
-                i += 1
-                return open..<i
-            } else {
-                throw fail("expected ',' or '}' in object")
-            }
-        }
+                JSONMember(span: (key.lowerBound - 1)..<i, key: key, keyHasEscapes: esc, value: valueStart..<i, kind: kind))
+        } while try !endOfItem(closing: UInt8(ascii: "}"), "object")
+        return open..<i
     }
 }
