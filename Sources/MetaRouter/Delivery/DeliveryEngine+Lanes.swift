@@ -6,12 +6,7 @@ extension DeliveryEngine {
             nextKeylessLane = (nextKeylessLane + 1) % lanes.count
             return nextKeylessLane
         }
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
-        for b in key.utf8 {
-            h ^= UInt64(b)
-            h &*= 0x100_0000_01b3
-        }
-        return Int(h % UInt64(lanes.count))
+        return Int(FNV1a.hash(key.utf8) % UInt64(lanes.count))
     }
 
     /// Whether lane `i` should send a batch now.

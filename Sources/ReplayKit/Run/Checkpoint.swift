@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 
 /// Where each input of a state directory stands: everything before `offset` is settled
 /// (delivered, dead-lettered, filtered or blank).
@@ -62,12 +63,12 @@ public struct FileFingerprint: Codable, Sendable, Equatable {
         let size = try handle.seekToEnd()
         try handle.seek(toOffset: 0)
         let head = try handle.read(upToCount: min(headBytes, Int(size))) ?? Data()
-        var fp = FileFingerprint(size: size, headLength: head.count, headHash: FNV.hex(head), windowHash: nil, windowLength: nil)
+        var fp = FileFingerprint(size: size, headLength: head.count, headHash: FNV1a.hex(head), windowHash: nil, windowLength: nil)
         if plain, offset > 0, offset <= size {
             let length = Int(min(UInt64(windowBytes), offset))
             try handle.seek(toOffset: offset - UInt64(length))
             let window = try handle.read(upToCount: length) ?? Data()
-            fp.windowHash = FNV.hex(window)
+            fp.windowHash = FNV1a.hex(window)
             fp.windowLength = length
         }
         return fp
@@ -84,30 +85,12 @@ public struct FileFingerprint: Codable, Sendable, Equatable {
         if size < self.size { return "it is smaller than when it was checkpointed (\(size) < \(self.size) bytes)" }
         try? handle.seek(toOffset: 0)
         let head = (try? handle.read(upToCount: headLength)) ?? Data()
-        if head.count != headLength || FNV.hex(head) != headHash { return "its first \(headLength) bytes changed" }
+        if head.count != headLength || FNV1a.hex(head) != headHash { return "its first \(headLength) bytes changed" }
         if let windowHash, let windowLength, offset >= UInt64(windowLength) {
             try? handle.seek(toOffset: offset - UInt64(windowLength))
             let window = (try? handle.read(upToCount: windowLength)) ?? Data()
-            if FNV.hex(window) != windowHash { return "the bytes before the checkpoint (offset \(offset)) changed" }
+            if FNV1a.hex(window) != windowHash { return "the bytes before the checkpoint (offset \(offset)) changed" }
         }
         return nil
-    }
-}
-
-/// FNV-1a, 64 bit: a fast, stable, non-cryptographic hash.
-enum FNV {
-    static func hash<S: Sequence>(_ bytes: S, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 where S.Element == UInt8 {
-        var h = seed
-        for b in bytes {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01B3
-        }
-        return h
-    }
-
-    static func hex(_ data: Data) -> String {
-        let h = hash(data)
-        let s = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
     }
 }

@@ -1,3 +1,5 @@
+import MetaRouter
+
 /// What `mr-replay run` was asked to do, beyond the config file.
 public struct RunOptions: Sendable {
     /// The input arguments: files, directories, globs, or `-` for stdin.
@@ -58,7 +60,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public func contains(identity key: String?) -> Bool {
         guard count > 1 else { return true }
         guard let key else { return index == 0 }
-        return Int(FNV.hash(key.utf8) % UInt64(count)) == index
+        return Int(FNV1a.hash(key.utf8) % UInt64(count)) == index
     }
 
     public var description: String { "\(index)/\(count)" }
