@@ -98,6 +98,9 @@ struct CollectorResponder: HTTPResponder {
     /// Validates, stores and counts one decoded body.
     private func ingest(_ body: ByteBuffer, authorized: Bool) async throws -> Response {
         let countOnly = configuration.countOnly
+        if countOnly, authorized {
+            return countOnlyIngest(body)
+        }
         let hasStore = store != nil
         let (verdict, records) = body.withUnsafeReadableBytes { rawBytes -> (BatchVerdict, [StoredEvent]) in
             let bytes = rawBytes.bindMemory(to: UInt8.self)
@@ -125,6 +128,22 @@ struct CollectorResponder: HTTPResponder {
             stats.recordResponse(200)
             return Self.json(.ok, "{\"success\":true}")
         }
+    }
+
+    /// Count-only mode with a valid Basic header: count the `batch` elements without validating
+    /// them (``BatchSkimmer``), still applying Segment's event-count and event-size limits.
+    private func countOnlyIngest(_ body: ByteBuffer) -> Response {
+        let summary = body.withUnsafeReadableBytes { BatchSkimmer.skim($0.bindMemory(to: UInt8.self)) }
+        guard let summary else { return finish(400, "the body has no \"batch\" array") }
+        if summary.events > IngestionLimits.maxBatchEvents {
+            return finish(configuration.oversizeStatus, "more than \(IngestionLimits.maxBatchEvents) events")
+        }
+        if summary.largestEvent > IngestionLimits.maxEventBytes {
+            return finish(configuration.oversizeStatus, "an event is over 32 KiB")
+        }
+        stats.recordAccepted(count: summary.events, batchSize: summary.events, messageIds: [])
+        stats.recordResponse(200)
+        return Self.json(.ok, "{\"success\":true}")
     }
 
     /// Counts and builds an error (or injected) response.

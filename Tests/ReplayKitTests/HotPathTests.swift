@@ -119,26 +119,26 @@ final class IdentityCacheTests: XCTestCase {
             let bytes = Array(text.utf8)
             try bytes.withUnsafeBufferPointer { buf in
                 let ctx = try ObjectLayout.scanDocument(buf)
-                let quick = try XCTUnwrap(e.contextWithLibraryOnly(ctx, buf), text)
+                let quick = try XCTUnwrap(e.preparer.contextWithLibraryOnly(ctx, buf), text)
                 var general = ObjectEditor(ctx)
-                general.set("library", raw: e.libraryJSON, in: buf)
+                general.set("library", raw: e.preparer.libraryJSON, in: buf)
                 XCTAssertEqual(String(decoding: quick, as: UTF8.self), String(decoding: general.rendered(buf), as: UTF8.self), text)
             }
         }
         for text in [#"{"library":{}}"#, #"{"app":1}"#, #"{"device":{}}"#, #"{"os":null}"#, #"{"\u006fs":1}"#] {
             let bytes = Array(text.utf8)
             try bytes.withUnsafeBufferPointer { buf in
-                XCTAssertNil(e.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf), text)
+                XCTAssertNil(e.preparer.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf), text)
             }
         }
         let withDefaults = Enricher(config: try testConfig("enrichment:\n  context:\n    locale: en-US\n"), identity: id)
         let plain = Array(#"{"ip":"1"}"#.utf8)
         try plain.withUnsafeBufferPointer { buf in
-            XCTAssertNil(withDefaults.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
+            XCTAssertNil(withDefaults.preparer.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
         }
         let withDrops = Enricher(config: try testConfig("privacy:\n  drop_properties: [email]\n"), identity: id)
         try plain.withUnsafeBufferPointer { buf in
-            XCTAssertNil(withDrops.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
+            XCTAssertNil(withDrops.preparer.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf))
         }
     }
 

@@ -13,9 +13,12 @@ extension DeliveryEngine {
     func isReady(_ i: Int) -> Bool {
         let lane = lanes[i]
         guard !lane.queue.isEmpty else { return false }
-        if closing || lane.flushRequested || !submitWaiters.isEmpty { return true }
+        if closing || lane.flushRequested { return true }
         if lane.queue.count >= batchLimit { return true }
-        return encoder.bodySize(eventSizes: lane.bytes, count: lane.queue.count) > configuration.maxBatchBytes
+        if encoder.bodySize(eventSizes: lane.bytes, count: lane.queue.count) > configuration.maxBatchBytes { return true }
+        // A blocked submitter needs an outcome to go on. While a batch is out, its settling will
+        // give one; with none out, partial batches must go now or nothing would ever settle.
+        return !submitWaiters.isEmpty && batchesOut == 0
     }
 
     /// Resumes lane `i`'s worker if it waits for events.
@@ -43,7 +46,10 @@ extension DeliveryEngine {
     /// One lane's worker: take a batch, deliver it (with retries), repeat until closed or stopped.
     func runLane(_ i: Int) async {
         while let batch = await takeBatch(i) {
+            batchesOut += 1
             _ = await deliver(batch, lane: i)
+            batchesOut -= 1
+            if batchesOut == 0 && !submitWaiters.isEmpty { wakeReadyLanes() }
         }
         activeWorkers -= 1
         if activeWorkers == 0 { resumeAll(&drainWaiters) }

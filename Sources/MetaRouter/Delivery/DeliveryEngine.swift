@@ -52,6 +52,8 @@ public actor DeliveryEngine {
     var nextKeylessLane = 0
     var workersStarted = false
     var activeWorkers = 0
+    /// Batches taken by lane workers and not yet finished (sent, retrying or split).
+    var batchesOut = 0
     /// `finish` or `cancel` was called: no new events.
     var closing = false
     /// `cancel`'s grace ran out: workers were abandoned.

@@ -3,54 +3,30 @@ import JSONCore
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
 ///
-/// Each line is validated once with `ObjectLayout.scanDocument`; edits are spliced with
-/// `ObjectEditor`, so untouched members reach the output byte for byte. See `docs/enrichment.md`.
-/// Not thread-safe: one enricher per pipeline, fed in read order.
+/// Enrichment has two parts: ``LinePreparer`` does everything a line decides alone (and may run
+/// on worker threads, see ``LineWalker``); ``finish(_:sequence:)`` applies identity carry-forward
+/// and learning in read order. ``process(_:lineNumber:sequence:)`` does both for one line.
+/// See `docs/enrichment.md`. Not thread-safe: one enricher per pipeline, fed in read order.
 public final class Enricher {
     /// The `context.library.version` written into every event.
     public static let libraryVersion = "0.1.0"
 
     let config: ReplayConfig
     let identity: IdentityStore
-    let nowMillis: () -> Int64
-    let libraryJSON: [UInt8]
-    let defaults: ContextDefaultsJSON
-    /// The whole `context` of an event that has none (library + config defaults), encoded once.
-    let defaultContextJSON: [UInt8]
-    /// The `"library":{...}` member of an enriched context, encoded once.
-    let libraryMemberJSON: [UInt8]
-    /// The device anonymousId as a JSON string, encoded once.
-    let deviceAnonymousIdJSON: [UInt8]
+    /// The preparer used for lines processed in read order.
+    let preparer: LinePreparer
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
 
-    // Per-line scratch storage, reused line after line so the hot path does not allocate it
-    // again for every event. Each is moved out while a line is enriched and put back after.
-    // One stored value for the line's storage, so borrowing and returning it costs one
-    // exclusivity-checked access each.
-    var scratch = LineScratch()
-    var scratchContextEditor = ObjectEditor(ObjectLayout())
-
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
-    public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
+    public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping @Sendable () -> Int64 = Enricher.systemMillis) {
         self.config = config
         self.identity = identity
-        self.nowMillis = nowMillis
-        var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
-        lib += JSONStrings.quoted(Enricher.libraryVersion)
-        lib.append(UInt8(ascii: "}"))
-        libraryJSON = lib
-        var libMember: [UInt8] = []
-        JSONStrings.appendQuoted("library", to: &libMember)
-        libMember.append(UInt8(ascii: ":"))
-        libraryMemberJSON = libMember + lib
-        defaults = ContextDefaultsJSON(config.enrichment.context)
-        defaultContextJSON = defaults.contextWithout(library: lib)
-        deviceAnonymousIdJSON = JSONStrings.quoted(identity.deviceAnonymousId)
+        self.preparer = LinePreparer(config: config, deviceAnonymousId: identity.deviceAnonymousId, nowMillis: nowMillis)
     }
 
     /// The system clock in epoch milliseconds.
-    public static func systemMillis() -> Int64 {
+    @Sendable public static func systemMillis() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
@@ -59,213 +35,70 @@ public final class Enricher {
     /// Enriches one line. `sequence` is a global, increasing number for this line in read order,
     /// used to tag identity mappings learned from it (see ``IdentityStore/commit(throughSequence:)``).
     public func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
-        let result = enrich(line, lineNumber: lineNumber, sequence: sequence)
-        switch result {
-        case .event: stats.events += 1
-        case .blank: stats.blank += 1
-        case .deadLetter(let reason, _): stats.deadLetters[reason, default: 0] += 1
-        }
-        return result
+        finish(preparer.prepare(line, lineNumber: lineNumber, inOrder: identity), sequence: sequence)
     }
 
-    private func reject(_ reason: String, _ detail: String) -> EnrichResult { .deadLetter(reason: reason, detail: detail) }
-
-    private func enrich(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
-        var firstNonBlank = 0
-        while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
-        if firstNonBlank == buf.count { return .blank }
-        if buf.count > config.batching.maxEventBytes {
-            return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
+    /// Finishes a line prepared on another thread (`prepared` came from a preparer without the
+    /// identity store), in read order. Lines the worker could not prepare are prepared again here.
+    func finish(_ prepared: consuming PreparedLine, line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
+        if case .deadLetter(LinePreparer.needsReadOrder, _) = prepared {
+            return process(line, lineNumber: lineNumber, sequence: sequence)
         }
-        // Borrow the scratch storage; the editors drop their layouts before it is put back, so
-        // the layouts' member arrays are uniquely referenced (reusable) on the next line.
-        var borrowed = LineScratch()
-        swap(&borrowed, &scratch)
-        var layout = borrowed.top
-        var contextLayout = borrowed.context
-        var editor = borrowed.editor
-        borrowed = LineScratch()  // the locals are now the only references
-        defer {
-            editor.reset(ObjectLayout())
-            scratch = LineScratch(top: layout, context: contextLayout, editor: editor)
-        }
-        do {
-            try ObjectLayout.scanDocument(buf, reusing: &layout)
-        } catch {
-            switch error.kind {
-            case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
-            case .unexpectedType: return reject(DeadLetterReason.notAnObject, "the line is valid JSON but not an object")
-            case .syntax, .tooDeep:
-                if !UTF8Check.isValid(buf) { return reject(DeadLetterReason.invalidUTF8, "the line is not valid UTF-8") }
-                return reject(DeadLetterReason.invalidJSON, error.description)
-            }
-        }
-
-        // Every top-level member the rules read, found in one pass.
-        let top = TopLevelMembers(layout, buf)
-        @inline(__always) func member(_ idx: Int?) -> JSONMember? { idx.map { layout.members[$0] } }
-
-        // Type and type-specific required fields.
-        guard let typeMember = member(top.type) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
-        guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
-        guard let type = EventType(buf, typeMember.value) else {
-            let name = JSONLayoutValues.stringContent(buf, typeMember.value)
-            return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
-        }
-        if type == .track, !isNonEmptyString(member(top.event)) {
-            return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
-        }
-        var groupIdOfGroup: String?
-        if type == .group {
-            guard let g = identifier(member(top.groupId), buf) else {
-                return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
-            }
-            groupIdOfGroup = g
-        }
-
-        // Context shape and consent.
-        var context: ObjectLayout?
-        if let c = member(top.context), c.kind != .null {
-            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &contextLayout) else {
-                return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
-            }
-            context = contextLayout
-        }
-        if let context, let denial = consentDenial(context, buf) {
-            return reject(DeadLetterReason.consentDenied, denial)
-        }
-
-        // Timestamp.
-        editor.reset(layout)
-        // Sets a top-level member: in place when the key occurs once, else through the general
-        // key-based edit (which also drops earlier duplicates).
-        @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
-            if let idx, !top.hasDuplicates { editor.replace(at: idx, raw: value) } else { editor.set(key, raw: value, in: buf) }
-        }
-        let millis: Int64
-        let tsMember = member(top.timestamp)
-        if tsMember == nil || tsMember?.kind == .null {
-            guard config.enrichment.defaultTimestamp == .now else {
-                return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
-            }
-            millis = nowMillis()
-            set("timestamp", top.timestamp, JSONStrings.quoted(Timestamps.format(millis: millis)))
-            stats.timestampsDefaulted += 1
-        } else {
-            let ts = tsMember!
-            guard ts.kind == .string,
-                let ms = Timestamps.parseMillis(UnsafeBufferPointer(rebasing: buf[(ts.value.lowerBound + 1)..<(ts.value.upperBound - 1)]))
-            else {
-                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
-            }
-            millis = ms
-        }
-        if top.sentAt != nil, editor.remove("sentAt", in: buf) { stats.sentAtDropped += 1 }
-
-        // Identity: anonymousId, carried userId / groupId, learning.
-        var anonymousId = identifier(member(top.anonymousId), buf)
-        if anonymousId == nil {
-            anonymousId = identity.deviceAnonymousId
-            set("anonymousId", top.anonymousId, deviceAnonymousIdJSON)
-            stats.anonymousIdsFilled += 1
-        }
-        let anon = anonymousId!
-        let ownUserId = identifier(member(top.userId), buf)
-        var userId = ownUserId
-        do {
-            if userId == nil, let carried = try identity.userId(forAnonymousId: anon) {
-                userId = carried
-                set("userId", top.userId, JSONStrings.quoted(carried))
-                stats.userIdsCarried += 1
-            }
-            if groupIdOfGroup == nil, let u = userId, identifier(member(top.groupId), buf) == nil,
-                let carried = try identity.groupId(forUserId: u)
-            {
-                set("groupId", top.groupId, JSONStrings.quoted(carried))
-                stats.groupIdsCarried += 1
-            }
-        } catch {
-            return reject(DeadLetterReason.identityStoreError, "\(error)")
-        }
-
-        // messageId.
-        let messageId: String
-        if let existing = identifier(member(top.messageId), buf) {
-            messageId = existing
-        } else {
-            messageId = StableMessageId.make(line: buf, lineNumber: lineNumber, millis: millis)
-            set("messageId", top.messageId, JSONStrings.quoted(messageId))
-            stats.messageIdsGenerated += 1
-        }
-
-        // Privacy on properties / traits, then context.
-        if !config.privacy.dropProperties.isEmpty {
-            if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
-            if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
-        }
-        let enrichedContext = enrichContext(context, buf)
-        context = nil  // release the copy so `contextLayout` stays uniquely referenced
-        switch enrichedContext {
-        case .success(let ctx): set("context", top.context, ctx)
-        case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
-        }
-
-        // Learn only from lines that become events.
-        if let u = ownUserId, type == .identify || type == .alias {
-            identity.learnUser(anonymousId: anon, userId: u, sequence: sequence)
-        }
-        if let g = groupIdOfGroup, let u = userId {
-            identity.learnGroup(userId: u, groupId: g, sequence: sequence)
-        }
-
-        var out: [UInt8] = []
-        out.reserveCapacity(editor.renderedCapacity)
-        editor.render(buf, into: &out)
-        return .event(bytes: out, messageId: messageId, orderingKey: anon)
+        return finish(prepared, sequence: sequence)
     }
 
-    // MARK: - Helpers
-
-    @inline(__always) func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-
-    /// Whether `m` is a non-empty string member.
-    func isNonEmptyString(_ m: JSONMember?) -> Bool {
-        guard let m else { return false }
-        return m.kind == .string && m.value.count > 2
+    /// Applies carry-forward (where the preparer left marks), learns identities from the event
+    /// and counts the outcome.
+    func finish(_ prepared: consuming PreparedLine, sequence: UInt64) -> EnrichResult {
+        switch consume prepared {
+        case .blank:
+            stats.blank += 1
+            return .blank
+        case .deadLetter(let reason, let detail):
+            stats.deadLetters[reason, default: 0] += 1
+            return .deadLetter(reason: reason, detail: detail)
+        case .event(var e):
+            do {
+                try carryForward(&e)
+            } catch {
+                stats.deadLetters[DeadLetterReason.identityStoreError, default: 0] += 1
+                return .deadLetter(reason: DeadLetterReason.identityStoreError, detail: "\(error)")
+            }
+            // Learn only from lines that become events.
+            if let u = e.ownUserId, e.type == .identify || e.type == .alias {
+                identity.learnUser(anonymousId: e.anonymousId, userId: u, sequence: sequence)
+            }
+            if let g = e.groupIdOfGroup, let u = e.ownUserId ?? e.carriedUserId {
+                identity.learnGroup(userId: u, groupId: g, sequence: sequence)
+            }
+            stats.add(e.counts)
+            return .event(bytes: e.bytes, messageId: e.messageId, orderingKey: e.anonymousId)
+        }
     }
 
-    /// A non-empty string member, or a number member as its text (ids are sometimes numeric).
-    func identifier(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m else { return nil }
-        if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
-        guard m.kind == .string, m.value.count > 2 else { return nil }
-        return JSONLayoutValues.stringContent(buf, m.value)
+    /// Looks up carried identities for the marks a worker left and splices them into the bytes.
+    private func carryForward(_ e: inout PreparedEvent) throws {
+        var splices: [(mark: RenderedMark, key: String, value: String, order: Int)] = []
+        if let mark = e.userIdMark, let carried = try identity.userId(forAnonymousId: e.anonymousId) {
+            e.carriedUserId = carried
+            e.counts.userIdCarried = true
+            splices.append((mark, "userId", carried, 0))
+        }
+        if let mark = e.groupIdMark, let u = e.ownUserId ?? e.carriedUserId, let carried = try identity.groupId(forUserId: u) {
+            e.counts.groupIdCarried = true
+            splices.append((mark, "groupId", carried, 1))
+        }
+        e.userIdMark = nil
+        e.groupIdMark = nil
+        guard !splices.isEmpty else { return }
+        // Back to front, so earlier offsets stay valid; at one offset the later member goes in
+        // first, so the members end up in the order they would have been appended.
+        splices.sort { ($0.mark.range.lowerBound, $0.order) > ($1.mark.range.lowerBound, $1.order) }
+        for s in splices {
+            let r = s.mark.range
+            let followed = r.upperBound < e.bytes.count && e.bytes[r.upperBound] != UInt8(ascii: "}")
+            let bytes = s.mark.replacement(key: s.key, value: JSONStrings.quoted(s.value), followedByMember: followed)
+            e.bytes.replaceSubrange(r, with: bytes)
+        }
     }
-
-    /// A non-empty string member.
-    func nonEmptyString(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m = layout.member(key, in: buf), m.kind == .string, m.value.count > 2 else { return nil }
-        return JSONLayoutValues.stringContent(buf, m.value)
-    }
-
-    /// A non-empty string member, or a number member as its text (ids are sometimes numeric).
-    func identifier(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m = layout.member(key, in: buf) else { return nil }
-        if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
-        guard m.kind == .string, m.value.count > 2 else { return nil }
-        return JSONLayoutValues.stringContent(buf, m.value)
-    }
-
-    /// Whether a member is the literal `true` / `false`.
-    func literal(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> Bool? {
-        guard let m = layout.member(key, in: buf), m.kind == .bool else { return nil }
-        return buf[m.value.lowerBound] == UInt8(ascii: "t")
-    }
-}
-
-/// Storage for one line's layouts and editor, reused from line to line.
-struct LineScratch {
-    var top = ObjectLayout()
-    var context = ObjectLayout()
-    var editor = ObjectEditor(ObjectLayout())
 }

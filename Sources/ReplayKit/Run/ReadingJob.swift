@@ -21,6 +21,12 @@ final class ReadingJob: @unchecked Sendable {
     var checkpoint: Checkpoint
     var lastCheckpoint = ContinuousClock.now
     static let chunkSize = 512
+    /// Background preparers for a run: none unless `MR_REPLAY_WORKERS` asks for some. Delivery
+    /// (engine, HTTP, and a local collector) needs the other cores; measured on 2 cores, one
+    /// or two workers made end-to-end runs slower (see docs/benchmark.md).
+    static var workers: Int {
+        ProcessInfo.processInfo.environment["MR_REPLAY_WORKERS"] != nil ? LineWalker.defaultWorkers : 0
+    }
 
     init(
         config: ReplayConfig, options: RunOptions, plan: ResumePlan, state: StateDirectory, runState: RunState,
@@ -46,7 +52,7 @@ final class ReadingJob: @unchecked Sendable {
         var early: (RunReport.Status, String)?
         try LineWalker.walk(
             inputs: plan.inputs.map(\.source), config: config, enricher: enricher, firstSequence: 0,
-            resumeAt: plan.inputs.map(\.resumeAt),
+            resumeAt: plan.inputs.map(\.resumeAt), workers: Self.workers,
             onInputEnd: { index in self.runState.counters.withLock { _ = $0.endOfInput.insert(index) } }
         ) { item in
             if stop.isRequested {

@@ -56,7 +56,7 @@ struct ContextFailure: Error {
     let detail: String
 }
 
-extension Enricher {
+extension LinePreparer {
     /// Why consent forbids sending, if it does: `context.consent.isUserSubjectToGDPR` is `true`
     /// and `context.consent.hasConsentForDataUsage` is not `true`.
     func consentDenial(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
@@ -84,7 +84,7 @@ extension Enricher {
         var dropped = 0
         for name in drop where e.remove(name, in: buf) { dropped += 1 }
         guard dropped > 0 else { return nil }
-        stats.propertiesDropped += dropped
+        counts.propertiesDropped += dropped
         return e.rendered(buf)
     }
 
@@ -199,7 +199,7 @@ extension Enricher {
             }
             if remove {
                 e.remove("advertisingId", in: buf)
-                stats.advertisingIdsRemoved += 1
+                counts.advertisingIdsRemoved += 1
             }
         }
         return .success(e.hasEdits ? e.rendered(buf) : nil)

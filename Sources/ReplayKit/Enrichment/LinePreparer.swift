@@ -1,0 +1,261 @@
+import Foundation
+import JSONCore
+
+/// The part of enrichment that does not depend on other lines: validation, type rules,
+/// timestamps, anonymousId, messageId, privacy and context. See `docs/enrichment.md`.
+///
+/// Each line is validated once with `ObjectLayout.scanDocument`; edits are spliced with
+/// `ObjectEditor`, so untouched members reach the output byte for byte.
+///
+/// Carry-forward of userId/groupId depends on the lines before, so it happens in read order:
+/// given an `IdentityStore`, ``prepare(_:lineNumber:inOrder:)`` applies it at once; without one
+/// (on a worker thread) it leaves marks where carried values go, and
+/// ``Enricher/finish(_:sequence:)`` splices them in. Both give the same bytes.
+///
+/// Not thread-safe: one preparer per thread at a time (its scratch storage is reused line to line).
+final class LinePreparer {
+    let config: ReplayConfig
+    let nowMillis: @Sendable () -> Int64
+    let libraryJSON: [UInt8]
+    let defaults: ContextDefaultsJSON
+    /// The whole `context` of an event that has none (library + config defaults), encoded once.
+    let defaultContextJSON: [UInt8]
+    /// The `"library":{...}` member of an enriched context, encoded once.
+    let libraryMemberJSON: [UInt8]
+    /// The device anonymousId, and as a JSON string, encoded once.
+    let deviceAnonymousId: String
+    let deviceAnonymousIdJSON: [UInt8]
+
+    // Per-line scratch storage, reused line after line so the hot path does not allocate it
+    // again for every event. Each is moved out while a line is prepared and put back after.
+    var scratch = LineScratch()
+    var scratchContextEditor = ObjectEditor(ObjectLayout())
+    /// What the current line's privacy rules did (moved into the prepared event).
+    var counts = LineCounts()
+
+    init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping @Sendable () -> Int64) {
+        self.config = config
+        self.nowMillis = nowMillis
+        var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
+        lib += JSONStrings.quoted(Enricher.libraryVersion)
+        lib.append(UInt8(ascii: "}"))
+        libraryJSON = lib
+        var libMember: [UInt8] = []
+        JSONStrings.appendQuoted("library", to: &libMember)
+        libMember.append(UInt8(ascii: ":"))
+        libraryMemberJSON = libMember + lib
+        defaults = ContextDefaultsJSON(config.enrichment.context)
+        defaultContextJSON = defaults.contextWithout(library: lib)
+        self.deviceAnonymousId = deviceAnonymousId
+        deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
+    }
+
+    /// A preparer with the same settings and its own scratch storage (for another thread).
+    func copy() -> LinePreparer {
+        LinePreparer(config: config, deviceAnonymousId: deviceAnonymousId, nowMillis: nowMillis)
+    }
+
+    private func reject(_ reason: String, _ detail: String) -> PreparedLine { .deadLetter(reason: reason, detail: detail) }
+
+    /// Prepares one line. With `identity` (read order), carry-forward is applied too.
+    func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, inOrder identity: IdentityStore?) -> PreparedLine {
+        var firstNonBlank = 0
+        while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
+        if firstNonBlank == buf.count { return .blank }
+        if buf.count > config.batching.maxEventBytes {
+            return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
+        }
+        // Borrow the scratch storage; the editors drop their layouts before it is put back, so
+        // the layouts' member arrays are uniquely referenced (reusable) on the next line.
+        var borrowed = LineScratch()
+        swap(&borrowed, &scratch)
+        var layout = borrowed.top
+        var contextLayout = borrowed.context
+        var editor = borrowed.editor
+        borrowed = LineScratch()  // the locals are now the only references
+        counts = LineCounts()
+        defer {
+            editor.reset(ObjectLayout())
+            scratch = LineScratch(top: layout, context: contextLayout, editor: editor)
+        }
+        do {
+            try ObjectLayout.scanDocument(buf, reusing: &layout)
+        } catch {
+            switch error.kind {
+            case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
+            case .unexpectedType: return reject(DeadLetterReason.notAnObject, "the line is valid JSON but not an object")
+            case .syntax, .tooDeep:
+                if !UTF8Check.isValid(buf) { return reject(DeadLetterReason.invalidUTF8, "the line is not valid UTF-8") }
+                return reject(DeadLetterReason.invalidJSON, error.description)
+            }
+        }
+
+        // Every top-level member the rules read, found in one pass.
+        let top = TopLevelMembers(layout, buf)
+        @inline(__always) func member(_ idx: Int?) -> JSONMember? { idx.map { layout.members[$0] } }
+
+        // Type and type-specific required fields.
+        guard let typeMember = member(top.type) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
+        guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
+        guard let type = EventType(buf, typeMember.value) else {
+            let name = JSONLayoutValues.stringContent(buf, typeMember.value)
+            return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
+        }
+        if type == .track, !isNonEmptyString(member(top.event)) {
+            return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
+        }
+        var groupIdOfGroup: String?
+        if type == .group {
+            guard let g = identifier(member(top.groupId), buf) else {
+                return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
+            }
+            groupIdOfGroup = g
+        }
+
+        // Context shape and consent.
+        var context: ObjectLayout?
+        if let c = member(top.context), c.kind != .null {
+            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &contextLayout) else {
+                return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
+            }
+            context = contextLayout
+        }
+        if let context, let denial = consentDenial(context, buf) {
+            return reject(DeadLetterReason.consentDenied, denial)
+        }
+
+        // Timestamp.
+        editor.reset(layout)
+        // Sets a top-level member: in place when the key occurs once, else through the general
+        // key-based edit (which also drops earlier duplicates).
+        @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
+            if let idx, !top.hasDuplicates { editor.replace(at: idx, raw: value) } else { editor.set(key, raw: value, in: buf) }
+        }
+        let millis: Int64
+        let tsMember = member(top.timestamp)
+        if tsMember == nil || tsMember?.kind == .null {
+            guard config.enrichment.defaultTimestamp == .now else {
+                return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
+            }
+            millis = nowMillis()
+            set("timestamp", top.timestamp, JSONStrings.quoted(Timestamps.format(millis: millis)))
+            counts.timestampDefaulted = true
+        } else {
+            let ts = tsMember!
+            guard ts.kind == .string,
+                let ms = Timestamps.parseMillis(UnsafeBufferPointer(rebasing: buf[(ts.value.lowerBound + 1)..<(ts.value.upperBound - 1)]))
+            else {
+                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
+            }
+            millis = ms
+        }
+        if top.sentAt != nil, editor.remove("sentAt", in: buf) { counts.sentAtDropped = true }
+
+        // Identity: anonymousId, then carried userId / groupId (now in read order, or marked).
+        var anonymousId = identifier(member(top.anonymousId), buf)
+        if anonymousId == nil {
+            anonymousId = deviceAnonymousId
+            set("anonymousId", top.anonymousId, deviceAnonymousIdJSON)
+            counts.anonymousIdFilled = true
+        }
+        let anon = anonymousId!
+        let ownUserId = identifier(member(top.userId), buf)
+        let hasGroupId = groupIdOfGroup != nil || identifier(member(top.groupId), buf) != nil
+        var carriedUserId: String?
+        // Marks stand where `set` would put the member; with duplicate keys (rare) the general
+        // edit must drop the others, so such lines are left to the in-order pass.
+        var userMarkNumber: Int?
+        var groupMarkNumber: Int?
+        if let identity {
+            do {
+                if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
+                    carriedUserId = carried
+                    set("userId", top.userId, JSONStrings.quoted(carried))
+                    counts.userIdCarried = true
+                }
+                if !hasGroupId, let u = ownUserId ?? carriedUserId, let carried = try identity.groupId(forUserId: u) {
+                    set("groupId", top.groupId, JSONStrings.quoted(carried))
+                    counts.groupIdCarried = true
+                }
+            } catch {
+                return reject(DeadLetterReason.identityStoreError, "\(error)")
+            }
+        } else {
+            if top.hasDuplicates { return .deadLetter(reason: Self.needsReadOrder, detail: "") }
+            if ownUserId == nil { userMarkNumber = top.userId.map { editor.mark(at: $0) } ?? editor.appendMark() }
+            if !hasGroupId { groupMarkNumber = top.groupId.map { editor.mark(at: $0) } ?? editor.appendMark() }
+        }
+
+        // messageId.
+        let messageId: String
+        if let existing = identifier(member(top.messageId), buf) {
+            messageId = existing
+        } else {
+            messageId = StableMessageId.make(line: buf, lineNumber: lineNumber, millis: millis)
+            set("messageId", top.messageId, JSONStrings.quoted(messageId))
+            counts.messageIdGenerated = true
+        }
+
+        // Privacy on properties / traits, then context.
+        if !config.privacy.dropProperties.isEmpty {
+            if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
+            if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
+        }
+        let enrichedContext = enrichContext(context, buf)
+        context = nil  // release the copy so `contextLayout` stays uniquely referenced
+        switch enrichedContext {
+        case .success(let ctx): set("context", top.context, ctx)
+        case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
+        }
+
+        var out: [UInt8] = []
+        out.reserveCapacity(editor.renderedCapacity)
+        var marks: [RenderedMark] = []
+        editor.render(buf, into: &out, marks: &marks)
+        return .event(
+            PreparedEvent(
+                bytes: out, messageId: messageId, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
+                groupIdOfGroup: groupIdOfGroup, type: type, userIdMark: userMarkNumber.map { marks[$0] },
+                groupIdMark: groupMarkNumber.map { marks[$0] }, counts: counts))
+    }
+
+    /// The reason a worker gives for a line only the in-order pass may prepare (never reported).
+    static let needsReadOrder = "needs_read_order"
+
+    // MARK: - Helpers
+
+    @inline(__always) func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+    /// Whether `m` is a non-empty string member.
+    func isNonEmptyString(_ m: JSONMember?) -> Bool {
+        guard let m else { return false }
+        return m.kind == .string && m.value.count > 2
+    }
+
+    /// A non-empty string member, or a number member as its text (ids are sometimes numeric).
+    func identifier(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let m else { return nil }
+        if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
+        guard m.kind == .string, m.value.count > 2 else { return nil }
+        return JSONLayoutValues.stringContent(buf, m.value)
+    }
+
+    /// A non-empty string member.
+    func nonEmptyString(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let m = layout.member(key, in: buf), m.kind == .string, m.value.count > 2 else { return nil }
+        return JSONLayoutValues.stringContent(buf, m.value)
+    }
+
+    /// Whether a member is the literal `true` / `false`.
+    func literal(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard let m = layout.member(key, in: buf), m.kind == .bool else { return nil }
+        return buf[m.value.lowerBound] == UInt8(ascii: "t")
+    }
+}
+
+/// Storage for one line's layouts and editor, reused from line to line.
+struct LineScratch {
+    var top = ObjectLayout()
+    var context = ObjectLayout()
+    var editor = ObjectEditor(ObjectLayout())
+}
