@@ -82,6 +82,8 @@ let package = Package(
             dependencies: [
                 "Collector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -9,16 +9,6 @@ public struct ObjectEditor {
         case remove
         /// Replace the value with `replacements[index]`.
         case replace(Int)
-        /// Keep the member and report where its value lands as mark `index` (see ``mark(at:)``).
-        case mark(Int)
-    }
-
-    /// A member added at the end, or a mark: a place where one may be inserted later.
-    struct Appended {
-        var key: String
-        var value: [UInt8]
-        /// The mark's number for an insertion point (then nothing is rendered).
-        var mark: Int?
     }
 
     private(set) var layout: ObjectLayout
@@ -27,9 +17,7 @@ public struct ObjectEditor {
     var edits: [Edit] = []
     /// The values of `.replace` edits.
     var replacements: [[UInt8]] = []
-    var appended: [Appended] = []
-    /// How many marks were placed (see ``mark(at:)`` and ``appendMark()``).
-    public private(set) var markCount = 0
+    var appended: [(key: String, value: [UInt8])] = []
 
     /// Starts an edit of the object described by `layout`.
     public init(_ layout: ObjectLayout) {
@@ -44,7 +32,6 @@ public struct ObjectEditor {
         if !edits.isEmpty { edits.removeAll(keepingCapacity: true) }
         if !replacements.isEmpty { replacements.removeAll(keepingCapacity: true) }
         if !appended.isEmpty { appended.removeAll(keepingCapacity: true) }
-        markCount = 0
     }
 
     /// Records edit `e` for member `index`.
@@ -67,7 +54,7 @@ public struct ObjectEditor {
                 found = true
             }
         }
-        appended.removeAll { $0.mark == nil && $0.key == key }
+        appended.removeAll { $0.key == key }
         return found
     }
 
@@ -85,10 +72,10 @@ public struct ObjectEditor {
                 }
             }
             markReplace(idx, value)
-        } else if let a = appended.firstIndex(where: { $0.mark == nil && $0.key == key }) {
+        } else if let a = appended.firstIndex(where: { $0.key == key }) {
             appended[a].value = value
         } else {
-            appended.append(Appended(key: key, value: value))
+            appended.append((key, value))
         }
     }
 
@@ -96,22 +83,6 @@ public struct ObjectEditor {
     /// keeping its key as written. Unlike ``set(_:raw:in:)`` it leaves other members with the
     /// same key alone: use it when the key is known to occur once.
     public mutating func replace(at index: Int, raw value: [UInt8]) { markReplace(index, value) }
-
-    /// Keeps the member at `index` but reports where its value lands in the output, so a caller
-    /// can replace it in the rendered bytes later (see ``RenderedMark``). Returns the mark's number.
-    public mutating func mark(at index: Int) -> Int {
-        mark(index, .mark(markCount))
-        markCount += 1
-        return markCount - 1
-    }
-
-    /// Reports the place where a member set now would be appended, without adding one, so a
-    /// caller can insert it into the rendered bytes later (see ``RenderedMark``). Returns the mark's number.
-    public mutating func appendMark() -> Int {
-        appended.append(Appended(key: "", value: [], mark: markCount))
-        markCount += 1
-        return markCount - 1
-    }
 
     /// Records a replacement of member `index`'s value.
     mutating func markReplace(_ index: Int, _ value: [UInt8]) {
@@ -129,7 +100,7 @@ public struct ObjectEditor {
         for (idx, e) in edits.enumerated() {
             if case .replace(let r) = e { n += replacements[r].count + 1 - layout.members[idx].value.count }
         }
-        for a in appended { n += a.key.utf8.count + a.value.count + 8 }
+        for (key, v) in appended { n += key.utf8.count + v.count + 8 }
         return n
     }
 
@@ -145,16 +116,6 @@ public struct ObjectEditor {
 
     /// Appends the edited object to `out`.
     public func render(_ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        var marks: [RenderedMark] = []
-        render(buffer, into: &out, marks: &marks)
-    }
-
-    /// Appends the edited object to `out` and sets `marks[k]` to where mark `k` landed (offsets
-    /// in `out`); `marks` is resized to ``markCount``.
-    public func render(_ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], marks: inout [RenderedMark]) {
-        if markCount > 0 {
-            marks = Array(repeating: RenderedMark(range: 0..<0, isInsertion: true, isFirst: true), count: markCount)
-        }
         out.append(UInt8(ascii: "{"))
         var first = true
         for (idx, m) in layout.members.enumerated() {
@@ -163,11 +124,6 @@ public struct ObjectEditor {
             case .keep:
                 if !first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.span]))
-            case .mark(let k):
-                if !first { out.append(UInt8(ascii: ",")) }
-                let valueStart = out.count + (m.value.lowerBound - m.span.lowerBound)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[m.span]))
-                marks[k] = RenderedMark(range: valueStart..<(valueStart + m.value.count), isInsertion: false, isFirst: first)
             case .replace(let r):
                 let v = replacements[r]
                 if !first { out.append(UInt8(ascii: ",")) }
@@ -177,15 +133,11 @@ public struct ObjectEditor {
             }
             first = false
         }
-        for a in appended {
-            if let k = a.mark {
-                marks[k] = RenderedMark(range: out.count..<out.count, isInsertion: true, isFirst: first)
-                continue
-            }
+        for (key, v) in appended {
             if !first { out.append(UInt8(ascii: ",")) }
-            JSONStrings.appendQuoted(a.key, to: &out)
+            JSONStrings.appendQuoted(key, to: &out)
             out.append(UInt8(ascii: ":"))
-            out.append(contentsOf: a.value)
+            out.append(contentsOf: v)
             first = false
         }
         out.append(UInt8(ascii: "}"))
@@ -196,41 +148,6 @@ public struct ObjectEditor {
         var out: [UInt8] = []
         out.reserveCapacity(layout.range.count + 64)
         render(buffer, into: &out)
-        return out
-    }
-}
-
-/// Where a mark placed with ``ObjectEditor/mark(at:)`` or ``ObjectEditor/appendMark()`` landed
-/// in rendered output, so a value decided later can be spliced in without rendering again.
-public struct RenderedMark: Sendable, Equatable {
-    /// For a kept member: its value's bytes in the output. For an insertion point: an empty
-    /// range where a new member would start.
-    public var range: Range<Int>
-    /// Whether this is an insertion point (no member was rendered there).
-    public var isInsertion: Bool
-    /// Whether a member there is (or would be) the object's first.
-    public var isFirst: Bool
-
-    /// Creates a mark.
-    public init(range: Range<Int>, isInsertion: Bool, isFirst: Bool) {
-        self.range = range
-        self.isInsertion = isInsertion
-        self.isFirst = isFirst
-    }
-
-    /// The bytes that set the marked member to `value` (encoded JSON) in place of `range`:
-    /// the value alone for a kept member, or the whole member (with its separator) for an
-    /// insertion point. `followedByMember` says whether a member comes right after an insertion
-    /// point (only read when it would be the first).
-    public func replacement(key: String, value: [UInt8], followedByMember: Bool) -> [UInt8] {
-        guard isInsertion else { return value }
-        var out: [UInt8] = []
-        out.reserveCapacity(key.utf8.count + value.count + 5)
-        if !isFirst { out.append(UInt8(ascii: ",")) }
-        JSONStrings.appendQuoted(key, to: &out)
-        out.append(UInt8(ascii: ":"))
-        out.append(contentsOf: value)
-        if isFirst && followedByMember { out.append(UInt8(ascii: ",")) }
         return out
     }
 }

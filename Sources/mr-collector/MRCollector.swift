@@ -2,6 +2,8 @@ import ArgumentParser
 import Collector
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 
 /// `mr-collector`: a local Segment/MetaRouter-compatible ingestion endpoint with fault injection.
 @main
@@ -14,6 +16,13 @@ struct MRCollector: AsyncParsableCommand {
             SIGINT/SIGTERM shut down gracefully and print the final stats JSON on stderr.
             """
     )
+
+    /// Runs Swift concurrency on the server's NIO event loops (one thread per core), so request
+    /// handlers do not hop between NIO's threads and the concurrency pool for every body part.
+    static func main() async {
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await main(nil)
+    }
 
     @Option(help: "Port to listen on; 0 picks a free port.") var port: Int = 0
     @Option(help: "Interface to bind.") var host: String = "127.0.0.1"

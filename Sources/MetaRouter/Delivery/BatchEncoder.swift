@@ -25,7 +25,12 @@ struct BatchEncoder: Sendable {
 
     /// The size of `event` as it is sent.
     func sentSize(of event: EncodedEvent) -> Int {
-        event.bytes.count + spliceLength(emptyObject: Self.closingBrace(of: event.bytes).empty)
+        sentSize(of: event.bytes, closingBrace: Self.closingBrace(of: event.bytes))
+    }
+
+    /// The size as sent of an object whose closing brace was found with ``closingBrace(of:)``.
+    func sentSize(of bytes: [UInt8], closingBrace: (index: Int, empty: Bool)) -> Int {
+        bytes.count + spliceLength(emptyObject: closingBrace.empty)
     }
 
     /// The exact body size for events whose sent sizes sum to `eventSizes`.
@@ -48,6 +53,11 @@ struct BatchEncoder: Sendable {
 
     /// The body for `events`, stamped with `sentAt` (an ISO-8601 string with milliseconds).
     func body(_ events: some Collection<EncodedEvent>, sentAt: String) -> [UInt8] {
+        body(events.map { SpliceableEvent(bytes: $0.bytes) }, sentAt: sentAt)
+    }
+
+    /// The body for `events`, stamped with `sentAt` (an ISO-8601 string with milliseconds).
+    func body(_ events: [some SpliceableBytes], sentAt: String) -> [UInt8] {
         var quotedSentAt: [UInt8] = []
         quotedSentAt.reserveCapacity(Self.sentAtValueLength)
         quotedSentAt.append(UInt8(ascii: "\""))
@@ -55,24 +65,43 @@ struct BatchEncoder: Sendable {
         quotedSentAt.append(UInt8(ascii: "\""))
         var out: [UInt8] = []
         var total = Self.prefix.count + Self.middle.count + quotedSentAt.count + 1 + events.count
-        for e in events { total += e.bytes.count + Self.sentAtKey.count + quotedSentAt.count + writeKeyMember.count + 1 }
+        for i in events.indices {
+            total += events[i].bytes.count + Self.sentAtKey.count + quotedSentAt.count + writeKeyMember.count + 1
+        }
         out.reserveCapacity(total)
         out.append(contentsOf: Self.prefix)
-        var first = true
-        for e in events {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            let (close, empty) = Self.closingBrace(of: e.bytes)
-            out.append(contentsOf: e.bytes[..<close])
-            if !empty { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: Self.sentAtKey)
-            out.append(contentsOf: quotedSentAt)
-            out.append(contentsOf: writeKeyMember)
-            out.append(contentsOf: e.bytes[close...])
+        for i in events.indices {
+            if i > events.startIndex { out.append(UInt8(ascii: ",")) }
+            let (close, empty) = events[i].closingBrace
+            events[i].bytes.withUnsafeBufferPointer { b in
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[..<close]))
+                if !empty { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: Self.sentAtKey)
+                out.append(contentsOf: quotedSentAt)
+                out.append(contentsOf: writeKeyMember)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[close...]))
+            }
         }
         out.append(contentsOf: Self.middle)
         out.append(contentsOf: quotedSentAt)
         out.append(UInt8(ascii: "}"))
         return out
+    }
+}
+
+/// An event's bytes plus where its closing brace is, so the encoder splices without searching.
+protocol SpliceableBytes {
+    var bytes: [UInt8] { get }
+    /// As returned by ``BatchEncoder/closingBrace(of:)``.
+    var closingBrace: (index: Int, empty: Bool) { get }
+}
+
+/// Bytes whose closing brace is found when they are wrapped.
+struct SpliceableEvent: SpliceableBytes {
+    let bytes: [UInt8]
+    let closingBrace: (index: Int, empty: Bool)
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        closingBrace = BatchEncoder.closingBrace(of: bytes)
     }
 }

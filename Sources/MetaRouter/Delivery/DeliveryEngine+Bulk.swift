@@ -7,7 +7,10 @@ extension DeliveryEngine {
     public func submit(contentsOf events: [EncodedEvent]) async -> Int {
         var accepted = 0
         for event in events {
-            guard await submit(event) else { break }
+            // Suspend only when full; otherwise queue without an async call per event.
+            if mustWaitForRoom { await waitForRoom() }
+            guard stopCauseStorage == nil && !closing else { break }
+            enqueue(event)
             accepted += 1
         }
         return accepted

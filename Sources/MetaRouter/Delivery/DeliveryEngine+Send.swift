@@ -118,7 +118,7 @@ extension DeliveryEngine {
         if configuration.gzip {
             (body, zipped) = await Self.encodeBody(batch, encoder: encoder, sentAt: sentAt, gzip: true)
         } else {
-            (body, zipped) = (encoder.body(batch.lazy.map(\.event), sentAt: sentAt), false)
+            (body, zipped) = (encoder.body(batch, sentAt: sentAt), false)
         }
         var headers = baseHeaders
         if zipped { headers.append(("Content-Encoding", "gzip")) }
@@ -135,7 +135,7 @@ extension DeliveryEngine {
     nonisolated static func encodeBody(
         _ batch: [Pending], encoder: BatchEncoder, sentAt: String, gzip: Bool
     ) async -> (body: [UInt8], gzipped: Bool) {
-        let body = encoder.body(batch.lazy.map(\.event), sentAt: sentAt)
+        let body = encoder.body(batch, sentAt: sentAt)
         if gzip, let zipped = try? Gzip.compress(body) { return (zipped, true) }
         return (body, false)
     }

@@ -3,8 +3,9 @@ extension DeliveryEngine {
     /// Reports `result` for each of `events` that has no outcome yet, then releases backpressure.
     func settle(_ events: some Sequence<Pending>, _ result: EventOutcome.Result) {
         var outcomes: [EventOutcome] = []
+        outcomes.reserveCapacity(events.underestimatedCount)
         for p in events {
-            guard let ref = unsettled.removeValue(forKey: p.seq) else { continue }
+            guard let ref = unsettled.remove(p.seq) else { continue }
             outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result))
         }
         count(outcomes.count, result)
@@ -21,9 +22,7 @@ extension DeliveryEngine {
     func settleEverything() {
         guard !unsettled.isEmpty else { return }
         let cause = stopCauseStorage ?? .cancelled
-        let rest = unsettled.sorted { $0.key < $1.key }
-        unsettled.removeAll()
-        let outcomes = rest.map { EventOutcome(tag: $0.value.tag, messageId: $0.value.messageId, result: .notDelivered(cause)) }
+        let outcomes = unsettled.removeAll().map { EventOutcome(tag: $0.tag, messageId: $0.messageId, result: .notDelivered(cause)) }
         count(outcomes.count, .notDelivered(cause))
         onOutcomes(outcomes)
     }

@@ -8,10 +8,12 @@ import Logging
 /// Every submitted event gets exactly one outcome through `onOutcomes`, called on the engine's
 /// isolation as soon as the outcome is known.
 public actor DeliveryEngine {
-    /// One unsettled event in the engine.
-    struct Pending: Sendable {
+    /// One unsettled event in a lane or batch: only what sending needs (its messageId and tag
+    /// wait in ``unsettled``), so moving it between queues and batches is one reference.
+    struct Pending: Sendable, SpliceableBytes {
         let seq: UInt64
-        let event: EncodedEvent
+        let bytes: [UInt8]
+        let closingBrace: (index: Int, empty: Bool)
         /// Size as sent (with `sentAt`/`writeKey` spliced).
         let size: Int
     }
@@ -47,7 +49,7 @@ public actor DeliveryEngine {
     var submitWaiters: [CheckedContinuation<Void, Never>] = []
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Submitted events without an outcome, by sequence number.
-    var unsettled: [UInt64: (tag: UInt64, messageId: String)] = [:]
+    var unsettled = UnsettledEvents()
     var nextSeq: UInt64 = 0
     var nextKeylessLane = 0
     var workersStarted = false
@@ -96,29 +98,46 @@ public actor DeliveryEngine {
     /// Queues one event; suspends while too many are pending. Returns false (and does NOT report an outcome)
     /// if the engine has stopped, so the caller keeps the event.
     public func submit(_ event: EncodedEvent) async -> Bool {
-        while stopCauseStorage == nil && !closing && unsettled.count >= configuration.maxPendingEvents {
+        await waitForRoom()
+        guard stopCauseStorage == nil && !closing else { return false }
+        enqueue(event)
+        return true
+    }
+
+    /// Whether a submit must wait for outcomes first.
+    var mustWaitForRoom: Bool {
+        stopCauseStorage == nil && !closing && unsettled.count >= configuration.maxPendingEvents
+    }
+
+    /// Suspends while too many events are pending (and the engine still takes events).
+    func waitForRoom() async {
+        while mustWaitForRoom {
             await withCheckedContinuation {
                 submitWaiters.append($0)
                 wakeReadyLanes()  // a blocked submitter makes partial batches ready
             }
         }
-        guard stopCauseStorage == nil && !closing else { return false }
+    }
+
+    /// Queues `event` on its lane (the engine takes events and has room).
+    func enqueue(_ event: EncodedEvent) {
         startWorkersIfNeeded()
         counters.eventsSubmitted += 1
         let seq = nextSeq
         nextSeq += 1
-        unsettled[seq] = (event.tag, event.messageId)
-        let pending = Pending(seq: seq, event: event, size: encoder.sentSize(of: event))
+        unsettled.append(seq, tag: event.tag, messageId: event.messageId)
+        let brace = BatchEncoder.closingBrace(of: event.bytes)
+        let pending = Pending(
+            seq: seq, bytes: event.bytes, closingBrace: brace, size: encoder.sentSize(of: event.bytes, closingBrace: brace))
         if pending.size > configuration.maxEventBytes {
             settle([pending], .gaveUp(reason: "too_large",
                                       detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
-            return true
+            return
         }
         let index = laneIndex(for: event)
         lanes[index].queue.append(pending)
         lanes[index].bytes += pending.size
         if isReady(index) { wake(index) }
-        return true
     }
 
     /// Sends partial batches now instead of waiting for a full batch.

@@ -8,7 +8,7 @@ public enum DryRunner {
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
-        nowMillis: @escaping @Sendable () -> Int64 = Enricher.systemMillis
+        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
     ) throws -> EnrichStats {
         let identity = try IdentityStore(stateDirectory: config.stateDir)
         defer { identity.close() }

@@ -1,21 +1,17 @@
 import Foundation
 import JSONCore
 
-/// The part of enrichment that does not depend on other lines: validation, type rules,
-/// timestamps, anonymousId, messageId, privacy and context. See `docs/enrichment.md`.
+/// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
+/// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.
 ///
 /// Each line is validated once with `ObjectLayout.scanDocument`; edits are spliced with
-/// `ObjectEditor`, so untouched members reach the output byte for byte.
+/// `ObjectEditor`, so untouched members reach the output byte for byte. What the line teaches
+/// the identity store is left to ``Enricher/finish(_:sequence:)``.
 ///
-/// Carry-forward of userId/groupId depends on the lines before, so it happens in read order:
-/// given an `IdentityStore`, ``prepare(_:lineNumber:inOrder:)`` applies it at once; without one
-/// (on a worker thread) it leaves marks where carried values go, and
-/// ``Enricher/finish(_:sequence:)`` splices them in. Both give the same bytes.
-///
-/// Not thread-safe: one preparer per thread at a time (its scratch storage is reused line to line).
+/// Not thread-safe: its scratch storage is reused line to line.
 final class LinePreparer {
     let config: ReplayConfig
-    let nowMillis: @Sendable () -> Int64
+    let nowMillis: () -> Int64
     let libraryJSON: [UInt8]
     let defaults: ContextDefaultsJSON
     /// The whole `context` of an event that has none (library + config defaults), encoded once.
@@ -30,10 +26,10 @@ final class LinePreparer {
     // again for every event. Each is moved out while a line is prepared and put back after.
     var scratch = LineScratch()
     var scratchContextEditor = ObjectEditor(ObjectLayout())
-    /// What the current line's privacy rules did (moved into the prepared event).
+    /// What the current line's rules did (moved into the prepared event).
     var counts = LineCounts()
 
-    init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping @Sendable () -> Int64) {
+    init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping () -> Int64) {
         self.config = config
         self.nowMillis = nowMillis
         var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
@@ -50,15 +46,10 @@ final class LinePreparer {
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
 
-    /// A preparer with the same settings and its own scratch storage (for another thread).
-    func copy() -> LinePreparer {
-        LinePreparer(config: config, deviceAnonymousId: deviceAnonymousId, nowMillis: nowMillis)
-    }
-
     private func reject(_ reason: String, _ detail: String) -> PreparedLine { .deadLetter(reason: reason, detail: detail) }
 
-    /// Prepares one line. With `identity` (read order), carry-forward is applied too.
-    func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, inOrder identity: IdentityStore?) -> PreparedLine {
+    /// Prepares one line; lines must come in read order (carry-forward looks up `identity`).
+    func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore) -> PreparedLine {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
@@ -151,7 +142,7 @@ final class LinePreparer {
         }
         if top.sentAt != nil, editor.remove("sentAt", in: buf) { counts.sentAtDropped = true }
 
-        // Identity: anonymousId, then carried userId / groupId (now in read order, or marked).
+        // Identity: anonymousId, then carried userId / groupId.
         var anonymousId = identifier(member(top.anonymousId), buf)
         if anonymousId == nil {
             anonymousId = deviceAnonymousId
@@ -162,28 +153,18 @@ final class LinePreparer {
         let ownUserId = identifier(member(top.userId), buf)
         let hasGroupId = groupIdOfGroup != nil || identifier(member(top.groupId), buf) != nil
         var carriedUserId: String?
-        // Marks stand where `set` would put the member; with duplicate keys (rare) the general
-        // edit must drop the others, so such lines are left to the in-order pass.
-        var userMarkNumber: Int?
-        var groupMarkNumber: Int?
-        if let identity {
-            do {
-                if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
-                    carriedUserId = carried
-                    set("userId", top.userId, JSONStrings.quoted(carried))
-                    counts.userIdCarried = true
-                }
-                if !hasGroupId, let u = ownUserId ?? carriedUserId, let carried = try identity.groupId(forUserId: u) {
-                    set("groupId", top.groupId, JSONStrings.quoted(carried))
-                    counts.groupIdCarried = true
-                }
-            } catch {
-                return reject(DeadLetterReason.identityStoreError, "\(error)")
+        do {
+            if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
+                carriedUserId = carried
+                set("userId", top.userId, JSONStrings.quoted(carried))
+                counts.userIdCarried = true
             }
-        } else {
-            if top.hasDuplicates { return .deadLetter(reason: Self.needsReadOrder, detail: "") }
-            if ownUserId == nil { userMarkNumber = top.userId.map { editor.mark(at: $0) } ?? editor.appendMark() }
-            if !hasGroupId { groupMarkNumber = top.groupId.map { editor.mark(at: $0) } ?? editor.appendMark() }
+            if !hasGroupId, let u = ownUserId ?? carriedUserId, let carried = try identity.groupId(forUserId: u) {
+                set("groupId", top.groupId, JSONStrings.quoted(carried))
+                counts.groupIdCarried = true
+            }
+        } catch {
+            return reject(DeadLetterReason.identityStoreError, "\(error)")
         }
 
         // messageId.
@@ -210,17 +191,12 @@ final class LinePreparer {
 
         var out: [UInt8] = []
         out.reserveCapacity(editor.renderedCapacity)
-        var marks: [RenderedMark] = []
-        editor.render(buf, into: &out, marks: &marks)
+        editor.render(buf, into: &out)
         return .event(
             PreparedEvent(
                 bytes: out, messageId: messageId, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
-                groupIdOfGroup: groupIdOfGroup, type: type, userIdMark: userMarkNumber.map { marks[$0] },
-                groupIdMark: groupMarkNumber.map { marks[$0] }, counts: counts))
+                groupIdOfGroup: groupIdOfGroup, type: type, counts: counts))
     }
-
-    /// The reason a worker gives for a line only the in-order pass may prepare (never reported).
-    static let needsReadOrder = "needs_read_order"
 
     // MARK: - Helpers
 

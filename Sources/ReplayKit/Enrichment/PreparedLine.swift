@@ -1,14 +1,14 @@
 import JSONCore
 
-/// One line after the order-independent part of enrichment (see ``LinePreparer``), waiting for
-/// ``Enricher/finish(_:sequence:)`` to apply identity carry-forward in read order.
+/// One line after ``LinePreparer``, waiting for ``Enricher/finish(_:sequence:)`` to learn from it
+/// and count it.
 enum PreparedLine {
     case blank
     case deadLetter(reason: String, detail: String)
     case event(PreparedEvent)
 }
 
-/// An event that is valid and enriched except, possibly, for carried identities.
+/// An enriched event and what the identity store may learn from it.
 struct PreparedEvent {
     /// The rendered event.
     var bytes: [UInt8]
@@ -17,15 +17,11 @@ struct PreparedEvent {
     var anonymousId: String
     /// The event's own userId, if it has one.
     var ownUserId: String?
-    /// The userId already carried in (prepared in read order), if any.
+    /// The userId carried in from an earlier line, if any.
     var carriedUserId: String?
     /// A group event's groupId.
     var groupIdOfGroup: String?
     var type: EventType
-    /// Where a carried userId goes; nil when none can be carried (or it was done already).
-    var userIdMark: RenderedMark?
-    /// Where a carried groupId goes; nil when none can be carried (or it was done already).
-    var groupIdMark: RenderedMark?
     /// What preparing did to this line.
     var counts: LineCounts
 }

@@ -21,12 +21,8 @@ final class ReadingJob: @unchecked Sendable {
     var checkpoint: Checkpoint
     var lastCheckpoint = ContinuousClock.now
     static let chunkSize = 512
-    /// Background preparers for a run: none unless `MR_REPLAY_WORKERS` asks for some. Delivery
-    /// (engine, HTTP, and a local collector) needs the other cores; measured on 2 cores, one
-    /// or two workers made end-to-end runs slower (see docs/benchmark.md).
-    static var workers: Int {
-        ProcessInfo.processInfo.environment["MR_REPLAY_WORKERS"] != nil ? LineWalker.defaultWorkers : 0
-    }
+    /// Lines recorded in the tracker under one lock.
+    static let recordBatch = 128
 
     init(
         config: ReplayConfig, options: RunOptions, plan: ResumePlan, state: StateDirectory, runState: RunState,
@@ -49,21 +45,35 @@ final class ReadingJob: @unchecked Sendable {
         defer { pipe.finish() }
         var chunk: [EncodedEvent] = []
         chunk.reserveCapacity(Self.chunkSize)
+        var lines: [ReadLine] = []
+        lines.reserveCapacity(Self.recordBatch)
         var early: (RunReport.Status, String)?
+        /// Records the lines read so far (one lock for all of them); false when the run must stop.
+        func recordLines() -> Bool {
+            if let failure = record(lines, into: &chunk) {
+                early = (.stoppedTransient, failure)
+                return false
+            }
+            lines.removeAll(keepingCapacity: true)
+            return true
+        }
         try LineWalker.walk(
             inputs: plan.inputs.map(\.source), config: config, enricher: enricher, firstSequence: 0,
-            resumeAt: plan.inputs.map(\.resumeAt), workers: Self.workers,
-            onInputEnd: { index in self.runState.counters.withLock { _ = $0.endOfInput.insert(index) } }
+            resumeAt: plan.inputs.map(\.resumeAt),
+            onInputEnd: { index in
+                // Lines of this input are recorded before it is marked as read to the end.
+                guard recordLines() else { return }
+                self.runState.counters.withLock { _ = $0.endOfInput.insert(index) }
+            }
         ) { item in
             if stop.isRequested {
                 early = (.interrupted, "stopped by a signal")
                 return false
             }
             if pipe.isClosed { return false }
-            if let event = record(item) { chunk.append(event) }
-            if let failure = runState.counters.withLock({ $0.deadLetterError }) {
-                early = (.stoppedTransient, failure)
-                return false
+            lines.append(ReadLine(item))
+            if lines.count >= Self.recordBatch || item.sequence & 1023 == 0 {
+                guard recordLines() else { return false }
             }
             if chunk.count >= Self.chunkSize {
                 try send(&chunk)
@@ -72,6 +82,7 @@ final class ReadingJob: @unchecked Sendable {
             }
             return true
         }
+        if early == nil, !lines.isEmpty { _ = recordLines() }
         if !chunk.isEmpty, early == nil { try send(&chunk) }
         return early
     }
@@ -99,45 +110,53 @@ final class ReadingJob: @unchecked Sendable {
         try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)
     }
 
-    /// Counts one line and records it in the tracker; returns the event to send, if any.
-    private func record(_ item: LineWalker.Item) -> EncodedEvent? {
-        let input = item.inputIndex
-        let line = item.line
-        return runState.counters.withLock { c -> EncodedEvent? in
-            c.bytesRead = plan.inputs[input].bytesBefore + line.fileBytesRead
-            func settledLine() {
-                let seq = c.tracker.append(input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: true)
-                precondition(seq == item.sequence, "reader and tracker disagree on the sequence")
-                c.lastSequence[input] = seq
-            }
-            switch item.result {
-            case .blank:
-                c.report.events.skippedBlank += 1
-                c.perInput[input].skippedBlank += 1
-                settledLine()
-                return nil
-            case .deadLetter(let reason, let detail):
-                c.report.events.read += 1
-                c.perInput[input].read += 1
-                runState.deadLetter(&c, input: input, line: line.lineNumber, reason: reason, detail: detail, raw: line.bytes)
-                settledLine()
-                return nil
-            case .event(let bytes, let messageId, let orderingKey):
-                c.report.events.read += 1
-                c.perInput[input].read += 1
-                if let shard = options.shard, !shard.contains(identity: orderingKey) {
-                    c.report.events.filtered += 1
-                    c.perInput[input].filtered += 1
-                    settledLine()
-                    return nil
+    /// Counts `lines` and records them in the tracker under one lock, appending the events to
+    /// send to `chunk`. Returns why the run must stop (the dead-letter file failed), in which
+    /// case the lines from the failed one on are not recorded, so the checkpoint cannot pass them.
+    private func record(_ lines: [ReadLine], into chunk: inout [EncodedEvent]) -> String? {
+        runState.counters.withLock { c -> String? in
+            for line in lines {
+                if let failure = c.deadLetterError { return failure }
+                let input = line.input
+                c.bytesRead = plan.inputs[input].bytesBefore + line.fileBytesRead
+                func settledLine() {
+                    let seq = c.tracker.append(input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: true)
+                    precondition(seq == line.sequence, "reader and tracker disagree on the sequence")
+                    c.lastSequence[input] = seq
                 }
-                let seq = c.tracker.append(
-                    input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: false, bytes: bytes)
-                precondition(seq == item.sequence, "reader and tracker disagree on the sequence")
-                c.lastSequence[input] = seq
-                c.inFlightEvents += 1
-                return EncodedEvent(uncheckedBytes: bytes, messageId: messageId, orderingKey: orderingKey, tag: seq)
+                switch line.result {
+                case .blank:
+                    c.report.events.skippedBlank += 1
+                    c.perInput[input].skippedBlank += 1
+                    settledLine()
+                case .deadLetter(let reason, let detail):
+                    let raw = line.raw ?? []
+                    let written = raw.withUnsafeBufferPointer {
+                        runState.writeDeadLetter(&c, input: input, line: line.lineNumber, reason: reason, detail: detail, raw: $0)
+                    }
+                    guard written else { return c.deadLetterError }
+                    runState.countDeadLetter(&c, input: input, reason: reason)
+                    c.report.events.read += 1
+                    c.perInput[input].read += 1
+                    settledLine()
+                case .event(let bytes, let messageId, let orderingKey):
+                    c.report.events.read += 1
+                    c.perInput[input].read += 1
+                    if let shard = options.shard, !shard.contains(identity: orderingKey) {
+                        c.report.events.filtered += 1
+                        c.perInput[input].filtered += 1
+                        settledLine()
+                        continue
+                    }
+                    let seq = c.tracker.append(
+                        input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: false, bytes: bytes)
+                    precondition(seq == line.sequence, "reader and tracker disagree on the sequence")
+                    c.lastSequence[input] = seq
+                    c.inFlightEvents += 1
+                    chunk.append(EncodedEvent(uncheckedBytes: bytes, messageId: messageId, orderingKey: orderingKey, tag: seq))
+                }
             }
+            return nil
         }
     }
 
@@ -150,5 +169,27 @@ final class ReadingJob: @unchecked Sendable {
             thread.stackSize = 8 << 20
             thread.start()
         }
+    }
+}
+
+/// A line as the reading side records it: owned, so it can wait for a batched record.
+struct ReadLine {
+    let input: Int
+    let sequence: UInt64
+    let lineNumber: Int
+    let endOffset: UInt64
+    let fileBytesRead: UInt64
+    let result: EnrichResult
+    /// The raw line of a dead letter (copied: the reader's buffer moves on).
+    let raw: [UInt8]?
+
+    init(_ item: LineWalker.Item) {
+        input = item.inputIndex
+        sequence = item.sequence
+        lineNumber = item.line.lineNumber
+        endOffset = item.line.endOffset
+        fileBytesRead = item.line.fileBytesRead
+        result = item.result
+        if case .deadLetter = item.result { raw = Array(item.line.bytes) } else { raw = nil }
     }
 }

@@ -34,13 +34,25 @@ final class RunState: Sendable {
     /// Writes one dead letter and counts it. Errors are kept and reported: a dead letter that
     /// cannot be written must stop the run, never vanish.
     func deadLetter(_ c: inout Counters, input: Int, line: Int, reason: String, detail: String, raw: UnsafeBufferPointer<UInt8>) {
+        _ = writeDeadLetter(&c, input: input, line: line, reason: reason, detail: detail, raw: raw)
+        countDeadLetter(&c, input: input, reason: reason)
+    }
+
+    /// Writes one dead letter without counting it; on failure records the error and returns false.
+    func writeDeadLetter(_ c: inout Counters, input: Int, line: Int, reason: String, detail: String, raw: UnsafeBufferPointer<UInt8>) -> Bool {
         do {
             try deadLetters.withLock {
                 try $0.write(reason: reason, detail: detail, source: inputPaths[input], line: line, raw: Array(raw))
             }
+            return true
         } catch {
             c.deadLetterError = "cannot write the dead-letter file: \(error)"
+            return false
         }
+    }
+
+    /// Counts one dead letter.
+    func countDeadLetter(_ c: inout Counters, input: Int, reason: String) {
         c.report.events.deadLettered += 1
         c.perInput[input].deadLettered += 1
         c.report.deadLetterReasons[reason, default: 0] += 1

@@ -65,7 +65,7 @@ public enum Validator {
     /// in-memory identity store and writes no dead letters.
     public static func validate(
         config: ReplayConfig, inputs: [InputSource], maxProblems: Int = 20,
-        nowMillis: @escaping @Sendable () -> Int64 = Enricher.systemMillis
+        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
     ) throws -> ValidationSummary {
         let identity = try IdentityStore(stateDirectory: nil)
         defer { identity.close() }
