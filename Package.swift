@@ -34,11 +34,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Debian's libdeflate (apt-get install -y libdeflate-dev): gzip for request bodies.
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .target(name: "JSONCore"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "JSONCore",
+                "CDeflate",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -51,6 +58,7 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "CSQLite",
+                "CDeflate",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

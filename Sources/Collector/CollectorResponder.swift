@@ -1,4 +1,3 @@
-import CompressNIO
 import Hummingbird
 import JSONCore
 import Logging
@@ -82,8 +81,8 @@ struct CollectorResponder: HTTPResponder {
         if let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" {
             guard encoding == "gzip" else { return finish(400, "unsupported Content-Encoding \(encoding)") }
             do {
-                raw = try raw.decompress(with: .gzip(), maxSize: IngestionLimits.maxBodyBytes + 1)
-            } catch let error as CompressNIOError where error == .bufferOverflow {
+                raw = try GzipBody.decompress(raw, maxSize: IngestionLimits.maxBodyBytes + 1)
+            } catch .tooLarge {
                 return finish(configuration.oversizeStatus, "body over \(IngestionLimits.maxBodyBytes) bytes")
             } catch {
                 return finish(400, "invalid gzip body")

@@ -66,6 +66,29 @@ final class IngestionTests: XCTestCase {
         try await h.stop()
     }
 
+    func testGzipBodiesThatTheFastPathDoesNotTake() async throws {
+        let h = try await Harness.start()
+        let body = Array(Fixtures.batch([Fixtures.track("a"), Fixtures.track("b")]).utf8)
+        // A trailer claiming a size over the limit: not trusted (nor allocated); the streaming
+        // zlib path checks the member and refuses it as invalid, not as too large.
+        var lying = try gzip(body)
+        lying.replaceSubrange((lying.count - 4)..., with: [0xFF, 0xFF, 0xFF, 0x7F])
+        let lied = try await h.post(lying, gzip: true)
+        XCTAssertEqual(lied.status, 400)
+        XCTAssertTrue(lied.body.contains("invalid gzip"), lied.body)
+        // A member cut in the middle of its compressed data.
+        let whole = try gzip(body)
+        let truncated = try await h.post(Array(whole.prefix(whole.count / 2)), gzip: true)
+        XCTAssertEqual(truncated.status, 400)
+        // The usual single member.
+        let ok = try await h.post(whole, gzip: true)
+        XCTAssertEqual(ok.status, 200)
+        let stats = await h.server.stats()
+        XCTAssertEqual(stats.events, 2)
+        XCTAssertEqual(stats.responses, ["200": 1, "400": 2])
+        try await h.stop()
+    }
+
     func testStatsEndpointHasAllKeys() async throws {
         let h = try await Harness.start()
         _ = try await h.post(Fixtures.batch([Fixtures.track("a"), Fixtures.track("a"), Fixtures.track("b")]))

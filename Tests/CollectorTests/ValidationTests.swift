@@ -88,18 +88,18 @@ final class ValidationTests: XCTestCase {
             let many = (0..<600).map { Fixtures.track("m\($0)", extra: ",\"p\":\"\(padding)\"") }
             let bigBody = Fixtures.batch(many)
             XCTAssertGreaterThan(bigBody.utf8.count, 500_000)
-            do { let status = try await h.post(bigBody).status; XCTAssertEqual(status, status) }
+            do { let got = try await h.post(bigBody).status; XCTAssertEqual(got, status) }
             // the same, gzipped: the limit applies after decompression
-            do { let status = try await h.post(try gzip(Array(bigBody.utf8)), gzip: true).status; XCTAssertEqual(status, status) }
+            do { let got = try await h.post(try gzip(Array(bigBody.utf8)), gzip: true).status; XCTAssertEqual(got, status) }
             // one event over 32 KiB
             let huge = Fixtures.track("h", extra: ",\"p\":\"\(String(repeating: "y", count: 33 * 1024))\"")
-            do { let status = try await h.post(Fixtures.batch([huge])).status; XCTAssertEqual(status, status) }
+            do { let got = try await h.post(Fixtures.batch([huge])).status; XCTAssertEqual(got, status) }
             // just under 32 KiB is fine
             let fits = Fixtures.track("f", extra: ",\"p\":\"\(String(repeating: "y", count: 32 * 1024 - 100))\"")
             do { let status = try await h.post(Fixtures.batch([fits])).status; XCTAssertEqual(status, 200) }
             // more than 2,500 events
             let tiny = (0..<2501).map { _ in "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"u\"}" }
-            do { let status = try await h.post(Fixtures.batch(tiny)).status; XCTAssertEqual(status, status) }
+            do { let got = try await h.post(Fixtures.batch(tiny)).status; XCTAssertEqual(got, status) }
             do { let status = try await h.post(Fixtures.batch(Array(tiny.prefix(2500)))).status; XCTAssertEqual(status, 200) }
             let stats = await h.server.stats()
             XCTAssertEqual(stats.events, 2501)

@@ -110,34 +110,46 @@ extension DeliveryEngine {
     /// Builds and sends the request for `batch`, counting it.
     func send(_ batch: [Pending]) async -> DeliveryResponse {
         let sentAt = Timestamp.iso8601(clock.wallClock)
-        // With gzip, encoding and compression (~1 ms per 100-event batch) run off the actor, so
-        // submits and other lanes go on meanwhile. Without it, encoding is a plain copy and stays
-        // on the actor: no extra suspension point before the request.
-        let body: [UInt8]
-        let zipped: Bool
-        if configuration.gzip {
-            (body, zipped) = await Self.encodeBody(batch, encoder: encoder, sentAt: sentAt, gzip: true)
-        } else {
-            (body, zipped) = (encoder.body(batch, sentAt: sentAt), false)
-        }
-        var headers = baseHeaders
-        if zipped { headers.append(("Content-Encoding", "gzip")) }
-        let request = DeliveryRequest(url: configuration.endpointURL, headers: headers, body: body,
-                                      timeout: configuration.requestTimeout)
         counters.batchesSent += 1
-        let response = await transport.send(request)
+        let response: DeliveryResponse
+        if configuration.gzip {
+            // Encoding and compression (a few hundred µs per 100-event batch) run off the actor,
+            // together with the request: submits and other lanes go on meanwhile, and the lane
+            // does not hop back to the actor between compressing and sending.
+            response = await Self.compressAndSend(
+                batch, encoder: encoder, sentAt: sentAt, headers: baseHeaders, configuration: configuration,
+                transport: transport)
+        } else {
+            // Encoding is a plain copy: it stays on the actor.
+            response = await transport.send(request(body: encoder.body(batch, sentAt: sentAt), gzipped: false))
+        }
         counters.responses[response.statsKey, default: 0] += 1
         return response
     }
 
-    /// The request body for `batch`, gzipped when `gzip` is set and compression works. A
+    /// The request carrying `body`.
+    nonisolated func request(body: [UInt8], gzipped: Bool) -> DeliveryRequest {
+        Self.request(body: body, gzipped: gzipped, headers: baseHeaders, configuration: configuration)
+    }
+
+    nonisolated static func request(
+        body: [UInt8], gzipped: Bool, headers: [(name: String, value: String)], configuration: DeliveryConfiguration
+    ) -> DeliveryRequest {
+        var headers = headers
+        if gzipped { headers.append(("Content-Encoding", "gzip")) }
+        return DeliveryRequest(url: configuration.endpointURL, headers: headers, body: body, timeout: configuration.requestTimeout)
+    }
+
+    /// Encodes and gzips `batch` (sent uncompressed if compression fails) and sends it. A
     /// nonisolated async function: it runs on the global executor, not on the engine actor.
-    nonisolated static func encodeBody(
-        _ batch: [Pending], encoder: BatchEncoder, sentAt: String, gzip: Bool
-    ) async -> (body: [UInt8], gzipped: Bool) {
+    nonisolated static func compressAndSend(
+        _ batch: [Pending], encoder: BatchEncoder, sentAt: String, headers: [(name: String, value: String)],
+        configuration: DeliveryConfiguration, transport: any DeliveryTransport
+    ) async -> DeliveryResponse {
         let body = encoder.body(batch, sentAt: sentAt)
-        if gzip, let zipped = try? Gzip.compress(body) { return (zipped, true) }
-        return (body, false)
+        let zipped = try? Gzip.compress(body)
+        let request = request(body: zipped ?? body, gzipped: zipped != nil, headers: headers, configuration: configuration)
+        return await transport.send(request)
     }
 
     /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor).
