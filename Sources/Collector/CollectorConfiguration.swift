@@ -103,8 +103,9 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var strict: Bool
     /// Status for bodies, events or batches over Segment's limits: 400 (default) or 413.
     public var oversizeStatus: Int
-    /// Benchmark mode: authenticate, validate JSON and count, but skip per-event checks,
-    /// messageId tracking and storage.
+    /// Benchmark mode: count requests and events, skipping per-event checks, messageId tracking
+    /// and storage; a request with a valid Basic header is counted without validating its JSON
+    /// (see `docs/collector.md`).
     public var countOnly: Bool
     /// Fault injection.
     public var faults: FaultConfiguration
