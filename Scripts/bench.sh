@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The replay benchmark (issue 6): one run on this machine, ratios against Segment's Python library.
 #
-#   Scripts/bench.sh [--no-build] [--events N] [--big-events N] [--skip-big] [--skip-python] [--out DIR]
+#   Scripts/bench.sh [--no-build] [--events N] [--big-events N] [--repeat R] [--skip-big] [--skip-python] [--out DIR]
 #
 # Steps: generate deterministic NDJSON (N and big-N events) -> build mr-replay and mr-collector in
 # release mode -> start `mr-collector --count-only` on loopback -> raw read rate (wc -l) ->
 # mr-replay dry run -> Segment's Python library end to end -> mr-replay end to end (gzip off, with
 # peak RSS; gzip on; big file with peak RSS) -> one summary table, also written as JSON to
-# DIR/bench-<time>.json and DIR/latest.json. Every step whose binary is missing is skipped with
-# a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
+# DIR/bench-<time>.json and DIR/latest.json. The dry run, the Python peer and every end-to-end
+# step run R times (--repeat, default 3) and report their median run. Every step whose binary
+# is missing is skipped with a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,6 +21,7 @@ BUILD=1
 SKIP_BIG=0
 SKIP_PYTHON=0
 SEED=20261122
+REPEAT=3
 WRITE_KEY=K
 
 while [ $# -gt 0 ]; do
@@ -27,10 +29,11 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0 ;;
     --events) EVENTS="$2"; shift ;;
     --big-events) BIG_EVENTS="$2"; shift ;;
+    --repeat) REPEAT="$2"; shift ;;
     --skip-big) SKIP_BIG=1 ;;
     --skip-python) SKIP_PYTHON=1 ;;
     --out) OUT="$2"; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -132,13 +135,15 @@ config "$RUN/config-dry-run.yaml" false "$RUN/state-dry-run"
 RAW_FILE="${BIG:-$SMALL}"
 RAW_LINES=$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo "$EVENTS")
 say "raw line read: wc -l $(basename "$RAW_FILE") (best of 3)"
-"${MEASURE[@]}" --repeat 3 --timeout 300 -- wc -l "$RAW_FILE" | tee "$RUN/raw_read.json"
+"${MEASURE[@]}" --repeat 3 --best --timeout 300 -- wc -l "$RAW_FILE" | tee "$RUN/raw_read.json"
 
 # --- 5. dry run -------------------------------------------------------------------------------
 if [ "$HAVE_REPLAY" = 1 ]; then
   say "mr-replay dry run"
-  "${MEASURE[@]}" --timeout 600 --log "$RUN/dry_run.log" -- \
-    "$MR_REPLAY" run --dry-run --output /dev/null --config "$RUN/config-dry-run.yaml" "$SMALL" | tee "$RUN/dry_run.json"
+  # Each repetition starts from an empty state directory (the dry run keeps identities there).
+  "${MEASURE[@]}" --repeat "$REPEAT" --timeout 600 --log "$RUN/dry_run.log" -- \
+    sh -c 'rm -rf "$1" && exec "$2" run --dry-run --output /dev/null --config "$3" "$4"' sh \
+    "$RUN/state-dry-run" "$MR_REPLAY" "$RUN/config-dry-run.yaml" "$SMALL" | tee "$RUN/dry_run.json"
 else
   skip "mr-replay dry run: mr-replay is not built yet"
 fi
@@ -153,7 +158,7 @@ if [ "$SKIP_PYTHON" = 0 ]; then
   if "$VENV/bin/python" -c "import segment.analytics" 2>/dev/null; then
     PEER_VERSION="$("$VENV/bin/python" -c 'import sys; from segment.analytics.version import VERSION; print("segment-analytics-python %s, Python %s" % (VERSION, sys.version.split()[0]))')"
     say "$PEER_VERSION end to end (upload_size=100)"
-    "${MEASURE[@]}" --stats "$URL" --expect "$EVENTS" --timeout 1800 --log "$RUN/python_peer.log" -- \
+    "${MEASURE[@]}" --repeat "$REPEAT" --stats "$URL" --expect "$EVENTS" --timeout 1800 --log "$RUN/python_peer.log" -- \
       "$VENV/bin/python" "$HERE/segment_peer.py" "$SMALL" --host "$URL" --write-key "$WRITE_KEY" --upload-size 100 \
       | tee "$RUN/python_peer.json"
   else
@@ -168,7 +173,7 @@ e2e() {  # e2e NAME CONFIG FILE COUNT [--rss]
   local name="$1" cfg="$2" file="$3" count="$4"; shift 4
   say "mr-replay end to end: $name ($count events)"
   rm -rf "$RUN/state-$name"
-  "${MEASURE[@]}" --stats "$URL" --expect "$count" --timeout 1800 --log "$RUN/$name.log" "$@" -- \
+  "${MEASURE[@]}" --repeat "$REPEAT" --stats "$URL" --expect "$count" --timeout 1800 --log "$RUN/$name.log" "$@" -- \
     "$MR_REPLAY" run --config "$cfg" --state-dir "$RUN/state-$name" --fresh --quiet "$file" | tee "$RUN/$name.json"
 }
 if [ "$HAVE_REPLAY" = 1 ]; then
