@@ -16,8 +16,8 @@ enum BatchSkimmer {
     struct Summary: Equatable {
         /// Elements of the `batch` array.
         var events = 0
-        /// Bytes of the largest element (from its first byte to the byte before its separator,
-        /// trailing whitespace included).
+        /// Bytes of the largest element (from its first to its last non-whitespace byte, as the
+        /// validating path measures it).
         var largestEvent = 0
     }
 
@@ -69,8 +69,10 @@ enum BatchSkimmer {
         var elementStart: Int?
         func closeElement(at separator: Int) {
             guard let start = elementStart else { return }
+            var end = separator
+            while end > start, isSpace(base[end - 1]) { end -= 1 }
             summary.events += 1
-            summary.largestEvent = max(summary.largestEvent, separator - start)
+            summary.largestEvent = max(summary.largestEvent, end - start)
             elementStart = nil
         }
         while p < end {

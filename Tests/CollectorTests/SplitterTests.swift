@@ -67,6 +67,8 @@ final class SkimmerTests: XCTestCase {
 
     func testLargestElementIsMeasured() {
         XCTAssertEqual(skim("{\"batch\":[{\"a\":1},{\"abc\":12345}]}")?.largestEvent, 13)
+        // Whitespace around an element is not part of it (as in the validating splitter).
+        XCTAssertEqual(skim("{\"batch\":[ {\"abc\":12345} \n, {\"a\":1}\n]}")?.largestEvent, 13)
     }
 
     func testMissingOrTruncatedBatchIsNil() {

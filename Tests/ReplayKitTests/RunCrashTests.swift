@@ -30,7 +30,17 @@ final class RunCrashTests: XCTestCase {
 
     func testKillNineAtSeveralPointsLosesNothing() async throws {
         let (text, valid) = generateEvents(count: 6000)
-        try writeFile("\(dir)/in.ndjson", text + "broken line\n")
+        // A broken line after every 1,000 lines: each killed run dead-letters some of them before
+        // its checkpoint passes them, so they must be in the dead-letter file despite the kill.
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        var withBroken: [String] = []
+        for (i, line) in lines.enumerated() {
+            withBroken.append(line)
+            if (i + 1) % 1000 == 0 { withBroken.append("broken line \((i + 1) / 1000)") }
+        }
+        let brokenCount = lines.count / 1000
+        try writeFile("\(dir)/in.ndjson", withBroken.joined(separator: "\n") + "\nbroken line\n")
 
         // The reference: one uninterrupted run.
         let reference = try await RunTarget.start(dir: dir, name: "reference")
@@ -80,6 +90,9 @@ final class RunCrashTests: XCTestCase {
         XCTAssertEqual(report.objectValue?["status"], finalExit == 1 ? "completed_with_drops" : "completed")
         let dead = try String(contentsOfFile: "\(dir)/crash/state/dead-letter.ndjson", encoding: .utf8)
         XCTAssertTrue(dead.contains("\"raw\":\"broken line\""), "the broken line is dead-lettered")
+        for k in 1...brokenCount {
+            XCTAssertTrue(dead.contains("\"raw\":\"broken line \(k)\""), "broken line \(k) was lost from the dead-letter file")
+        }
         let resumedPast = Int(report.objectValue?["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0
         XCTAssertGreaterThan(resumedPast, 0, "the final run resumed from a checkpoint written before a kill")
     }

@@ -16,6 +16,9 @@ extension DeliveryEngine {
         if closing || lane.flushRequested { return true }
         if lane.queue.count >= batchLimit { return true }
         if encoder.bodySize(eventSizes: lane.bytes, count: lane.queue.count) > configuration.maxBatchBytes { return true }
+        // A quiet lane's partial batch goes once many later events were submitted, so it does
+        // not hold back its caller's checkpoint (and outcome bookkeeping) while busy lanes run.
+        if let head = lane.queue.first, nextSeq - head.seq >= staleAfter { return true }
         // A blocked submitter needs an outcome to go on. While a batch is out, its settling will
         // give one; with none out, partial batches must go now or nothing would ever settle.
         return !submitWaiters.isEmpty && batchesOut == 0

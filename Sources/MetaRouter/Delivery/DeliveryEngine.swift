@@ -39,6 +39,8 @@ public actor DeliveryEngine {
     let encoder: BatchEncoder
     let baseHeaders: [(name: String, value: String)]
     let maxBatchEvents: Int
+    /// A lane whose oldest event has seen this many later submits is ready (see `isReady`).
+    let staleAfter: UInt64
 
     /// Events per batch now (halved by 413, doubled back by 2xx up to `maxBatchEvents`).
     var batchLimit: Int
@@ -78,6 +80,7 @@ public actor DeliveryEngine {
         self.maxBatchEvents = configuration.effectiveMaxBatchEvents
         self.batchLimit = configuration.effectiveMaxBatchEvents
         let laneCount = max(configuration.concurrency, 1)
+        self.staleAfter = UInt64(max(1, min(configuration.maxPendingEvents / 2, 4 * configuration.effectiveMaxBatchEvents * laneCount)))
         self.lanes = Array(repeating: Lane(), count: laneCount)
         self.breaker = CircuitBreaker(configuration: configuration.breaker)
         self.limiter = RateLimiter(eventsPerSecond: configuration.eventsPerSecond,
@@ -138,6 +141,7 @@ public actor DeliveryEngine {
         lanes[index].queue.append(pending)
         lanes[index].bytes += pending.size
         if isReady(index) { wake(index) }
+        if seq & 63 == 0 { wakeReadyLanes() }  // quiet lanes turn ready as other lanes' events pass them
     }
 
     /// Sends partial batches now instead of waiting for a full batch.

@@ -66,6 +66,7 @@ final class ReadingJob: @unchecked Sendable {
                 self.runState.counters.withLock { _ = $0.endOfInput.insert(index) }
             }
         ) { item in
+            if early != nil { return false }  // recording failed at the end of the last input
             if stop.isRequested {
                 early = (.interrupted, "stopped by a signal")
                 return false

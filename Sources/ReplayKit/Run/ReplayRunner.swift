@@ -106,9 +106,15 @@ public final class ReplayRunner: Sendable {
         stopWatcher.cancel()
         progressTask.cancel()
         _ = await progressTask.result
-        try job.saveCheckpoint()
-        identity.close()
-        try runState.deadLetters.withLock { try $0.close() }
+        do {
+            try job.saveCheckpoint()
+            identity.close()
+            try runState.deadLetters.withLock { try $0.close() }
+        } catch {
+            identity.close()
+            try? await target.shutdown()  // the HTTP client and its thread, and an embedded collector
+            throw error
+        }
         try? await target.shutdown()
 
         var report = runState.counters.withLock { c -> RunReport in
@@ -125,7 +131,12 @@ public final class ReplayRunner: Sendable {
         }
         report.apply(stats)
         report.privacy = job.enricher.stats.privacyCounts
-        report.classify(early: early, stopRequested: stop.isRequested, engineStop: engineStop)
+        // A dead letter that could not be written (its event stays pending) stops the run even
+        // when it happened after reading was done.
+        let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
+        report.classify(
+            early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
+            engineStop: engineStop)
         let elapsed = ContinuousClock.now - startInstant
         report.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         report.throughput.eventsPerSecond =

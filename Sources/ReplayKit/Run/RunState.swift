@@ -31,14 +31,9 @@ final class RunState: Sendable {
         inputPaths = inputs
     }
 
-    /// Writes one dead letter and counts it. Errors are kept and reported: a dead letter that
-    /// cannot be written must stop the run, never vanish.
-    func deadLetter(_ c: inout Counters, input: Int, line: Int, reason: String, detail: String, raw: UnsafeBufferPointer<UInt8>) {
-        _ = writeDeadLetter(&c, input: input, line: line, reason: reason, detail: detail, raw: raw)
-        countDeadLetter(&c, input: input, reason: reason)
-    }
-
-    /// Writes one dead letter without counting it; on failure records the error and returns false.
+    /// Writes one dead letter (not counted: see ``countDeadLetter(_:input:reason:)``). A dead letter
+    /// that cannot be written must stop the run, never vanish: on failure the error is kept for
+    /// the report and false is returned.
     func writeDeadLetter(_ c: inout Counters, input: Int, line: Int, reason: String, detail: String, raw: UnsafeBufferPointer<UInt8>) -> Bool {
         do {
             try deadLetters.withLock {
@@ -70,12 +65,17 @@ final class RunState: Sendable {
                     c.report.events.delivered += 1
                     c.perInput[entry.input].delivered += 1
                 case .gaveUp(let reason, let detail):
-                    guard let entry = c.tracker.settle(outcome.tag) else { continue }
-                    c.inFlightEvents -= 1
+                    guard let entry = c.tracker.entry(outcome.tag), !entry.settled else { continue }
+                    // Written first: an event whose dead letter cannot be written stays unsettled
+                    // (reported pending, never passed by the checkpoint), and the run stops.
                     let bytes = entry.bytes ?? []
-                    bytes.withUnsafeBufferPointer {
-                        deadLetter(&c, input: entry.input, line: entry.lineNumber, reason: reason, detail: detail, raw: $0)
+                    let written = bytes.withUnsafeBufferPointer {
+                        writeDeadLetter(&c, input: entry.input, line: entry.lineNumber, reason: reason, detail: detail, raw: $0)
                     }
+                    guard written else { continue }
+                    c.tracker.settle(outcome.tag)
+                    c.inFlightEvents -= 1
+                    countDeadLetter(&c, input: entry.input, reason: reason)
                 case .notDelivered:
                     continue
                 }

@@ -49,6 +49,10 @@ struct StateDirectory: Sendable {
         let (watermark, positions, ended, lastSeq) = runState.counters.withLock { c in
             (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence)
         }
+        // Every line before the watermark that was dead-lettered has its record in the writer's
+        // buffer (records are written before a line is settled). Write them out before the
+        // checkpoint passes those lines, so a crash right after cannot lose them.
+        try runState.deadLetters.withLock { try $0.flush() }
         for (index, input) in plan.inputs.enumerated() where input.resumable {
             var entry = checkpoint.inputs[input.path]
             let position = positions[index]

@@ -134,3 +134,35 @@ final class EngineBatchingTests: XCTestCase {
         XCTAssertEqual(transport.requests.map(\.at), [1800, 3800, 5800].map { Duration.milliseconds($0) })
     }
 }
+
+final class EngineQuietLaneTests: XCTestCase {
+    /// Keys on different lanes of a 2-lane engine.
+    private func keysOnTwoLanes() -> (busy: String, quiet: String) {
+        let busy = "busy"
+        let busyLane = FNV1a.hash(busy.utf8) % 2
+        let quiet = (0..<100).map { "quiet-\($0)" }.first { FNV1a.hash($0.utf8) % 2 != busyLane }!
+        return (busy, quiet)
+    }
+
+    /// A lane with one event must not wait for the end while another lane keeps sending: the
+    /// caller's checkpoint cannot pass that event until it is settled.
+    func testQuietLaneSendsWhileABusyLaneKeepsGoing() async throws {
+        let (busy, quiet) = keysOnTwoLanes()
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(
+            configuration: config { $0.concurrency = 2 }, transport: transport, clock: clock,
+            random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        _ = await engine.submit(testEvent("q", user: quiet))
+        // The busy lane sends full batches and they settle; the run goes on (no finish, no flush).
+        for round in 1...20 {
+            _ = await engine.submit(contentsOf: (0..<100).map { testEvent("b\(round)-\($0)", user: busy) })
+            for _ in 0..<2000 where sink.all.count < round * 100 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        // 2 lanes x 100 events x 4 = 800 later submits make the quiet event's lane ready.
+        XCTAssertTrue(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")
+        _ = await engine.finish()
+        XCTAssertEqual(sink.all.count, 2001)
+    }
+}
