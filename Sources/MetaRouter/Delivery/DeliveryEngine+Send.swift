@@ -116,9 +116,7 @@ extension DeliveryEngine {
             // Encoding and compression (a few hundred µs per 100-event batch) run off the actor,
             // together with the request: submits and other lanes go on meanwhile, and the lane
             // does not hop back to the actor between compressing and sending.
-            response = await Self.compressAndSend(
-                batch, encoder: encoder, sentAt: sentAt, headers: baseHeaders, configuration: configuration,
-                transport: transport)
+            response = await compressAndSend(batch, sentAt: sentAt)
         } else {
             // Encoding is a plain copy: it stays on the actor.
             response = await transport.send(request(body: encoder.body(batch, sentAt: sentAt), gzipped: false))
@@ -127,29 +125,19 @@ extension DeliveryEngine {
         return response
     }
 
-    /// The request carrying `body`.
+    /// The request carrying `body` (only immutable settings are read, so no actor hop is needed).
     nonisolated func request(body: [UInt8], gzipped: Bool) -> DeliveryRequest {
-        Self.request(body: body, gzipped: gzipped, headers: baseHeaders, configuration: configuration)
-    }
-
-    nonisolated static func request(
-        body: [UInt8], gzipped: Bool, headers: [(name: String, value: String)], configuration: DeliveryConfiguration
-    ) -> DeliveryRequest {
-        var headers = headers
+        var headers = baseHeaders
         if gzipped { headers.append(("Content-Encoding", "gzip")) }
         return DeliveryRequest(url: configuration.endpointURL, headers: headers, body: body, timeout: configuration.requestTimeout)
     }
 
     /// Encodes and gzips `batch` (sent uncompressed if compression fails) and sends it. A
     /// nonisolated async function: it runs on the global executor, not on the engine actor.
-    nonisolated static func compressAndSend(
-        _ batch: [Pending], encoder: BatchEncoder, sentAt: String, headers: [(name: String, value: String)],
-        configuration: DeliveryConfiguration, transport: any DeliveryTransport
-    ) async -> DeliveryResponse {
+    nonisolated func compressAndSend(_ batch: [Pending], sentAt: String) async -> DeliveryResponse {
         let body = encoder.body(batch, sentAt: sentAt)
         let zipped = try? Gzip.compress(body)
-        let request = request(body: zipped ?? body, gzipped: zipped != nil, headers: headers, configuration: configuration)
-        return await transport.send(request)
+        return await transport.send(request(body: zipped ?? body, gzipped: zipped != nil))
     }
 
     /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor).

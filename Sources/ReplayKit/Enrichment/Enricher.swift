@@ -10,7 +10,6 @@ public final class Enricher {
     /// The `context.library.version` written into every event.
     public static let libraryVersion = "0.1.0"
 
-    let config: ReplayConfig
     let identity: IdentityStore
     /// Validation and the per-line rules.
     let preparer: LinePreparer
@@ -19,7 +18,6 @@ public final class Enricher {
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
-        self.config = config
         self.identity = identity
         self.preparer = LinePreparer(config: config, deviceAnonymousId: identity.deviceAnonymousId, nowMillis: nowMillis)
     }
