@@ -108,6 +108,56 @@ final class IdentityCacheTests: XCTestCase {
         b.close()
     }
 
+    /// Commits write keys in sorted order with duplicates collapsed; the tables must still end
+    /// up as if every mapping were applied in learning order.
+    func testSortedCommitKeepsTheLastValueLearned() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        let keys = ["z", "a", "m", "a", "z", "b", "a"]
+        for (i, k) in keys.enumerated() { a.learnUser(anonymousId: k, userId: "\(k)\(i)", sequence: UInt64(i + 1)) }
+        a.learnGroup(userId: "u", groupId: "g1", sequence: 8)
+        a.learnGroup(userId: "u", groupId: "g2", sequence: 9)
+        try a.commit(throughSequence: 5)  // a→a3, z→z4, m→m2 are committed; b5 and a6 are not
+        XCTAssertEqual(try a.userId(forAnonymousId: "a"), "a6")  // memory has the newest value
+        XCTAssertEqual(a.uncommittedCount, 4)
+        a.close()  // crash: the uncommitted rest is lost
+
+        let b = try IdentityStore(stateDirectory: dir)
+        XCTAssertEqual(try b.userId(forAnonymousId: "a"), "a3")
+        XCTAssertEqual(try b.userId(forAnonymousId: "z"), "z4")
+        XCTAssertEqual(try b.userId(forAnonymousId: "m"), "m2")
+        XCTAssertNil(try b.userId(forAnonymousId: "b"))
+        XCTAssertNil(try b.groupId(forUserId: "u"))
+        for (i, k) in keys.enumerated() { b.learnUser(anonymousId: k, userId: "\(k)\(i)", sequence: UInt64(i + 1)) }
+        b.learnGroup(userId: "u", groupId: "g1", sequence: 8)
+        b.learnGroup(userId: "u", groupId: "g2", sequence: 9)
+        try b.commitAll()
+        b.close()
+
+        let c = try IdentityStore(stateDirectory: dir)
+        XCTAssertEqual(try c.userId(forAnonymousId: "a"), "a6")
+        XCTAssertEqual(try c.userId(forAnonymousId: "b"), "b5")
+        XCTAssertEqual(try c.groupId(forUserId: "u"), "g2")
+        c.close()
+    }
+
+    /// A full map evicts only committed entries: uncommitted ones exist nowhere else.
+    func testEvictionKeepsUncommittedMappings() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        a.setCacheLimit(4)
+        for k in 1...3 { a.learnUser(anonymousId: "c\(k)", userId: "u\(k)", sequence: UInt64(k)) }
+        try a.commitAll()
+        for k in 4...9 { a.learnUser(anonymousId: "c\(k)", userId: "u\(k)", sequence: UInt64(k)) }
+        // Memory was full several times; every mapping is still found (committed ones in SQLite).
+        for k in 1...9 { XCTAssertEqual(try a.userId(forAnonymousId: "c\(k)"), "u\(k)", "c\(k)") }
+        XCTAssertNil(try a.userId(forAnonymousId: "c10"))
+        XCTAssertEqual(a.uncommittedCount, 6)
+        try a.commitAll()
+        a.close()
+        let b = try IdentityStore(stateDirectory: dir)
+        for k in 1...9 { XCTAssertEqual(try b.userId(forAnonymousId: "c\(k)"), "u\(k)") }
+        b.close()
+    }
+
     func testContextFastPathRendersWhatTheEditorRenders() throws {
         let id = try IdentityStore(stateDirectory: nil)
         let e = Enricher(config: try testConfig(), identity: id)

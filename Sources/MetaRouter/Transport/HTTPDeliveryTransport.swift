@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -12,6 +13,7 @@ import NIOPosix
 public final class HTTPDeliveryTransport: DeliveryTransport {
     private let client: HTTPClient
     private let group: MultiThreadedEventLoopGroup
+    private let templates = NIOLockedValueBox<[String: HTTPClient.Request]>([:])
 
     /// Creates a transport with its own client; `maxConnectionsPerHost` should be at least the
     /// engine's concurrency. `eventLoopThreads` threads carry the connections (at least 1).
@@ -25,20 +27,27 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
     }
 
-    /// POSTs the request and drains the response body (at most 1 MiB is read).
+    /// POSTs the request and drains the response body (a body over 1 MiB is a network error).
     public func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        var r = HTTPClientRequest(url: request.url)
-        r.method = .POST
-        for h in request.headers { r.headers.add(name: h.name, value: h.value) }
-        r.body = .bytes(ByteBuffer(bytes: request.body))
         do {
-            let response = try await client.execute(r, timeout: .nanoseconds(Int64(request.timeout.seconds * 1e9)))
-            let headers = response.headers.map { ($0.name, $0.value) }
-            _ = try? await response.body.collect(upTo: 1 << 20)
-            return .status(Int(response.status.code), headers: headers)
+            var r = try template(for: request.url)
+            r.headers.reserveCapacity(request.headers.count + 2)
+            for h in request.headers { r.headers.add(name: h.name, value: h.value) }
+            r.body = .bytes(request.body)
+            let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout.seconds * 1e9))
+            return try await client.execute(request: r, delegate: StatusCollector(), deadline: deadline).futureResult.get()
         } catch {
             return .networkError(String(describing: error))
         }
+    }
+
+    /// A POST to `url` without headers or body; parsed once per URL (the engine sends every
+    /// batch to the same one), not once per request.
+    private func template(for url: String) throws -> HTTPClient.Request {
+        if let cached = templates.withLockedValue({ $0[url] }) { return cached }
+        let r = try HTTPClient.Request(url: url, method: .POST)
+        templates.withLockedValue { if $0.count < 16 { $0[url] = r } }
+        return r
     }
 
     /// Closes the connection pool and stops the event loop threads.

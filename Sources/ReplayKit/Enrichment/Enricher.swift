@@ -12,7 +12,7 @@ public final class Enricher {
 
     let identity: IdentityStore
     /// Validation and the per-line rules.
-    let preparer: LinePreparer
+    var preparer: LinePreparer
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
 

@@ -69,13 +69,13 @@ extension LinePreparer {
     }
 
     /// `object`'s member `key` with the `privacy.drop_properties` keys removed, when any were.
-    func dropKeys(_ object: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    mutating func dropKeys(_ object: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard !config.privacy.dropProperties.isEmpty else { return nil }
         return dropKeys(object.member(key, in: buf), buf)
     }
 
     /// `m`'s value with the `privacy.drop_properties` keys removed, when it is an object and any were.
-    func dropKeys(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    mutating func dropKeys(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let drop = config.privacy.dropProperties
         guard !drop.isEmpty, let m, m.kind == .object,
             let nested = ObjectLayout.scanNested(buf, m.value)
@@ -89,7 +89,7 @@ extension LinePreparer {
     }
 
     /// The enriched `context` object: library, config defaults where missing, privacy rules.
-    func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
+    mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
         guard let ctx = context else { return .success(defaultContextJSON) }
         if let quick = contextWithLibraryOnly(ctx, buf) { return .success(quick) }
         // Reuse the scratch editor's storage; it drops `ctx` again before it is put back.
@@ -157,7 +157,7 @@ extension LinePreparer {
     }
 
     /// Applies ``mergeObject(_:_:_:_:)`` to `e`; returns the failure, if any.
-    private func merge(
+    private mutating func merge(
         _ ctx: ObjectLayout, _ name: String, _ fill: [(key: String, value: [UInt8])], _ buf: UnsafeBufferPointer<UInt8>,
         into e: inout ObjectEditor
     ) -> ContextFailure? {
@@ -178,7 +178,7 @@ extension LinePreparer {
 
     /// `context.<name>` with missing members filled from `fill` (and, for `device`, the
     /// advertisingId rules applied); nil when nothing changes.
-    private func mergeObject(
+    private mutating func mergeObject(
         _ ctx: ObjectLayout, _ name: String, _ fill: [(key: String, value: [UInt8])], _ buf: UnsafeBufferPointer<UInt8>
     ) -> Result<[UInt8]?, ContextFailure> {
         guard let m = ctx.member(name, in: buf), m.kind != .null else {

@@ -8,8 +8,9 @@ import JSONCore
 /// `ObjectEditor`, so untouched members reach the output byte for byte. What the line teaches
 /// the identity store is left to ``Enricher/finish(_:sequence:)``.
 ///
-/// Not thread-safe: its scratch storage is reused line to line.
-final class LinePreparer {
+/// A struct, so that its per-line state (scratch storage, counts) is accessed without the
+/// dynamic exclusivity checks a class property needs. Its scratch storage is reused line to line.
+struct LinePreparer {
     let config: ReplayConfig
     let nowMillis: () -> Int64
     let libraryJSON: [UInt8]
@@ -49,7 +50,7 @@ final class LinePreparer {
     private func reject(_ reason: String, _ detail: String) -> PreparedLine { .deadLetter(reason: reason, detail: detail) }
 
     /// Prepares one line; lines must come in read order (carry-forward looks up `identity`).
-    func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore) -> PreparedLine {
+    mutating func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore) -> PreparedLine {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }

@@ -23,16 +23,10 @@ public final class IdentityStore {
     }
     private var pending: [Pending] = []
     private var pendingStart = 0
-    private var overlayUser: [String: (value: String, sequence: UInt64)] = [:]
-    private var overlayGroup: [String: (value: String, sequence: UInt64)] = [:]
-    private var userCache = BoundedCache()
-    private var groupCache = BoundedCache()
-    /// Lookup fast path: while a cache holds EVERY committed row of its table (the table was
-    /// empty when opened or forgotten, so each row since came through ``commit`` and was cached,
-    /// and the cache never evicted), a miss in overlay and cache is a definite "unknown" and
-    /// SQLite is not asked. Cleared for good when the cache evicts.
-    private var userCacheIsComplete = false
-    private var groupCacheIsComplete = false
+    /// anonymousId → userId and userId → groupId in memory: the overlay of uncommitted
+    /// mappings and a bounded cache of committed rows.
+    private var users = IdentityMap()
+    private var groups = IdentityMap()
     private let selectUser: SQLiteDatabase.Statement
     private let selectGroup: SQLiteDatabase.Statement
     private let upsertUser: SQLiteDatabase.Statement
@@ -66,40 +60,42 @@ public final class IdentityStore {
         selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
         upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
         upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
-        userCacheIsComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
-        groupCacheIsComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
+        users.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
+        groups.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
     }
 
     /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
     public func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
-        overlayUser[anonymousId] = (userId, sequence)
+        users.learn(anonymousId, userId, sequence: sequence)
         pending.append(Pending(sequence: sequence, isGroup: false, key: anonymousId, value: userId))
     }
 
     /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
     public func learnGroup(userId: String, groupId: String, sequence: UInt64) {
-        overlayGroup[userId] = (groupId, sequence)
+        groups.learn(userId, groupId, sequence: sequence)
         pending.append(Pending(sequence: sequence, isGroup: true, key: userId, value: groupId))
     }
 
     /// The userId known for `anonymousId` (overlay first, then committed rows).
     public func userId(forAnonymousId anonymousId: String) throws -> String? {
-        if let o = overlayUser[anonymousId] { return o.value }
-        if let c = userCache.get(anonymousId) { return c.isEmpty ? nil : c }
-        if userCacheIsComplete { return nil }
-        let v = try db.queryText(selectUser, anonymousId)
-        _ = userCache.put(anonymousId, v ?? "")
-        return v
+        try lookup(anonymousId, in: &users, query: selectUser)
     }
 
     /// The groupId known for `userId` (overlay first, then committed rows).
     public func groupId(forUserId userId: String) throws -> String? {
-        if let o = overlayGroup[userId] { return o.value }
-        if let c = groupCache.get(userId) { return c.isEmpty ? nil : c }
-        if groupCacheIsComplete { return nil }
-        let v = try db.queryText(selectGroup, userId)
-        _ = groupCache.put(userId, v ?? "")
-        return v
+        try lookup(userId, in: &groups, query: selectGroup)
+    }
+
+    /// `key`'s value in `map`, asking SQLite (and remembering its answer) when memory cannot tell.
+    private func lookup(_ key: String, in map: inout IdentityMap, query: SQLiteDatabase.Statement) throws -> String? {
+        switch map.lookup(key) {
+        case .value(let v): return v
+        case .absent: return nil
+        case .unknown:
+            let v = try db.queryText(query, key)
+            map.remember(key, committedValue: v ?? "")
+            return v
+        }
     }
 
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
@@ -120,9 +116,7 @@ public final class IdentityStore {
         guard end > pendingStart || !metadata.isEmpty else { return }
         try db.execute("BEGIN")
         do {
-            for p in pending[pendingStart..<end] {
-                try db.run(p.isGroup ? upsertGroup : upsertUser, [p.key, p.value])
-            }
+            try writeRows(pending[pendingStart..<end])
             for (key, value) in metadata {
                 if let value {
                     try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
@@ -136,19 +130,29 @@ public final class IdentityStore {
             throw error
         }
         for p in pending[pendingStart..<end] {
-            if p.isGroup {
-                if groupCache.put(p.key, p.value) { groupCacheIsComplete = false }
-                if let o = overlayGroup[p.key], o.sequence == p.sequence { overlayGroup[p.key] = nil }
-            } else {
-                if userCache.put(p.key, p.value) { userCacheIsComplete = false }
-                if let o = overlayUser[p.key], o.sequence == p.sequence { overlayUser[p.key] = nil }
-            }
+            if p.isGroup { groups.markCommitted(p.key, sequence: p.sequence) } else { users.markCommitted(p.key, sequence: p.sequence) }
         }
         pendingStart = end
         if pendingStart > 4096, pendingStart * 2 > pending.count {
             pending.removeFirst(pendingStart)
             pendingStart = 0
         }
+    }
+
+    /// Upserts `rows` (in learning order) inside the caller's transaction.
+    ///
+    /// Only the last value learned for each key is written, and keys go in sorted order: the
+    /// tables end up exactly as if every row were applied in learning order, but neighbouring
+    /// keys share B-tree pages, so SQLite reads and dirties far fewer pages than with keys in
+    /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
+    private func writeRows(_ rows: ArraySlice<Pending>) throws {
+        var users: [String: String] = [:]
+        var groups: [String: String] = [:]
+        for p in rows {
+            if p.isGroup { groups[p.key] = p.value } else { users[p.key] = p.value }
+        }
+        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, [key, value]) }
+        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, [key, value]) }
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
@@ -162,12 +166,8 @@ public final class IdentityStore {
         try db.execute("BEGIN; DELETE FROM anon_user; DELETE FROM user_group; COMMIT;")
         pending.removeAll()
         pendingStart = 0
-        overlayUser.removeAll()
-        overlayGroup.removeAll()
-        userCache.entries.removeAll()
-        groupCache.entries.removeAll()
-        userCacheIsComplete = true
-        groupCacheIsComplete = true
+        users.reset()
+        groups.reset()
     }
 
     /// Commits everything learned so far.
@@ -178,27 +178,10 @@ public final class IdentityStore {
 
     /// Bounds both lookup caches (tests use tiny bounds to exercise eviction).
     func setCacheLimit(_ limit: Int) {
-        userCache.limit = limit
-        groupCache.limit = limit
+        users.limit = limit
+        groups.limit = limit
     }
 
     /// Closes the database (uncommitted mappings are dropped).
     public func close() { db.close() }
-}
-
-/// A lookup cache of committed rows with a hard size bound (cleared when full).
-private struct BoundedCache {
-    var entries: [String: String] = [:]
-    var limit = 262_144
-    func get(_ key: String) -> String? { entries[key] }
-    /// Stores a value; returns whether older entries were evicted to make room.
-    mutating func put(_ key: String, _ value: String) -> Bool {
-        var evicted = false
-        if entries.count >= limit, entries[key] == nil {
-            entries.removeAll(keepingCapacity: true)
-            evicted = true
-        }
-        entries[key] = value
-        return evicted
-    }
 }

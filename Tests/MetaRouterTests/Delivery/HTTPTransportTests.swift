@@ -23,7 +23,7 @@ final class HTTPTransportTests: XCTestCase {
     }
 
     /// Starts a server answering `status` to `POST /base/v1/batch`; returns its port and a stop function.
-    private func startServer(status: HTTPResponse.Status, headers: HTTPFields = [:],
+    private func startServer(status: HTTPResponse.Status, headers: HTTPFields = [:], answerBytes: Int = 0,
                              seen: SeenLog) async throws -> (Int, Task<Void, any Error>) {
         let router = Router()
         router.post("/base/v1/batch") { request, _ -> Response in
@@ -33,7 +33,9 @@ final class HTTPTransportTests: XCTestCase {
                 $0.append(Seen(path: request.uri.path, authorization: request.headers[.authorization],
                                encoding: request.headers[.contentEncoding], body: Array(body.readableBytesView)))
             }
-            return Response(status: status, headers: headers)
+            guard answerBytes > 0 else { return Response(status: status, headers: headers) }
+            let answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: answerBytes)
+            return Response(status: status, headers: headers, body: .init(byteBuffer: answer))
         }
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "test-server")
@@ -72,6 +74,30 @@ final class HTTPTransportTests: XCTestCase {
         let refused = await fresh.send(short)
         await fresh.shutdown()
         guard case .networkError = refused else { return XCTFail("expected a network error, got \(refused)") }
+    }
+
+    /// The body of an answer is drained and dropped; one larger than 1 MiB is a network error.
+    func testResponseBodiesAreDrainedAndBounded() async throws {
+        for (bytes, expectStatus) in [(64 * 1024, true), (3 << 20, false)] {
+            let seen = SeenLog()
+            let (port, server) = try await startServer(status: .ok, answerBytes: bytes, seen: seen)
+            let transport = HTTPDeliveryTransport()
+            let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
+                                          body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+            let first = await transport.send(request)
+            let second = await transport.send(request)
+            await transport.shutdown()
+            server.cancel()
+            _ = try? await server.value
+            for response in [first, second] {
+                if expectStatus {
+                    guard case .status(200, _) = response else { return XCTFail("\(bytes) bytes: got \(response)") }
+                } else {
+                    guard case .networkError(let why) = response else { return XCTFail("\(bytes) bytes: got \(response)") }
+                    XCTAssertTrue(why.contains("larger than"), why)
+                }
+            }
+        }
     }
 
     func testEngineOverHTTPWithGzip() async throws {
