@@ -8,7 +8,9 @@ import JSONCore
 public struct EncodedEvent: Sendable {
     /// The event's JSON object bytes.
     public var bytes: [UInt8]
-    /// The event's `messageId` (used in outcomes and logs).
+    /// The event's `messageId`, echoed in its ``EventOutcome``. A caller that matches outcomes by
+    /// ``tag`` alone may pass `""`: the engine never reads it otherwise, and an empty string
+    /// costs nothing to move between threads (mr-replay does this).
     public var messageId: String
     /// Events sharing an ordering key are delivered in submit order (usually `anonymousId ?? userId`).
     public var orderingKey: String?

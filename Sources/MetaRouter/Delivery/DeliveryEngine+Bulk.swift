@@ -6,11 +6,12 @@ extension DeliveryEngine {
     /// than `events.count` only when the engine stopped, and then the caller keeps the rest.
     public func submit(contentsOf events: [EncodedEvent]) async -> Int {
         var accepted = 0
-        for event in events {
+        // By index: `for event in events` would copy (retain and release) every event's storage.
+        for i in events.indices {
             // Suspend only when full; otherwise queue without an async call per event.
             if mustWaitForRoom { await waitForRoom() }
             guard stopCauseStorage == nil && !closing else { break }
-            enqueue(event)
+            enqueue(events[i])
             accepted += 1
         }
         return accepted

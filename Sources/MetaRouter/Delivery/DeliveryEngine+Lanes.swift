@@ -78,12 +78,14 @@ extension DeliveryEngine {
     func popBatch(_ i: Int) -> [Pending] {
         var batch: [Pending] = []
         var sizes = 0
-        while let next = lanes[i].queue.first, batch.count < batchLimit {
-            let body = encoder.bodySize(eventSizes: sizes + next.size, count: batch.count + 1)
+        batch.reserveCapacity(min(batchLimit, lanes[i].queue.count))
+        while !lanes[i].queue.isEmpty, batch.count < batchLimit {
+            let size = lanes[i].queue[lanes[i].queue.startIndex].size
+            let body = encoder.bodySize(eventSizes: sizes + size, count: batch.count + 1)
             if !batch.isEmpty && body > configuration.maxBatchBytes { break }
             batch.append(lanes[i].queue.removeFirst())
-            sizes += next.size
-            lanes[i].bytes -= next.size
+            sizes += size
+            lanes[i].bytes -= size
         }
         if lanes[i].queue.isEmpty { lanes[i].flushRequested = false }
         return batch

@@ -1,11 +1,12 @@
 /// Outcomes, stopping, and the end of a run.
 extension DeliveryEngine {
     /// Reports `result` for each of `events` that has no outcome yet, then releases backpressure.
-    func settle(_ events: some Sequence<Pending>, _ result: EventOutcome.Result) {
+    func settle(_ events: some Collection<Pending>, _ result: EventOutcome.Result) {
         var outcomes: [EventOutcome] = []
-        outcomes.reserveCapacity(events.underestimatedCount)
-        for p in events {
-            guard let ref = unsettled.remove(p.seq) else { continue }
+        outcomes.reserveCapacity(events.count)
+        // Only each event's sequence number is read: no copy (and retain) of its bytes.
+        for i in events.indices {
+            guard let ref = unsettled.remove(events[i].seq) else { continue }
             outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result))
         }
         count(outcomes.count, result)
@@ -14,7 +15,7 @@ extension DeliveryEngine {
     }
 
     /// Reports `events` as not delivered because the engine stopped.
-    func settleNotDelivered(_ events: some Sequence<Pending>) {
+    func settleNotDelivered(_ events: some Collection<Pending>) {
         settle(events, .notDelivered(stopCauseStorage ?? .cancelled))
     }
 

@@ -116,31 +116,33 @@ final class ReadingJob: @unchecked Sendable {
     /// case the lines from the failed one on are not recorded, so the checkpoint cannot pass them.
     private func record(_ lines: [ReadLine], into chunk: inout [EncodedEvent]) -> String? {
         runState.counters.withLock { c -> String? in
-            for line in lines {
+            // By index: `for line in lines` would copy (retain and release) each line's storage.
+            for i in lines.indices {
                 if let failure = c.deadLetterError { return failure }
-                let input = line.input
-                c.bytesRead = plan.inputs[input].bytesBefore + line.fileBytesRead
+                let input = lines[i].input
+                c.bytesRead = plan.inputs[input].bytesBefore + lines[i].fileBytesRead
+                let endOffset = lines[i].endOffset, lineNumber = lines[i].lineNumber, sequence = lines[i].sequence
                 func settledLine() {
-                    let seq = c.tracker.append(input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: true)
-                    precondition(seq == line.sequence, "reader and tracker disagree on the sequence")
+                    let seq = c.tracker.append(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: true)
+                    precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                 }
-                switch line.result {
+                switch lines[i].result {
                 case .blank:
                     c.report.events.skippedBlank += 1
                     c.perInput[input].skippedBlank += 1
                     settledLine()
                 case .deadLetter(let reason, let detail):
-                    let raw = line.raw ?? []
+                    let raw = lines[i].raw ?? []
                     let written = raw.withUnsafeBufferPointer {
-                        runState.writeDeadLetter(&c, input: input, line: line.lineNumber, reason: reason, detail: detail, raw: $0)
+                        runState.writeDeadLetter(&c, input: input, line: lineNumber, reason: reason, detail: detail, raw: $0)
                     }
                     guard written else { return c.deadLetterError }
                     runState.countDeadLetter(&c, input: input, reason: reason)
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     settledLine()
-                case .event(let bytes, let messageId, let orderingKey):
+                case .event(let bytes, _, let orderingKey):
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     if let shard = options.shard, !shard.contains(identity: orderingKey) {
@@ -150,11 +152,13 @@ final class ReadingJob: @unchecked Sendable {
                         continue
                     }
                     let seq = c.tracker.append(
-                        input: input, endOffset: line.endOffset, lineNumber: line.lineNumber, settled: false, bytes: bytes)
-                    precondition(seq == line.sequence, "reader and tracker disagree on the sequence")
+                        input: input, endOffset: endOffset, lineNumber: lineNumber, settled: false, bytes: bytes)
+                    precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
-                    chunk.append(EncodedEvent(uncheckedBytes: bytes, messageId: messageId, orderingKey: orderingKey, tag: seq))
+                    // Outcomes are matched by tag (the sequence number): the messageId is not
+                    // handed to the engine, so no string crosses threads per event.
+                    chunk.append(EncodedEvent(uncheckedBytes: bytes, messageId: "", orderingKey: orderingKey, tag: seq))
                 }
             }
             return nil

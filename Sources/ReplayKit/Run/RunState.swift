@@ -60,10 +60,10 @@ final class RunState: Sendable {
             for outcome in outcomes {
                 switch outcome.result {
                 case .delivered:
-                    guard let entry = c.tracker.settle(outcome.tag) else { continue }
+                    guard let input = c.tracker.settle(outcome.tag) else { continue }
                     c.inFlightEvents -= 1
                     c.report.events.delivered += 1
-                    c.perInput[entry.input].delivered += 1
+                    c.perInput[input].delivered += 1
                 case .gaveUp(let reason, let detail):
                     guard let entry = c.tracker.entry(outcome.tag), !entry.settled else { continue }
                     // Written first: an event whose dead letter cannot be written stays unsettled

@@ -46,18 +46,18 @@ struct SettlementTracker {
         return seq
     }
 
-    /// Marks `sequence` settled and returns its entry (with the in-flight bytes), or `nil` when it
-    /// was unknown or already settled.
+    /// Marks `sequence` settled and returns its input, or `nil` when it was unknown or already
+    /// settled. The in-flight bytes are dropped (read them with ``entry(_:)`` first if needed).
     @discardableResult
-    mutating func settle(_ sequence: UInt64) -> Entry? {
+    mutating func settle(_ sequence: UInt64) -> Int? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         let index = Int(sequence - firstSequence)
         guard !entries[index].settled else { return nil }
-        let entry = entries[index]
         entries[index].settled = true
         entries[index].bytes = nil
-        advance()
-        return entry
+        let input = entries[index].input
+        if index == 0 { advance() }
+        return input
     }
 
     /// The in-flight bytes of `sequence`, if it is still outstanding.
@@ -66,11 +66,20 @@ struct SettlementTracker {
         return entries[Int(sequence - firstSequence)]
     }
 
+    /// Drops the settled prefix, remembering where it ends in each input it touched (one
+    /// dictionary write per input, not per line).
     private mutating func advance() {
-        while let first = entries.first, first.settled {
-            positions[first.input] = Position(offset: first.endOffset, lineNumber: first.lineNumber)
-            entries.removeFirst()
+        var input = -1
+        var position = Position(offset: 0, lineNumber: 0)
+        while !entries.isEmpty, entries[entries.startIndex].settled {
+            let first = entries.removeFirst()
+            if first.input != input {
+                if input >= 0 { positions[input] = position }
+                input = first.input
+            }
+            position = Position(offset: first.endOffset, lineNumber: first.lineNumber)
             firstSequence += 1
         }
+        if input >= 0 { positions[input] = position }
     }
 }
