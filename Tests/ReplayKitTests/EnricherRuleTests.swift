@@ -13,14 +13,14 @@ final class EnricherRuleTests: XCTestCase {
         let e = Enricher(config: try testConfig(), identity: id)
         let line = "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"a1\",\"messageId\":\"m-1\",\"timestamp\":\"2024-01-01T00:00:00.123456+01:00\",\"sentAt\":\"2024-01-02T00:00:00Z\",\"properties\":{\"price\":1.50e0,\"u\":\"\\u00e9\"}}"
         let r = enrich(e, line)
-        guard case .event(let bytes, let messageId, let key) = r else { return XCTFail("\(r)") }
+        guard case .event(let bytes, let key) = r else { return XCTFail("\(r)") }
         let text = String(decoding: bytes, as: UTF8.self)
         XCTAssertTrue(text.contains("\"timestamp\":\"2024-01-01T00:00:00.123456+01:00\""), text)
         XCTAssertTrue(text.contains("\"properties\":{\"price\":1.50e0,\"u\":\"\\u00e9\"}"), text)
         XCTAssertFalse(text.contains("sentAt"))
-        XCTAssertEqual(messageId, "m-1")
         XCTAssertEqual(key, "a1")
         let obj = try JSONObjectView(bytes)
+        XCTAssertEqual(obj["messageId"], .string("m-1"))
         XCTAssertEqual(obj["context", "library", "name"], .string("mr-replay"))
         XCTAssertEqual(obj["context", "library", "version"], .string(Enricher.libraryVersion))
         XCTAssertEqual(e.stats.sentAtDropped, 1)
@@ -44,7 +44,7 @@ final class EnricherRuleTests: XCTestCase {
         let line = "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:01.500Z\"}"
         func id(_ store: IdentityStore, lineNumber: Int, sequence: UInt64) throws -> String {
             let e = Enricher(config: try testConfig(), identity: store)
-            guard case .event(_, let m, _) = enrich(e, line, lineNumber: lineNumber, sequence: sequence) else { throw CancellationError() }
+            guard let m = messageId(of: enrich(e, line, lineNumber: lineNumber, sequence: sequence)) else { throw CancellationError() }
             return m
         }
         let a = try id(IdentityStore(stateDirectory: nil), lineNumber: 7, sequence: 1)
@@ -69,7 +69,7 @@ final class EnricherRuleTests: XCTestCase {
             let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
             var out: [String] = []
             try LineWalker.walk(inputs: [InputSource(path: path, kind: .ndjson)], config: try testConfig(), enricher: e) { item in
-                if case .event(_, let m, _) = item.result { out.append(m) }
+                if let m = messageId(of: item.result) { out.append(m) }
                 return true
             }
             return out
@@ -86,9 +86,10 @@ final class EnricherRuleTests: XCTestCase {
             config: try testConfig("enrichment:\n  default_timestamp: now\n"), identity: try IdentityStore(stateDirectory: nil),
             nowMillis: { 1_700_000_000_123 })
         let r = enrich(e, "{\"type\":\"page\",\"anonymousId\":\"a\"}")
-        guard case .event(let bytes, let m, _) = r else { return XCTFail("\(r)") }
+        guard case .event(let bytes, _) = r else { return XCTFail("\(r)") }
         XCTAssertEqual(try JSONObjectView(bytes)["timestamp"], .string("2023-11-14T22:13:20.123Z"))
-        XCTAssertTrue(m.hasPrefix("1700000000123-"))
+        guard case .string(let m)? = try JSONObjectView(bytes)["messageId"] else { return XCTFail("no messageId") }
+        XCTAssertTrue(m.hasPrefix("1700000000123-"), m)
         XCTAssertEqual(e.stats.timestampsDefaulted, 1)
     }
 

@@ -52,7 +52,7 @@ final class HotPathTests: XCTestCase {
         let id = try IdentityStore(stateDirectory: nil)
         let e = Enricher(config: try testConfig(), identity: id)
         let line = #"{"type":"page","anonymousId":"a","timestamp":"2024-01-01T00:00:00Z","context":{"x":1},"context":{"locale":"de-CH"}}"#
-        guard case .event(let bytes, _, _) = enrich(e, line) else { return XCTFail("not an event") }
+        guard case .event(let bytes, _) = enrich(e, line) else { return XCTFail("not an event") }
         let text = String(decoding: bytes, as: UTF8.self)
         XCTAssertEqual(text.components(separatedBy: "\"context\"").count, 2, text)
         XCTAssertTrue(text.contains(#""locale":"de-CH""#), text)
@@ -62,6 +62,67 @@ final class HotPathTests: XCTestCase {
     func testUUIDFormatting() {
         let s = StableMessageId.uuidString(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
         XCTAssertEqual(s, "01234567-89ab-cdef-fedc-ba9876543210")
+    }
+
+    /// The messageId written straight into bytes is `"<millis>-<uuid>"`, negative millis included.
+    func testQuotedMessageIdMatchesTheStringForm() throws {
+        let line = Array(#"{"type":"page"}"#.utf8)
+        try line.withUnsafeBufferPointer { buf in
+            for millis: Int64 in [0, 7, -1_000, 1_704_067_201_500, .max, .min + 1] {
+                let q = StableMessageId.quoted(line: buf, lineNumber: 3, millis: millis)
+                let text = String(decoding: q, as: UTF8.self)
+                XCTAssertEqual(text, "\"\(StableMessageId.make(line: buf, lineNumber: 3, millis: millis))\"")
+                XCTAssertTrue(text.hasPrefix("\"\(millis)-"), text)
+                let uuid = try XCTUnwrap(UUID(uuidString: String(text.dropFirst("\"\(millis)-".count).dropLast())), text)
+                XCTAssertEqual(uuid.uuidString.lowercased(), String(text.dropFirst("\"\(millis)-".count).dropLast()))
+            }
+        }
+    }
+
+    /// For objects without duplicate keys, the direct renderer gives exactly the bytes the
+    /// general `ObjectEditor` gives for the same edits: on generated objects (members present or
+    /// missing, in any order, with whitespace and escaped keys) and every subset of edits.
+    func testDirectRenderMatchesTheEditor() throws {
+        var rng = SeededRandom(state: 20_261_122)
+        let names = ["type", "timestamp", "sentAt", "anonymousId", "userId", "groupId", "messageId", "properties",
+                     "traits", "context", "event", "extra"]
+        let values = [#""s""#, "1", "null", #"{"k":[1,{"z":"é"}]}"#, "[]", #""""#, "true"]
+        var checked = 0
+        for _ in 0..<3_000 {
+            var members: [String] = []
+            for name in names.shuffled(using: &rng) where rng.next() % 3 != 0 {
+                // Sometimes an escaped spelling of the key (`"\u0074ype"` for `"type"`).
+                let key = rng.next() % 7 == 0 ? "\\u00" + String(name.unicodeScalars.first!.value, radix: 16) + name.dropFirst() : name
+                let ws = rng.next() % 4 == 0 ? " " : ""
+                members.append("\(ws)\"\(key)\"\(ws):\(ws)\(values[Int(rng.next() % UInt64(values.count))])\(ws)")
+            }
+            let line = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            var edits = TopLevelEdits()
+            func maybe(_ v: String) -> [UInt8]? { rng.next() % 2 == 0 ? Array(v.utf8) : nil }
+            edits.timestamp = maybe(#""2024-01-01T00:00:00Z""#)
+            edits.removeSentAt = rng.next() % 2 == 0
+            edits.anonymousId = maybe(#""anon""#)
+            edits.userId = maybe(#""u""#)
+            edits.groupId = maybe(#""g""#)
+            edits.messageId = maybe(#""m-1""#)
+            edits.properties = maybe("{}")
+            edits.traits = maybe(#"{"a":1}"#)
+            edits.context = maybe(#"{"library":{"name":"mr-replay"}}"#)
+            try line.withUnsafeBufferPointer { buf in
+                let layout = try ObjectLayout.scanDocument(buf)
+                let top = TopLevelMembers(layout, buf)
+                XCTAssertFalse(top.hasDuplicates)
+                var direct: [UInt8] = []
+                edits.render(layout, top, buf, into: &direct)
+                var editor = ObjectEditor(layout)
+                edits.apply(to: &editor, buf)
+                let general = editor.rendered(buf)
+                XCTAssertEqual(String(decoding: direct, as: UTF8.self), String(decoding: general, as: UTF8.self))
+                XCTAssertNoThrow(try direct.withUnsafeBufferPointer { try JSONScanner.validate($0) })
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, 3_000)
     }
 
     func testRenderedCapacityCoversTheOutput() throws {

@@ -65,12 +65,12 @@ final class PropertyTests: XCTestCase {
         var records: [[UInt8]] = []
         try LineWalker.walk(inputs: [InputSource(path: path, kind: .ndjson)], config: config, enricher: enricher) { item in
             switch item.result {
-            case .event(let bytes, let messageId, _):
+            case .event(let bytes, _):
                 events += 1
                 let obj = try JSONValue(parsing: bytes).objectValue!
                 XCTAssertNotNil(obj["type"]?.stringValue)
                 XCTAssertNotNil(obj["anonymousId"]?.stringValue)
-                XCTAssertEqual(obj["messageId"]?.stringValue, messageId)
+                XCTAssertFalse(obj["messageId"]?.stringValue?.isEmpty ?? true)
                 XCTAssertNotNil(obj["timestamp"]?.stringValue)
                 XCTAssertNil(obj["sentAt"])
             case .blank: blank += 1

@@ -54,7 +54,7 @@ func enrich(_ enricher: Enricher, _ line: String, lineNumber: Int = 1, sequence:
 
 /// The event bytes parsed, failing the test for non-events.
 func eventObject(_ result: EnrichResult, file: StaticString = #filePath, line: UInt = #line) throws -> JSONObjectView {
-    guard case .event(let bytes, _, _) = result else {
+    guard case .event(let bytes, _) = result else {
         XCTFail("expected an event, got \(result)", file: file, line: line)
         throw CancellationError()
     }
@@ -70,6 +70,12 @@ func reason(_ result: EnrichResult) -> String? {
 import JSONCore
 
 /// A parsed event for assertions.
+/// The `messageId` of an enriched event (nil for other results or when it is not a string).
+func messageId(of result: EnrichResult) -> String? {
+    guard case .event(let bytes, _) = result, case .string(let m)? = try? JSONObjectView(bytes)["messageId"] else { return nil }
+    return m
+}
+
 struct JSONObjectView {
     let value: JSONValue
     init(_ bytes: [UInt8]) throws { value = try JSONValue(parsing: bytes) }

@@ -19,7 +19,7 @@ public enum DryRunner {
             // Nothing is in flight in a dry run: commit learned identities as we go, bounding memory.
             if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
-            case .event(let bytes, _, _):
+            case .event(let bytes, _):
                 try out.writeLine(bytes)
             case .blank: break
             case .deadLetter(let reason, let detail):

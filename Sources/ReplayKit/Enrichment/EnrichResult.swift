@@ -1,8 +1,9 @@
 /// What became of one input line.
 public enum EnrichResult: Sendable, Equatable {
-    /// A correct, enriched event ready to send (no trailing newline). `orderingKey` is the
-    /// identity lane (the event's anonymousId) that must keep its order.
-    case event(bytes: [UInt8], messageId: String, orderingKey: String?)
+    /// A correct, enriched event ready to send (no trailing newline; it always has a
+    /// `messageId`). `orderingKey` is the identity lane (the event's anonymousId) that must keep
+    /// its order.
+    case event(bytes: [UInt8], orderingKey: String?)
     /// An empty or whitespace-only line: skipped and counted.
     case blank
     /// A rejected line; `reason` is a stable code such as `invalid_json`.

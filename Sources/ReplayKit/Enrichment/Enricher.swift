@@ -53,7 +53,7 @@ public final class Enricher {
                 identity.learnGroup(userId: u, groupId: g, sequence: sequence)
             }
             stats.add(e.counts)
-            return .event(bytes: e.bytes, messageId: e.messageId, orderingKey: e.anonymousId)
+            return .event(bytes: e.bytes, orderingKey: e.anonymousId)
         }
     }
 }

@@ -57,21 +57,11 @@ struct LinePreparer {
         if buf.count > config.batching.maxEventBytes {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
-        // Borrow the scratch storage; the editors drop their layouts before it is put back, so
-        // the layouts' member arrays are uniquely referenced (reusable) on the next line.
-        var borrowed = LineScratch()
-        swap(&borrowed, &scratch)
-        var layout = borrowed.top
-        var contextLayout = borrowed.context
-        var editor = borrowed.editor
-        borrowed = LineScratch()  // the locals are now the only references
         counts = LineCounts()
-        defer {
-            editor.reset(ObjectLayout())
-            scratch = LineScratch(top: layout, context: contextLayout, editor: editor)
-        }
+        // The scans reuse the scratch layouts' member storage. The local copies below end with
+        // this call, so that storage is uniquely referenced (reused, not copied) on the next line.
         do {
-            try ObjectLayout.scanDocument(buf, reusing: &layout)
+            try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
         } catch {
             switch error.kind {
             case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
@@ -82,6 +72,7 @@ struct LinePreparer {
             }
         }
 
+        let layout = scratch.top
         // Every top-level member the rules read, found in one pass.
         let top = TopLevelMembers(layout, buf)
         @inline(__always) func member(_ idx: Int?) -> JSONMember? { idx.map { layout.members[$0] } }
@@ -107,22 +98,17 @@ struct LinePreparer {
         // Context shape and consent.
         var context: ObjectLayout?
         if let c = member(top.context), c.kind != .null {
-            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &contextLayout) else {
+            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &scratch.context) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
-            context = contextLayout
+            context = scratch.context
         }
         if let context, let denial = consentDenial(context, buf) {
             return reject(DeadLetterReason.consentDenied, denial)
         }
 
         // Timestamp.
-        editor.reset(layout)
-        // Sets a top-level member: in place when the key occurs once, else through the general
-        // key-based edit (which also drops earlier duplicates).
-        @inline(__always) func set(_ key: String, _ idx: Int?, _ value: [UInt8]) {
-            if let idx, !top.hasDuplicates { editor.replace(at: idx, raw: value) } else { editor.set(key, raw: value, in: buf) }
-        }
+        var edits = TopLevelEdits()
         let millis: Int64
         let tsMember = member(top.timestamp)
         if tsMember == nil || tsMember?.kind == .null {
@@ -130,7 +116,7 @@ struct LinePreparer {
                 return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
             }
             millis = nowMillis()
-            set("timestamp", top.timestamp, JSONStrings.quoted(Timestamps.format(millis: millis)))
+            edits.timestamp = JSONStrings.quoted(Timestamps.format(millis: millis))
             counts.timestampDefaulted = true
         } else {
             let ts = tsMember!
@@ -141,13 +127,16 @@ struct LinePreparer {
             }
             millis = ms
         }
-        if top.sentAt != nil, editor.remove("sentAt", in: buf) { counts.sentAtDropped = true }
+        if top.sentAt != nil {
+            edits.removeSentAt = true
+            counts.sentAtDropped = true
+        }
 
         // Identity: anonymousId, then carried userId / groupId.
         var anonymousId = identifier(member(top.anonymousId), buf)
         if anonymousId == nil {
             anonymousId = deviceAnonymousId
-            set("anonymousId", top.anonymousId, deviceAnonymousIdJSON)
+            edits.anonymousId = deviceAnonymousIdJSON
             counts.anonymousIdFilled = true
         }
         let anon = anonymousId!
@@ -157,45 +146,46 @@ struct LinePreparer {
         do {
             if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
                 carriedUserId = carried
-                set("userId", top.userId, JSONStrings.quoted(carried))
+                edits.userId = JSONStrings.quoted(carried)
                 counts.userIdCarried = true
             }
             if !hasGroupId, let u = ownUserId ?? carriedUserId, let carried = try identity.groupId(forUserId: u) {
-                set("groupId", top.groupId, JSONStrings.quoted(carried))
+                edits.groupId = JSONStrings.quoted(carried)
                 counts.groupIdCarried = true
             }
         } catch {
             return reject(DeadLetterReason.identityStoreError, "\(error)")
         }
 
-        // messageId.
-        let messageId: String
-        if let existing = identifier(member(top.messageId), buf) {
-            messageId = existing
-        } else {
-            messageId = StableMessageId.make(line: buf, lineNumber: lineNumber, millis: millis)
-            set("messageId", top.messageId, JSONStrings.quoted(messageId))
+        // messageId: kept when it is a non-empty string or a number (as `identifier` reads ids).
+        let ownMessageId = member(top.messageId).map { $0.kind == .number || ($0.kind == .string && $0.value.count > 2) }
+        if ownMessageId != true {
+            edits.messageId = StableMessageId.quoted(line: buf, lineNumber: lineNumber, millis: millis)
             counts.messageIdGenerated = true
         }
 
         // Privacy on properties / traits, then context.
         if !config.privacy.dropProperties.isEmpty {
-            if let dropped = dropKeys(member(top.properties), buf) { set("properties", top.properties, dropped) }
-            if let dropped = dropKeys(member(top.traits), buf) { set("traits", top.traits, dropped) }
+            edits.properties = dropKeys(member(top.properties), buf)
+            edits.traits = dropKeys(member(top.traits), buf)
         }
-        let enrichedContext = enrichContext(context, buf)
-        context = nil  // release the copy so `contextLayout` stays uniquely referenced
-        switch enrichedContext {
-        case .success(let ctx): set("context", top.context, ctx)
+        switch enrichContext(context, buf) {
+        case .success(let ctx): edits.context = ctx
         case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
         }
 
         var out: [UInt8] = []
-        out.reserveCapacity(editor.renderedCapacity)
-        editor.render(buf, into: &out)
+        if top.hasDuplicates {
+            var editor = ObjectEditor(layout)
+            edits.apply(to: &editor, buf)
+            out.reserveCapacity(editor.renderedCapacity)
+            editor.render(buf, into: &out)
+        } else {
+            edits.render(layout, top, buf, into: &out)
+        }
         return .event(
             PreparedEvent(
-                bytes: out, messageId: messageId, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
+                bytes: out, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
                 groupIdOfGroup: groupIdOfGroup, type: type, counts: counts))
     }
 
@@ -230,9 +220,8 @@ struct LinePreparer {
     }
 }
 
-/// Storage for one line's layouts and editor, reused from line to line.
+/// Storage for one line's layouts, reused from line to line.
 struct LineScratch {
     var top = ObjectLayout()
     var context = ObjectLayout()
-    var editor = ObjectEditor(ObjectLayout())
 }

@@ -12,7 +12,6 @@ enum PreparedLine {
 struct PreparedEvent {
     /// The rendered event.
     var bytes: [UInt8]
-    var messageId: String
     /// The event's anonymousId (its own, or the device's).
     var anonymousId: String
     /// The event's own userId, if it has one.

@@ -6,32 +6,62 @@
 enum StableMessageId {
     /// The messageId for a line.
     static func make(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> String {
+        let q = quoted(line: line, lineNumber: lineNumber, millis: millis)
+        return String(decoding: q[1..<(q.count - 1)], as: UTF8.self)
+    }
+
+    /// The messageId for a line as a JSON string (with its quotes), written straight into bytes:
+    /// the hot path splices it into the event without making a String first.
+    static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
         var (a, b) = hash128(line, seed: UInt64(bitPattern: Int64(lineNumber)))
         // Version 8 in the high nibble of byte 6, variant 10 in byte 8.
         a = (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000
         b = (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return "\(millis)-" + uuidString(a, b)
+        var out: [UInt8] = []
+        out.reserveCapacity(60)
+        out.append(UInt8(ascii: "\""))
+        appendDecimal(millis, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendUUID(a, b, to: &out)
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+
+    /// Appends `value` in decimal, as `"\(value)"` would print it.
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var m = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+                n += 1
+            } while m > 0
+            for i in stride(from: n - 1, through: 0, by: -1) { out.append(d[i]) }
+        }
+    }
+
+    /// Appends the lowercase 8-4-4-4-12 form of two 64-bit halves.
+    static func appendUUID(_ a: UInt64, _ b: UInt64, to out: inout [UInt8]) {
+        let hex: StaticString = "0123456789abcdef"
+        let digits = hex.utf8Start
+        for index in 0..<16 {
+            let half = index < 8 ? a : b
+            let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * (index & 7)))
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
     }
 
     /// Lowercase 8-4-4-4-12 form of two 64-bit halves.
     static func uuidString(_ a: UInt64, _ b: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 36) { out in
-            let hex: StaticString = "0123456789abcdef"
-            let digits = hex.utf8Start
-            var pos = 0
-            for index in 0..<16 {
-                let half = index < 8 ? a : b
-                let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * (index & 7)))
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    out[pos] = UInt8(ascii: "-")
-                    pos += 1
-                }
-                out[pos] = digits[Int(byte >> 4)]
-                out[pos + 1] = digits[Int(byte & 0xF)]
-                pos += 2
-            }
-            return pos
-        }
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        appendUUID(a, b, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Two independent 64-bit multiply-mix hashes over 8-byte little-endian words.

@@ -142,7 +142,7 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     settledLine()
-                case .event(let bytes, _, let orderingKey):
+                case .event(let bytes, let orderingKey):
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     if let shard = options.shard, !shard.contains(identity: orderingKey) {

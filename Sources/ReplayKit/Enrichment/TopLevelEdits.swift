@@ -1,0 +1,101 @@
+import JSONCore
+
+/// What enrichment changes among an event's top-level members: the encoded new values, and
+/// whether `sentAt` goes.
+///
+/// A member that exists is replaced in place (its key kept as written); a missing one is
+/// appended, in the order of the stored properties below. Most lines have no duplicate keys and
+/// are rendered straight from the scanned line by ``render(_:_:_:into:)``; lines with
+/// duplicates go through ``apply(to:_:)`` and the general `ObjectEditor`, which also drops the
+/// earlier duplicates. Both give the same bytes for a line without duplicates.
+struct TopLevelEdits {
+    var timestamp: [UInt8]?
+    var removeSentAt = false
+    var anonymousId: [UInt8]?
+    var userId: [UInt8]?
+    var groupId: [UInt8]?
+    var messageId: [UInt8]?
+    var properties: [UInt8]?
+    var traits: [UInt8]?
+    var context: [UInt8]?
+
+    /// The encoded key of each settable member, with its quotes and colon, built once.
+    private static let keys: [[UInt8]] = ["timestamp", "anonymousId", "userId", "groupId", "messageId", "properties", "traits", "context"]
+        .map { key in
+            var k = JSONStrings.quoted(key)
+            k.append(UInt8(ascii: ":"))
+            return k
+        }
+
+    /// The new value of the member at `index`, if it is replaced.
+    @inline(__always)
+    private func replacement(at index: Int, _ top: TopLevelMembers) -> [UInt8]? {
+        if index == top.context { return context }
+        if index == top.timestamp { return timestamp }
+        if index == top.anonymousId { return anonymousId }
+        if index == top.userId { return userId }
+        if index == top.groupId { return groupId }
+        if index == top.messageId { return messageId }
+        if index == top.properties { return properties }
+        if index == top.traits { return traits }
+        return nil
+    }
+
+    /// Appends the edited object to `out`. Only for lines whose known keys occur once
+    /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
+    func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        // Each new value plus room for its key (the longest, `"anonymousId":`, is 14 bytes).
+        var capacity = layout.range.count + 2 + 8 * 16
+        capacity += (timestamp?.count ?? 0) + (anonymousId?.count ?? 0)
+        capacity += (userId?.count ?? 0) + (groupId?.count ?? 0)
+        capacity += (messageId?.count ?? 0) + (properties?.count ?? 0)
+        capacity += (traits?.count ?? 0) + (context?.count ?? 0)
+        out.reserveCapacity(capacity)
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for idx in layout.members.indices {
+            if removeSentAt, idx == top.sentAt { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            let m = layout.members[idx]
+            if let value = replacement(at: idx, top) {
+                // The key as written (with its quotes), then the new value.
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
+                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: value)
+            } else {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
+            }
+        }
+        // Missing members are appended in a fixed order (the order `apply` sets them in).
+        func append(_ key: Int, _ member: Int?, _ value: [UInt8]?) {
+            guard member == nil, let value else { return }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.keys[key])
+            out.append(contentsOf: value)
+        }
+        append(0, top.timestamp, timestamp)
+        append(1, top.anonymousId, anonymousId)
+        append(2, top.userId, userId)
+        append(3, top.groupId, groupId)
+        append(4, top.messageId, messageId)
+        append(5, top.properties, properties)
+        append(6, top.traits, traits)
+        append(7, top.context, context)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Applies the edits to `editor` (any line, duplicates included).
+    func apply(to editor: inout ObjectEditor, _ buf: UnsafeBufferPointer<UInt8>) {
+        if let timestamp { editor.set("timestamp", raw: timestamp, in: buf) }
+        if removeSentAt { editor.remove("sentAt", in: buf) }
+        if let anonymousId { editor.set("anonymousId", raw: anonymousId, in: buf) }
+        if let userId { editor.set("userId", raw: userId, in: buf) }
+        if let groupId { editor.set("groupId", raw: groupId, in: buf) }
+        if let messageId { editor.set("messageId", raw: messageId, in: buf) }
+        if let properties { editor.set("properties", raw: properties, in: buf) }
+        if let traits { editor.set("traits", raw: traits, in: buf) }
+        if let context { editor.set("context", raw: context, in: buf) }
+    }
+}
