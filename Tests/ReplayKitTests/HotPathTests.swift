@@ -201,6 +201,28 @@ final class IdentityCacheTests: XCTestCase {
         c.close()
     }
 
+    /// Ids that are canonically equivalent but different bytes ("café" as NFC and as NFD) are two
+    /// ids, in memory and in SQLite alike (Swift's String equality would merge them).
+    func testIdsAreComparedAsBytes() throws {
+        let nfc = "caf\u{e9}", nfd = "cafe\u{301}"
+        XCTAssertEqual(nfc, nfd)  // what a String-keyed map would do
+        let a = try IdentityStore(stateDirectory: dir)
+        a.learnUser(anonymousId: nfc, userId: "u1", sequence: 1)
+        a.learnUser(anonymousId: nfd, userId: "u2", sequence: 2)
+        XCTAssertEqual(try a.userId(forAnonymousId: nfc), "u1")
+        XCTAssertEqual(try a.userId(forAnonymousId: nfd), "u2")
+        try a.commitAll()
+        a.close()
+        let b = try IdentityStore(stateDirectory: dir)
+        XCTAssertEqual(try b.userId(forAnonymousId: nfc), "u1")
+        XCTAssertEqual(try b.userId(forAnonymousId: nfd), "u2")
+        b.close()
+        XCTAssertTrue(IdentityKey("a") < IdentityKey("ab"))
+        XCTAssertTrue(IdentityKey("Z") < IdentityKey("a"))  // byte order, as SQLite's BINARY collation
+        XCTAssertTrue(IdentityKey(nfd) < IdentityKey(nfc))  // "e" (0x65) before 0xC3
+        XCTAssertEqual(Set([IdentityKey(nfc), IdentityKey(nfd), IdentityKey(nfc)]).count, 2)
+    }
+
     /// A full map evicts only committed entries: uncommitted ones exist nowhere else.
     func testEvictionKeepsUncommittedMappings() throws {
         let a = try IdentityStore(stateDirectory: dir)

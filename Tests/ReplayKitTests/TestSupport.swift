@@ -69,13 +69,13 @@ func reason(_ result: EnrichResult) -> String? {
 
 import JSONCore
 
-/// A parsed event for assertions.
 /// The `messageId` of an enriched event (nil for other results or when it is not a string).
 func messageId(of result: EnrichResult) -> String? {
     guard case .event(let bytes, _) = result, case .string(let m)? = try? JSONObjectView(bytes)["messageId"] else { return nil }
     return m
 }
 
+/// A parsed event for assertions.
 struct JSONObjectView {
     let value: JSONValue
     init(_ bytes: [UInt8]) throws { value = try JSONValue(parsing: bytes) }

@@ -27,7 +27,8 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
     }
 
-    /// POSTs the request and drains the response body (a body over 1 MiB is a network error).
+    /// POSTs the request and drains the response body without keeping it. Cancelling the calling
+    /// task cancels the request.
     public func send(_ request: DeliveryRequest) async -> DeliveryResponse {
         do {
             var r = try template(for: request.url)
@@ -35,7 +36,12 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
             for h in request.headers { r.headers.add(name: h.name, value: h.value) }
             r.body = .bytes(request.body)
             let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout.seconds * 1e9))
-            return try await client.execute(request: r, delegate: StatusCollector(), deadline: deadline).futureResult.get()
+            let task = client.execute(request: r, delegate: StatusCollector(), deadline: deadline)
+            return try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
         } catch {
             return .networkError(String(describing: error))
         }

@@ -15,9 +15,9 @@ struct IdentityMap {
         case unknown
     }
 
-    private(set) var values: [String: String] = [:]
-    private(set) var uncommitted: [String: UInt64] = [:]
-    /// At most this many entries are kept; when full, every committed entry is dropped.
+    private(set) var values: [IdentityKey: String] = [:]
+    private(set) var uncommitted: [IdentityKey: UInt64] = [:]
+    /// At most this many committed entries are kept; beyond that, every committed entry is dropped.
     var limit = 262_144
     /// While true, the map holds EVERY committed row of its table (the table was empty when
     /// opened or forgotten, each row since came through a commit, and nothing was evicted), so a
@@ -26,28 +26,28 @@ struct IdentityMap {
 
     /// The newest value for `key`.
     func lookup(_ key: String) -> Lookup {
-        if let v = values[key] { return v.isEmpty ? .absent : .value(v) }
+        if let v = values[IdentityKey(key)] { return v.isEmpty ? .absent : .value(v) }
         return isComplete ? .absent : .unknown
     }
 
     /// Records a mapping learned from line `sequence`, effective for lookups at once.
     mutating func learn(_ key: String, _ value: String, sequence: UInt64) {
         makeRoom()
-        values[key] = value
-        uncommitted[key] = sequence
+        values[IdentityKey(key)] = value
+        uncommitted[IdentityKey(key)] = sequence
     }
 
     /// Records what SQLite holds for `key` (`""`: no row). Only called after a lookup missed,
     /// so no newer value is in memory.
     mutating func remember(_ key: String, committedValue value: String) {
         makeRoom()
-        values[key] = value
+        values[IdentityKey(key)] = value
     }
 
     /// The mapping learned from line `sequence` for `key` is now in SQLite, unless a later line
     /// replaced it (that one stays uncommitted).
     mutating func markCommitted(_ key: String, sequence: UInt64) {
-        if let i = uncommitted.index(forKey: key), uncommitted.values[i] == sequence { uncommitted.remove(at: i) }
+        if let i = uncommitted.index(forKey: IdentityKey(key)), uncommitted.values[i] == sequence { uncommitted.remove(at: i) }
     }
 
     /// Drops everything; the table is empty again.
@@ -57,11 +57,11 @@ struct IdentityMap {
         isComplete = true
     }
 
-    /// When full, evicts every committed entry (uncommitted ones exist nowhere else). While
-    /// uncommitted entries alone fill much of the map, it waits until the map doubled them, so
-    /// eviction stays amortized O(1) per insert.
+    /// When `limit` committed entries are kept, evicts every committed entry (uncommitted ones
+    /// exist nowhere else). Each eviction is followed by at least `limit` inserts before the
+    /// next, so it stays amortized O(1) per insert.
     private mutating func makeRoom() {
-        guard values.count >= max(limit, 2 * uncommitted.count) else { return }
+        guard values.count >= uncommitted.count + limit else { return }
         values = values.filter { uncommitted[$0.key] != nil }
         isComplete = false
     }

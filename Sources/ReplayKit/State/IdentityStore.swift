@@ -141,18 +141,19 @@ public final class IdentityStore {
 
     /// Upserts `rows` (in learning order) inside the caller's transaction.
     ///
-    /// Only the last value learned for each key is written, and keys go in sorted order: the
+    /// Only the last value learned for each key is written, and keys go in byte order: the
     /// tables end up exactly as if every row were applied in learning order, but neighbouring
     /// keys share B-tree pages, so SQLite reads and dirties far fewer pages than with keys in
     /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
+    /// Keys are compared as bytes (``IdentityKey``), as SQLite compares them.
     private func writeRows(_ rows: ArraySlice<Pending>) throws {
-        var users: [String: String] = [:]
-        var groups: [String: String] = [:]
+        var users: [IdentityKey: String] = [:]
+        var groups: [IdentityKey: String] = [:]
         for p in rows {
-            if p.isGroup { groups[p.key] = p.value } else { users[p.key] = p.value }
+            if p.isGroup { groups[IdentityKey(p.key)] = p.value } else { users[IdentityKey(p.key)] = p.value }
         }
-        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, [key, value]) }
-        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, [key, value]) }
+        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, [key.string, value]) }
+        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, [key.string, value]) }
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
