@@ -37,9 +37,14 @@ final class HTTPTransportTests: XCTestCase {
             let answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: answerBytes)
             return Response(status: status, headers: headers, body: .init(byteBuffer: answer))
         }
+        return await run(router)
+    }
+
+    /// Runs `router` on an ephemeral loopback port; returns the port and the server's task.
+    private func run(_ router: Router<BasicRequestContext>) async -> (Int, Task<Void, any Error>) {
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "test-server")
-        logger.logLevel = .error
+        logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
@@ -105,17 +110,7 @@ final class HTTPTransportTests: XCTestCase {
             try await Task.sleep(for: .seconds(30))
             return Response(status: .ok)
         }
-        let (ports, portSink) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var port = 0
-        for await p in ports {
-            port = p
-            break
-        }
+        let (port, server) = await run(router)
         let transport = HTTPDeliveryTransport()
         let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/slow", headers: [], body: Array("{}".utf8), timeout: .seconds(30))
         let started = ContinuousClock.now
