@@ -4,8 +4,9 @@ import JSONCore
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
 /// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.
 ///
-/// Each line is validated once with `ObjectLayout.scanDocument`; edits are spliced with
-/// `ObjectEditor`, so untouched members reach the output byte for byte. What the line teaches
+/// Each line is validated once with `ObjectLayout.scanDocument`; the rules collect their edits in
+/// ``TopLevelEdits``, which splices them into the line, so untouched members reach the output
+/// byte for byte. What the line teaches
 /// the identity store is left to ``Enricher/finish(_:sequence:)``.
 ///
 /// A struct, so that its per-line state (scratch storage, counts) is accessed without the
