@@ -142,7 +142,7 @@ struct LinePreparer {
         }
         let anon = anonymousId!
         let ownUserId = identifier(member(top.userId), buf)
-        let hasGroupId = groupIdOfGroup != nil || identifier(member(top.groupId), buf) != nil
+        let hasGroupId = groupIdOfGroup != nil || isIdentifier(member(top.groupId))
         var carriedUserId: String?
         do {
             if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
@@ -158,9 +158,8 @@ struct LinePreparer {
             return reject(DeadLetterReason.identityStoreError, "\(error)")
         }
 
-        // messageId: kept when it is a non-empty string or a number (as `identifier` reads ids).
-        let ownMessageId = member(top.messageId).map { $0.kind == .number || ($0.kind == .string && $0.value.count > 2) }
-        if ownMessageId != true {
+        // messageId: the event's own is kept when it is an identifier.
+        if !isIdentifier(member(top.messageId)) {
             edits.messageId = StableMessageId.quoted(line: buf, lineNumber: lineNumber, millis: millis)
             counts.messageIdGenerated = true
         }
@@ -200,11 +199,16 @@ struct LinePreparer {
         return m.kind == .string && m.value.count > 2
     }
 
-    /// A non-empty string member, or a number member as its text (ids are sometimes numeric).
+    /// Whether `m` holds an id: a non-empty string or a number (ids are sometimes numeric).
+    func isIdentifier(_ m: JSONMember?) -> Bool {
+        guard let m else { return false }
+        return m.kind == .number || (m.kind == .string && m.value.count > 2)
+    }
+
+    /// The id `m` holds (see ``isIdentifier(_:)``): a string's content, or a number as its text.
     func identifier(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m else { return nil }
+        guard let m, isIdentifier(m) else { return nil }
         if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
-        guard m.kind == .string, m.value.count > 2 else { return nil }
         return JSONLayoutValues.stringContent(buf, m.value)
     }
 

@@ -4,12 +4,6 @@
 /// gives the same ids in every run, after any resume, from any directory, compressed or not.
 /// It is formatted as an RFC 9562 version-8 (custom) UUID in lowercase.
 enum StableMessageId {
-    /// The messageId for a line.
-    static func make(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> String {
-        let q = quoted(line: line, lineNumber: lineNumber, millis: millis)
-        return String(decoding: q[1..<(q.count - 1)], as: UTF8.self)
-    }
-
     /// The messageId for a line as a JSON string (with its quotes), written straight into bytes:
     /// the hot path splices it into the event without making a String first.
     static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
@@ -54,14 +48,6 @@ enum StableMessageId {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0xF)])
         }
-    }
-
-    /// Lowercase 8-4-4-4-12 form of two 64-bit halves.
-    static func uuidString(_ a: UInt64, _ b: UInt64) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        appendUUID(a, b, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Two independent 64-bit multiply-mix hashes over 8-byte little-endian words.
