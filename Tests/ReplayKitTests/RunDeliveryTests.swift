@@ -69,6 +69,18 @@ final class RunDeliveryTests: XCTestCase {
         XCTAssertEqual(report.status, .completedWithDrops)
         let dead = try String(contentsOfFile: "\(dir)/state/dead-letter.ndjson", encoding: .utf8)
         XCTAssertEqual(dead.components(separatedBy: "\"reason\":\"rejected_400\"").count - 1, big)
+        // Each given-up event is dead-lettered with the event itself (as sent, without sentAt).
+        var rejectedIds: [String] = []
+        for record in dead.split(separator: "\n") {
+            let r = try JSONValue(parsing: Array(record.utf8)).objectValue!
+            guard r["reason"]?.stringValue == "rejected_400" else { continue }
+            let raw = try XCTUnwrap(r["raw"]?.stringValue, String(record))
+            let event = try JSONValue(parsing: Array(raw.utf8)).objectValue!
+            XCTAssertEqual(event["type"]?.stringValue, "track", raw)
+            rejectedIds.append(try XCTUnwrap(event["messageId"]?.stringValue, raw))
+        }
+        XCTAssertEqual(rejectedIds.count, big)
+        XCTAssertEqual(Set(rejectedIds).count, big, "each rejected event is dead-lettered once, with its own content")
     }
 
     func testRateLimitIsRespected() async throws {

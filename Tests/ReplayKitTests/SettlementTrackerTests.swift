@@ -8,12 +8,12 @@ final class SettlementTrackerTests: XCTestCase {
     func testWatermarkAndPositionsFollowTheSettledPrefix() {
         var t = SettlementTracker()
         // Input 0: lines 1-3, input 1: lines 1-2, then input 0 again (interleaved inputs).
-        let a1 = t.append(input: 0, endOffset: 10, lineNumber: 1, settled: false, bytes: [1])
+        let a1 = t.append(input: 0, endOffset: 10, lineNumber: 1, settled: false)
         let a2 = t.append(input: 0, endOffset: 20, lineNumber: 2, settled: true)
-        let a3 = t.append(input: 0, endOffset: 30, lineNumber: 3, settled: false, bytes: [3])
-        let b1 = t.append(input: 1, endOffset: 5, lineNumber: 1, settled: false, bytes: [4])
+        let a3 = t.append(input: 0, endOffset: 30, lineNumber: 3, settled: false)
+        let b1 = t.append(input: 1, endOffset: 5, lineNumber: 1, settled: false)
         let b2 = t.append(input: 1, endOffset: 9, lineNumber: 2, settled: true)
-        let a4 = t.append(input: 0, endOffset: 40, lineNumber: 4, settled: false, bytes: [5])
+        let a4 = t.append(input: 0, endOffset: 40, lineNumber: 4, settled: false)
         XCTAssertEqual([a1, a2, a3, b1, b2, a4], [0, 1, 2, 3, 4, 5])
         XCTAssertEqual(t.watermark, 0)
         XCTAssertTrue(t.positions.isEmpty)
@@ -23,7 +23,8 @@ final class SettlementTrackerTests: XCTestCase {
         XCTAssertEqual(t.settle(a3), 0)
         XCTAssertEqual(t.watermark, 0)
         XCTAssertNil(t.settle(b1), "already settled")
-        XCTAssertEqual(t.entry(a4)?.bytes, [5])
+        XCTAssertEqual(t.entry(a4)?.lineNumber, 4)
+        XCTAssertEqual(t.entry(a4)?.settled, false)
 
         // The oldest settles: everything up to the still-open a4 passes, per input.
         XCTAssertEqual(t.settle(a1), 0)

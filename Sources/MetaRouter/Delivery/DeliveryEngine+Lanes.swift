@@ -11,14 +11,14 @@ extension DeliveryEngine {
 
     /// Whether lane `i` should send a batch now.
     func isReady(_ i: Int) -> Bool {
-        let lane = lanes[i]
-        guard !lane.queue.isEmpty else { return false }
-        if closing || lane.flushRequested { return true }
-        if lane.queue.count >= batchLimit { return true }
-        if encoder.bodySize(eventSizes: lane.bytes, count: lane.queue.count) > configuration.maxBatchBytes { return true }
+        let count = lanes[i].queue.count
+        guard count > 0 else { return false }
+        if closing || lanes[i].flushRequested { return true }
+        if count >= batchLimit { return true }
+        if encoder.bodySize(eventSizes: lanes[i].bytes, count: count) > configuration.maxBatchBytes { return true }
         // A quiet lane's partial batch goes once many later events were submitted, so it does
         // not hold back its caller's checkpoint (and outcome bookkeeping) while busy lanes run.
-        if let head = lane.queue.first, nextSeq - head.seq >= staleAfter { return true }
+        if nextSeq - lanes[i].queue[lanes[i].queue.startIndex].seq >= staleAfter { return true }
         // A blocked submitter needs an outcome to go on. While a batch is out, its settling will
         // give one; with none out, partial batches must go now or nothing would ever settle.
         return !submitWaiters.isEmpty && batchesOut == 0

@@ -4,10 +4,14 @@ extension DeliveryEngine {
     func settle(_ events: some Collection<Pending>, _ result: EventOutcome.Result) {
         var outcomes: [EventOutcome] = []
         outcomes.reserveCapacity(events.count)
-        // Only each event's sequence number is read: no copy (and retain) of its bytes.
+        // Delivered events: only the sequence number is read, no copy (and retain) of the bytes.
+        // Given-up events carry their bytes, so the caller can dead-letter them.
+        var givenUp = false
+        if case .gaveUp = result { givenUp = true }
         for i in events.indices {
             guard let ref = unsettled.remove(events[i].seq) else { continue }
-            outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result))
+            outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result,
+                                         givenUpBytes: givenUp ? events[i].bytes : nil))
         }
         count(outcomes.count, result)
         if !outcomes.isEmpty { onOutcomes(outcomes) }

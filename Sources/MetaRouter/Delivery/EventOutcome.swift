@@ -26,11 +26,16 @@ public struct EventOutcome: Sendable, Equatable {
     public let messageId: String
     /// What happened.
     public let result: Result
+    /// The event's bytes as submitted, for a ``Result/gaveUp(reason:detail:)`` outcome, so the
+    /// caller can dead-letter the event without keeping its own copy while it is in flight.
+    /// `nil` for the other results.
+    public let givenUpBytes: [UInt8]?
 
     /// Creates an outcome.
-    public init(tag: UInt64, messageId: String, result: Result) {
+    public init(tag: UInt64, messageId: String, result: Result, givenUpBytes: [UInt8]? = nil) {
         self.tag = tag
         self.messageId = messageId
         self.result = result
+        self.givenUpBytes = givenUpBytes
     }
 }

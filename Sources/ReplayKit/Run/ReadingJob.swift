@@ -152,7 +152,7 @@ final class ReadingJob: @unchecked Sendable {
                         continue
                     }
                     let seq = c.tracker.append(
-                        input: input, endOffset: endOffset, lineNumber: lineNumber, settled: false, bytes: bytes)
+                        input: input, endOffset: endOffset, lineNumber: lineNumber, settled: false)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1

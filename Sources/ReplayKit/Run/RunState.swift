@@ -68,7 +68,7 @@ final class RunState: Sendable {
                     guard let entry = c.tracker.entry(outcome.tag), !entry.settled else { continue }
                     // Written first: an event whose dead letter cannot be written stays unsettled
                     // (reported pending, never passed by the checkpoint), and the run stops.
-                    let bytes = entry.bytes ?? []
+                    let bytes = outcome.givenUpBytes ?? []
                     let written = bytes.withUnsafeBufferPointer {
                         writeDeadLetter(&c, input: entry.input, line: entry.lineNumber, reason: reason, detail: detail, raw: $0)
                     }

@@ -15,8 +15,6 @@ struct SettlementTracker {
         var endOffset: UInt64
         var lineNumber: Int
         var settled: Bool
-        /// The event bytes while in flight, so a give-up can be dead-lettered with its content.
-        var bytes: [UInt8]?
     }
 
     /// Where the settled prefix of one input ends.
@@ -38,29 +36,28 @@ struct SettlementTracker {
     var outstanding: Int { entries.count }
 
     /// Records a read line and returns its sequence number.
-    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool, bytes: [UInt8]? = nil) -> UInt64 {
+    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool) -> UInt64 {
         let seq = nextSequence
         nextSequence += 1
-        entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled, bytes: bytes))
+        entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled))
         advance()
         return seq
     }
 
     /// Marks `sequence` settled and returns its input, or `nil` when it was unknown or already
-    /// settled. The in-flight bytes are dropped (read them with ``entry(_:)`` first if needed).
+    /// settled.
     @discardableResult
     mutating func settle(_ sequence: UInt64) -> Int? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         let index = Int(sequence - firstSequence)
         guard !entries[index].settled else { return nil }
         entries[index].settled = true
-        entries[index].bytes = nil
         let input = entries[index].input
         if index == 0 { advance() }
         return input
     }
 
-    /// The in-flight bytes of `sequence`, if it is still outstanding.
+    /// The entry of `sequence` (its input and line), if it is not yet passed by the watermark.
     func entry(_ sequence: UInt64) -> Entry? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         return entries[Int(sequence - firstSequence)]

@@ -140,7 +140,16 @@ final class EngineStatusTests: XCTestCase {
                 events.contains { bad.contains($0["messageId"]?.stringValue ?? "") }
                     ? .status(code, headers: []) : .status(200, headers: [])
             }
-            let (engine, stats, sink) = await runEngine(config(), transport, clock: clock, events: (0..<10).map { testEvent("m\($0)") })
+            let events = (0..<10).map { testEvent("m\($0)", tag: UInt64($0)) }
+            let (engine, stats, sink) = await runEngine(config(), transport, clock: clock, events: events)
+            // A given-up outcome carries the event's bytes (for the caller's dead letter); others none.
+            for o in sink.all {
+                if case .gaveUp = o.result {
+                    XCTAssertEqual(o.givenUpBytes, events[Int(o.tag)].bytes, o.messageId)
+                } else {
+                    XCTAssertNil(o.givenUpBytes, o.messageId)
+                }
+            }
             for (id, result) in sink.results() {
                 if bad.contains(id) {
                     guard case .gaveUp(let reason, _) = result else { XCTFail("\(id) not given up"); continue }
