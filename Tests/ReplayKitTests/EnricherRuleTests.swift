@@ -26,6 +26,27 @@ final class EnricherRuleTests: XCTestCase {
         XCTAssertEqual(e.stats.sentAtDropped, 1)
     }
 
+    /// A captured writeKey is dropped (the engine stamps the configured one): once or several
+    /// times, on the direct and the duplicate-key render paths.
+    func testCapturedWriteKeyIsDropped() throws {
+        let id = try IdentityStore(stateDirectory: nil)
+        let e = Enricher(config: try testConfig(), identity: id)
+        let lines = [
+            #"{"type":"track","event":"E","anonymousId":"a1","writeKey":"OLD","timestamp":"2024-01-01T00:00:00Z"}"#,
+            #"{"writeKey":"OLD","type":"track","event":"E","anonymousId":"a1","writeKey":"OLD2","timestamp":"2024-01-01T00:00:00Z"}"#,
+            #"{"type":"track","event":"E","anonymousId":"a1","anonymousId":"a2","writeKey":"OLD","timestamp":"2024-01-01T00:00:00Z"}"#,
+        ]
+        for line in lines {
+            let r = enrich(e, line)
+            guard case .event(let bytes, _) = r else { return XCTFail("\(r)") }
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertFalse(text.contains("writeKey"), text)
+            XCTAssertFalse(text.contains("OLD"), text)
+            XCTAssertEqual(try JSONObjectView(bytes)["event"], .string("E"))
+        }
+        XCTAssertEqual(e.stats.writeKeysDropped, 3)
+    }
+
     func testDeviceAnonymousIdPersistedAcrossRuns() throws {
         let a = try IdentityStore(stateDirectory: dir)
         let first = a.deviceAnonymousId

@@ -86,8 +86,8 @@ final class HotPathTests: XCTestCase {
     /// missing, in any order, with whitespace and escaped keys) and every subset of edits.
     func testDirectRenderMatchesTheEditor() throws {
         var rng = SeededRandom(state: 20_261_122)
-        let names = ["type", "timestamp", "sentAt", "anonymousId", "userId", "groupId", "messageId", "properties",
-                     "traits", "context", "event", "extra"]
+        let names = ["type", "timestamp", "sentAt", "writeKey", "anonymousId", "userId", "groupId", "messageId",
+                     "properties", "traits", "context", "event", "extra"]
         let values = [#""s""#, "1", "null", #"{"k":[1,{"z":"é"}]}"#, "[]", #""""#, "true"]
         var checked = 0
         for _ in 0..<3_000 {
@@ -103,6 +103,7 @@ final class HotPathTests: XCTestCase {
             func maybe(_ v: String) -> [UInt8]? { rng.next() % 2 == 0 ? Array(v.utf8) : nil }
             edits.timestamp = maybe(#""2024-01-01T00:00:00Z""#)
             edits.removeSentAt = rng.next() % 2 == 0
+            edits.removeWriteKey = rng.next() % 2 == 0
             edits.anonymousId = maybe(#""anon""#)
             edits.userId = maybe(#""u""#)
             edits.groupId = maybe(#""g""#)

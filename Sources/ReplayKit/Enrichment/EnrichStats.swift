@@ -22,6 +22,8 @@ public struct EnrichStats: Sendable, Equatable, Codable {
     public var timestampsDefaulted = 0
     /// Captured `sentAt` members removed.
     public var sentAtDropped = 0
+    /// Captured `writeKey` members removed (the engine stamps the configured key).
+    public var writeKeysDropped = 0
 
     /// Creates zeroed counters.
     public init() {}

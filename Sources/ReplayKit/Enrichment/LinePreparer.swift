@@ -132,6 +132,12 @@ struct LinePreparer {
             edits.removeSentAt = true
             counts.sentAtDropped = true
         }
+        // The engine stamps the configured write key on every event; a captured one would be a
+        // duplicate key and would leak the source's key to the destination.
+        if top.writeKey != nil {
+            edits.removeWriteKey = true
+            counts.writeKeyDropped = true
+        }
 
         // Identity: anonymousId, then carried userId / groupId.
         var anonymousId = identifier(member(top.anonymousId), buf)

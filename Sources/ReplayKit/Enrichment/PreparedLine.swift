@@ -29,6 +29,7 @@ struct PreparedEvent {
 struct LineCounts {
     var timestampDefaulted = false
     var sentAtDropped = false
+    var writeKeyDropped = false
     var anonymousIdFilled = false
     var messageIdGenerated = false
     var userIdCarried = false
@@ -43,6 +44,7 @@ extension EnrichStats {
         events += 1
         if c.timestampDefaulted { timestampsDefaulted += 1 }
         if c.sentAtDropped { sentAtDropped += 1 }
+        if c.writeKeyDropped { writeKeysDropped += 1 }
         if c.anonymousIdFilled { anonymousIdsFilled += 1 }
         if c.messageIdGenerated { messageIdsGenerated += 1 }
         if c.userIdCarried { userIdsCarried += 1 }

@@ -1,7 +1,7 @@
 import JSONCore
 
 /// What enrichment changes among an event's top-level members: the encoded new values, and
-/// whether `sentAt` goes.
+/// whether `sentAt` and `writeKey` go.
 ///
 /// A member that exists is replaced in place (its key kept as written); a missing one is
 /// appended, in the order of the stored properties below. Most lines have no duplicate keys and
@@ -11,6 +11,7 @@ import JSONCore
 struct TopLevelEdits {
     var timestamp: [UInt8]?
     var removeSentAt = false
+    var removeWriteKey = false
     var anonymousId: [UInt8]?
     var userId: [UInt8]?
     var groupId: [UInt8]?
@@ -55,6 +56,7 @@ struct TopLevelEdits {
         var first = true
         for idx in layout.members.indices {
             if removeSentAt, idx == top.sentAt { continue }
+            if removeWriteKey, idx == top.writeKey { continue }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             let m = layout.members[idx]
@@ -90,6 +92,7 @@ struct TopLevelEdits {
     func apply(to editor: inout ObjectEditor, _ buf: UnsafeBufferPointer<UInt8>) {
         if let timestamp { editor.set("timestamp", raw: timestamp, in: buf) }
         if removeSentAt { editor.remove("sentAt", in: buf) }
+        if removeWriteKey { editor.remove("writeKey", in: buf) }
         if let anonymousId { editor.set("anonymousId", raw: anonymousId, in: buf) }
         if let userId { editor.set("userId", raw: userId, in: buf) }
         if let groupId { editor.set("groupId", raw: groupId, in: buf) }

@@ -12,6 +12,7 @@ struct TopLevelMembers {
     var context: Int?
     var timestamp: Int?
     var sentAt: Int?
+    var writeKey: Int?
     var anonymousId: Int?
     var userId: Int?
     var messageId: Int?
@@ -52,6 +53,7 @@ struct TopLevelMembers {
         case 6:
             if eq("userId") { set(&userId) } else if eq("traits") { set(&traits) } else if eq("sentAt") { set(&sentAt) }
         case 7: if eq("context") { set(&context) } else if eq("groupId") { set(&groupId) }
+        case 8: if eq("writeKey") { set(&writeKey) }
         case 9: if eq("timestamp") { set(&timestamp) } else if eq("messageId") { set(&messageId) }
         case 10: if eq("properties") { set(&properties) }
         case 11: if eq("anonymousId") { set(&anonymousId) }

@@ -41,6 +41,7 @@ extension EnrichStats {
             "message_ids_generated": messageIdsGenerated,
             "timestamps_defaulted": timestampsDefaulted,
             "sent_at_dropped": sentAtDropped,
+            "write_keys_dropped": writeKeysDropped,
         ]
     }
 }
