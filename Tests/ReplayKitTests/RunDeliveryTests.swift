@@ -183,6 +183,62 @@ final class RunDeliveryTests: XCTestCase {
         XCTAssertGreaterThan(got.events.count, 130)
     }
 
+    /// A truncated gzip: the lines before the break are delivered and the checkpoint ends at the
+    /// last line read (not one past it), so once the file is complete the next run continues with
+    /// the right line numbers, and generated messageIds match a clean run's.
+    func testReadErrorCheckpointsTheLastLineReadAndTheCompletedInputContinues() async throws {
+        let target = try await RunTarget.start(dir: dir)
+        let (text, _) = generateEvents(count: 3_000)
+        try writeFile("\(dir)/a.ndjson", text)
+        let gz = try gzipFile("\(dir)/a.ndjson")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: gz))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: gz))
+        let config = try writeRunConfig(dir: dir, url: target.url)
+        try seedState("\(dir)/state")
+        try seedState("\(dir)/clean")
+
+        let first = try await replay(config: config, inputs: [gz])
+        XCTAssertEqual(first.deadLetterReasons, ["read_error": 1], first.summary)
+        let readBeforeTheBreak = first.events.delivered
+        XCTAssertGreaterThan(readBeforeTheBreak, 100)
+        XCTAssertLessThan(readBeforeTheBreak, 3_000)
+        XCTAssertEqual(first.inputs.first?.checkpointLine, readBeforeTheBreak, "the last line read, not one past it")
+        let dead = try String(contentsOfFile: "\(dir)/state/dead-letter.ndjson", encoding: .utf8)
+        XCTAssertTrue(dead.contains("\"line\":\(readBeforeTheBreak + 1)"), dead)
+
+        try whole.write(to: URL(fileURLWithPath: gz))
+        let second = try await replay(config: config, inputs: [gz])
+        XCTAssertEqual(second.events.delivered, 3_000 - readBeforeTheBreak, second.summary)
+        XCTAssertEqual(second.inputs.first?.checkpointLine, 3_000)
+
+        let clean = try await replay(config: config, inputs: [gz], stateDir: "\(dir)/clean")
+        XCTAssertEqual(clean.events.delivered, 3_000)
+        let got = try await target.received()
+        XCTAssertEqual(got.events.count, 3_000, "the resumed runs and the clean run sent the same messageIds")
+        XCTAssertTrue(got.copies.values.allSatisfy { $0 == 2 })
+    }
+
+    /// A line longer than the reader keeps whole is dead-lettered `too_large` with a detail that
+    /// says so (not the truncated length as if it were the line's), in a real run as in a dry run.
+    func testOverlongLineIsDeadLetteredAsTruncated() async throws {
+        let target = try await RunTarget.start(dir: dir)
+        let long = #"{"type":"track","event":"E","anonymousId":"a","properties":{"blob":""# + String(repeating: "x", count: 3 << 20) + #""}}"#
+        let (text, _) = generateEvents(count: 10)
+        try writeFile("\(dir)/in.ndjson", text + long + "\n")
+        let config = try writeRunConfig(dir: dir, url: target.url)
+        let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+        XCTAssertEqual(report.events.delivered, 10)
+        XCTAssertEqual(report.deadLetterReasons, ["too_large": 1])
+        let dead = try String(contentsOfFile: "\(dir)/state/dead-letter.ndjson", encoding: .utf8)
+        let record = try JSONValue(parsing: Array(dead.utf8.dropLast())).objectValue!
+        guard case .number(let line)? = record["line"] else { return XCTFail(dead) }
+        XCTAssertEqual(line.intValue, 11)
+        let detail = try XCTUnwrap(record["detail"]?.stringValue)
+        XCTAssertTrue(detail.contains("line is over 1048576 bytes (raw truncated to its first 1048576)"), detail)
+        XCTAssertEqual(record["raw"]?.stringValue?.utf8.count, 1 << 20)
+        _ = try await target.received()
+    }
+
     func testShardsSplitTheIdentitiesWithoutOverlap() async throws {
         let target = try await RunTarget.start(dir: dir)
         let (text, valid) = generateEvents(count: 400, identities: 37)

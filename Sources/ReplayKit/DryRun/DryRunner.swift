@@ -23,9 +23,8 @@ public enum DryRunner {
                 try out.writeLine(bytes)
             case .blank: break
             case .deadLetter(let reason, let detail):
-                let note = item.line.truncated ? " (raw truncated to \(item.line.bytes.count) bytes)" : ""
                 try deadLetters.write(
-                    reason: reason, detail: detail + note, source: item.source.path, line: item.line.lineNumber,
+                    reason: reason, detail: detail, source: item.source.path, line: item.line.lineNumber,
                     raw: item.line.bytes)
             }
             return true

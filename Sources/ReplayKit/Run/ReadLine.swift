@@ -2,8 +2,11 @@
 struct ReadLine {
     let input: Int
     let sequence: UInt64
+    /// The line's number (a `read_error`'s: the first line not read), for dead letters.
     let lineNumber: Int
-    let endOffset: UInt64
+    /// Where the input's settled prefix ends once this line settles (``LineWalker/Item/settledThrough``).
+    let settledOffset: UInt64
+    let settledLineNumber: Int
     let fileBytesRead: UInt64
     let result: EnrichResult
     /// The raw line of a dead letter (copied: the reader's buffer moves on).
@@ -13,7 +16,8 @@ struct ReadLine {
         input = item.inputIndex
         sequence = item.sequence
         lineNumber = item.line.lineNumber
-        endOffset = item.line.endOffset
+        settledOffset = item.settledThrough.offset
+        settledLineNumber = item.settledThrough.lineNumber
         fileBytesRead = item.line.fileBytesRead
         result = item.result
         if case .deadLetter = item.result { raw = Array(item.line.bytes) } else { raw = nil }

@@ -121,9 +121,10 @@ final class ReadingJob: @unchecked Sendable {
                 if let failure = c.deadLetterError { return failure }
                 let input = lines[i].input
                 c.bytesRead = plan.inputs[input].bytesBefore + lines[i].fileBytesRead
-                let endOffset = lines[i].endOffset, lineNumber = lines[i].lineNumber, sequence = lines[i].sequence
+                let lineNumber = lines[i].lineNumber, sequence = lines[i].sequence
+                let endOffset = lines[i].settledOffset, settledThrough = lines[i].settledLineNumber
                 func settledLine() {
-                    let seq = c.tracker.append(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: true)
+                    let seq = c.tracker.append(input: input, endOffset: endOffset, lineNumber: settledThrough, settled: true)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                 }
@@ -152,7 +153,7 @@ final class ReadingJob: @unchecked Sendable {
                         continue
                     }
                     let seq = c.tracker.append(
-                        input: input, endOffset: endOffset, lineNumber: lineNumber, settled: false)
+                        input: input, endOffset: endOffset, lineNumber: settledThrough, settled: false)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1

@@ -12,6 +12,11 @@ public struct LineWalker {
         public let sequence: UInt64
         /// The outcome.
         public let result: EnrichResult
+        /// Where the input's settled prefix ends once this item is settled: the end offset and
+        /// number of the last line it covers. For a line that is `line`'s end and number; for a
+        /// `read_error` item it is the last line actually read, so a later run resumes right
+        /// after it (the item's own `line.lineNumber` names the first line that was not read).
+        public let settledThrough: (offset: UInt64, lineNumber: Int)
     }
 
     /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
@@ -37,8 +42,20 @@ public struct LineWalker {
             do {
                 let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
                 try reader.forEachLine { line in
-                    let result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
-                    let item = Item(source: source, inputIndex: index, line: line, sequence: sequence, result: result)
+                    let result: EnrichResult
+                    if line.truncated {
+                        // Longer than the reader keeps whole, which is over max_event_bytes.
+                        enricher.stats.deadLetters[DeadLetterReason.tooLarge, default: 0] += 1
+                        result = .deadLetter(
+                            reason: DeadLetterReason.tooLarge,
+                            detail: "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
+                                + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
+                    } else {
+                        result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
+                    }
+                    let item = Item(
+                        source: source, inputIndex: index, line: line, sequence: sequence, result: result,
+                        settledThrough: (line.endOffset, line.lineNumber))
                     sequence += 1
                     lastLine = line.lineNumber
                     lastEnd = line.endOffset
@@ -59,7 +76,8 @@ public struct LineWalker {
                     fileBytesRead: 0, fileSize: nil)
                 let item = Item(
                     source: source, inputIndex: index, line: line, sequence: sequence,
-                    result: .deadLetter(reason: DeadLetterReason.readError, detail: detail))
+                    result: .deadLetter(reason: DeadLetterReason.readError, detail: detail),
+                    settledThrough: (lastEnd, lastLine))
                 sequence += 1
                 if try !body(item) { stop = true }
             }
