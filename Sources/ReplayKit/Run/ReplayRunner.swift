@@ -106,16 +106,21 @@ public final class ReplayRunner: Sendable {
         stopWatcher.cancel()
         progressTask.cancel()
         _ = await progressTask.result
+        // Events were sent: from here on the run ends with a report, even when the state
+        // directory fails (the report says so, and the exit status asks for a retry).
+        var stateFailure: String?
         do {
             try job.saveCheckpoint()
-            identity.close()
+        } catch {
+            stateFailure = "cannot save the checkpoint in \(state.path): \(error)"
+        }
+        identity.close()
+        do {
             try runState.deadLetters.withLock { try $0.close() }
         } catch {
-            identity.close()
-            try? await target.shutdown()  // the HTTP client and its thread, and an embedded collector
-            throw error
+            stateFailure = stateFailure ?? "cannot write the dead-letter file \(state.deadLetterPath): \(error)"
         }
-        try? await target.shutdown()
+        try? await target.shutdown()  // the HTTP client and its thread, and an embedded collector
 
         var report = runState.counters.withLock { c -> RunReport in
             var r = c.report
@@ -135,8 +140,8 @@ public final class ReplayRunner: Sendable {
         // when it happened after reading was done.
         let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
         report.classify(
-            early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
-            engineStop: engineStop)
+            early: early ?? (deadLetterFailure ?? stateFailure).map { (.stoppedTransient, $0) },
+            stopRequested: stop.isRequested, engineStop: engineStop)
         let elapsed = ContinuousClock.now - startInstant
         report.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         report.throughput.eventsPerSecond =

@@ -44,7 +44,11 @@ struct StateDirectory: Sendable {
 
     /// Moves the checkpoint to the current low-watermark and commits, in the same SQLite
     /// transaction, the identities learned from the lines before it. Crash-safe: either both
-    /// move or neither does.
+    /// move or neither does; `checkpoint` is only updated once the commit succeeded.
+    ///
+    /// An input that can no longer be read (deleted during the run, or never readable: its
+    /// `read_error` is dead-lettered) cannot be fingerprinted; its previous entry is kept, so
+    /// it does not stop the other inputs' checkpoints.
     func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
         let (watermark, positions, ended, lastSeq) = runState.counters.withLock { c in
             (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence)
@@ -53,22 +57,25 @@ struct StateDirectory: Sendable {
         // buffer (records are written before a line is settled). Write them out before the
         // checkpoint passes those lines, so a crash right after cannot lose them.
         try runState.deadLetters.withLock { try $0.flush() }
+        var next = checkpoint
         for (index, input) in plan.inputs.enumerated() where input.resumable {
-            var entry = checkpoint.inputs[input.path]
+            let entry = next.inputs[input.path]
             let position = positions[index]
             let offset = position?.offset ?? input.resumeAt?.offset ?? 0
             let line = position?.lineNumber ?? ((input.resumeAt?.lineNumber ?? 1) - 1)
             let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
             if entry?.offset == offset, entry?.completed == completed { continue }
-            let fingerprint = try FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
-            entry = InputCheckpoint(path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
-            checkpoint.inputs[input.path] = entry
+            guard let fingerprint = try? FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
+            else { continue }
+            next.inputs[input.path] = InputCheckpoint(
+                path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
         }
-        checkpoint.updatedAt = MetaRouter.Timestamp.iso8601(Date())
-        let text = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+        next.updatedAt = MetaRouter.Timestamp.iso8601(Date())
+        let text = String(decoding: try JSONEncoder().encode(next), as: UTF8.self)
         try identity.commit(
             throughSequence: watermark == 0 ? nil : watermark - 1,
             metadata: [StateDirectory.checkpointKey: text])
+        checkpoint = next
         try? writeMirror(checkpoint)
     }
 
