@@ -35,3 +35,20 @@ final class CheckpointSaveTests: XCTestCase {
         XCTAssertEqual(try state.loadCheckpoint(identity: identity), checkpoint, "what was committed")
     }
 }
+
+/// Finding where an unterminated last line starts, when its file grew.
+final class UnterminatedLineTests: XCTestCase {
+    func testStartOfTheUnterminatedLine() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/f.ndjson"
+        let long = String(repeating: "y", count: 150_000)  // spans several 64 KiB chunks
+        try writeFile(path, "x\n" + long + "MORE\n")
+        let end = UInt64(2 + long.utf8.count)
+        XCTAssertEqual(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end), 2)
+        XCTAssertNil(ResumePlan.startOfUnterminatedLine(path: path, endingAt: 2), "ends with a newline")
+        XCTAssertNil(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end + 5), "the file did not grow past it")
+        try writeFile(path, long + "MORE")
+        XCTAssertEqual(ResumePlan.startOfUnterminatedLine(path: path, endingAt: UInt64(long.utf8.count)), 0, "the first line")
+    }
+}

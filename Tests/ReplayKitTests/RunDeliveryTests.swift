@@ -239,6 +239,45 @@ final class RunDeliveryTests: XCTestCase {
         _ = try await target.received()
     }
 
+    /// A file whose last line was still being written: the partial line is dead-lettered, and
+    /// once the file grew the next run reads that line again, whole, under the same number. A
+    /// complete last line without a newline is not sent again when the file did not grow.
+    func testAnUnterminatedLastLineIsReadAgainWholeOnceTheFileGrew() async throws {
+        let target = try await RunTarget.start(dir: dir)
+        let lineA = #"{"type":"track","event":"A","anonymousId":"x1","timestamp":"2024-01-01T00:00:00Z"}"#
+        let lineB = #"{"type":"track","event":"B","anonymousId":"x1","timestamp":"2024-01-01T00:00:01Z"}"#
+        let lineC = #"{"type":"track","event":"C","anonymousId":"x1","timestamp":"2024-01-01T00:00:02Z"}"#
+        let input = "\(dir)/in.ndjson"
+        let cut = lineB.index(lineB.startIndex, offsetBy: 40)
+        try writeFile(input, lineA + "\n" + lineB[..<cut])
+        let config = try writeRunConfig(dir: dir, url: target.url)
+        try seedState("\(dir)/state")
+        try seedState("\(dir)/clean")
+
+        let first = try await replay(config: config, inputs: [input])
+        XCTAssertEqual(first.events.delivered, 1)
+        XCTAssertEqual(first.deadLetterReasons, ["invalid_json": 1])
+
+        let again = try await replay(config: config, inputs: [input])
+        XCTAssertEqual(again.events.read, 0, "not grown: nothing is read again")
+
+        try writeFile(input, lineA + "\n" + lineB + "\n" + lineC)  // the writer went on
+        let grown = try await replay(config: config, inputs: [input])
+        XCTAssertEqual(grown.events.delivered, 2, grown.summary)
+        XCTAssertEqual(grown.deadLetterReasons, [:])
+        XCTAssertEqual(grown.inputs.first?.checkpointLine, 3)
+
+        let unchanged = try await replay(config: config, inputs: [input])
+        XCTAssertEqual(unchanged.events.read, 0, "a complete last line without a newline is not sent again")
+
+        let clean = try await replay(config: config, inputs: [input], stateDir: "\(dir)/clean")
+        XCTAssertEqual(clean.events.delivered, 3)
+        let got = try await target.received()
+        XCTAssertEqual(Set(got.events.values.compactMap { $0["event"]?.stringValue }), ["A", "B", "C"])
+        XCTAssertEqual(got.events.count, 3, "same messageIds as a clean run: B kept its line number")
+        XCTAssertEqual(got.copies.values.sorted(), [2, 2, 2])
+    }
+
     func testShardsSplitTheIdentitiesWithoutOverlap() async throws {
         let target = try await RunTarget.start(dir: dir)
         let (text, valid) = generateEvents(count: 400, identities: 37)

@@ -37,6 +37,11 @@ struct ResumePlan: Sendable {
                         "\(path) changed under its checkpoint: \(why). Replay it with --fresh, or use another --state-dir.")
                 }
                 resume = ResumePoint(offset: cp.offset, lineNumber: cp.line + 1)
+                // The last line read had no newline yet and the file grew since: it may have been
+                // cut mid-write, so it is read again, whole, under the same line number.
+                if plain, cp.line > 0, let start = Self.startOfUnterminatedLine(path: path, endingAt: cp.offset) {
+                    resume = ResumePoint(offset: start, lineNumber: cp.line)
+                }
             }
             let size = isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0)
             inputs.append(
@@ -45,6 +50,31 @@ struct ResumePlan: Sendable {
         }
         self.inputs = inputs
         self.totalBytes = total
+    }
+
+    /// When the byte before `offset` is not a newline and the file now extends past `offset`,
+    /// the offset where that unterminated line starts (just after the previous newline, or 0).
+    static func startOfUnterminatedLine(path: String, endingAt offset: UInt64) -> UInt64? {
+        guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), size > offset else { return nil }
+        var end = offset  // bytes before `end` are still to be searched
+        var first = true
+        while end > 0 {
+            let length = min(UInt64(64 * 1024), end)
+            guard (try? handle.seek(toOffset: end - length)) != nil,
+                let chunk = try? handle.read(upToCount: Int(length)), chunk.count == Int(length)
+            else { return nil }
+            if first {
+                if chunk.last == 0x0A { return nil }  // the line was complete
+                first = false
+            }
+            if let nl = chunk.lastIndex(of: 0x0A) {
+                return end - length + UInt64(nl - chunk.startIndex) + 1
+            }
+            end -= length
+        }
+        return 0
     }
 
     /// Whether the file starts with the gzip magic bytes.
