@@ -74,4 +74,29 @@ final class DeadLetterAndCommandTests: XCTestCase {
         close(fd2)
         XCTAssertEqual(try String(contentsOfFile: outPath2, encoding: .utf8), try String(contentsOfFile: outPath, encoding: .utf8))
     }
+
+    /// What a dry run learns stays out of the state: a track before its identify gets no userId
+    /// in a first dry run, in a second one, and (the state's identities unchanged) in a real run.
+    /// The device anonymousId is the state's, so the dry run shows what the real run sends.
+    func testDryRunLeavesTheStateIdentitiesAlone() throws {
+        let path = dir + "/in.ndjson"
+        try writeFile(path, #"{"type":"track","event":"A","timestamp":"2024-01-01T00:00:00Z"}"# + "\n"
+            + #"{"type":"identify","userId":"u1","timestamp":"2024-01-01T00:00:01Z"}"# + "\n")
+        let config = try testConfig(stateDir: dir + "/state")
+        var outputs: [String] = []
+        for n in 0..<2 {
+            let outPath = dir + "/out\(n).ndjson"
+            let fd = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = try DryRunner.run(config: config, inputs: [InputSource(path: path, kind: .ndjson)], outputFD: fd)
+            close(fd)
+            outputs.append(try String(contentsOfFile: outPath, encoding: .utf8))
+        }
+        XCTAssertEqual(outputs[0], outputs[1])
+        let first = try JSONValue(parsing: String(outputs[0].split(separator: "\n")[0])).objectValue!
+        XCTAssertNil(first["userId"], outputs[0])
+        let state = try IdentityStore(stateDirectory: dir + "/state")
+        defer { state.close() }
+        XCTAssertEqual(first["anonymousId"], .string(state.deviceAnonymousId))
+        XCTAssertNil(try state.userId(forAnonymousId: state.deviceAnonymousId), "nothing learned reached the state")
+    }
 }

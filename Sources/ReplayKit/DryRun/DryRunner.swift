@@ -3,20 +3,31 @@ import Foundation
 /// `mr-replay run --dry-run`: everything except the network.
 ///
 /// Enriched events are written as NDJSON, in send order; bad lines go to
-/// `<state_dir>/dead-letter.ndjson`; learned identities are committed to the state directory.
+/// `<state_dir>/dead-letter.ndjson`. Enrichment sees the state's identities and device
+/// anonymousId, exactly as a real run would, but what the dry run learns goes to a scratch copy
+/// that is deleted at the end: a dry run never changes what a later real run sends.
 public enum DryRunner {
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
         nowMillis: @escaping () -> Int64 = Enricher.systemMillis
     ) throws -> EnrichStats {
-        let identity = try IdentityStore(stateDirectory: config.stateDir)
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mr-replay-dry-run-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        do {
+            let state = try IdentityStore(stateDirectory: config.stateDir)  // creates the device id once
+            defer { state.close() }
+            try state.copy(toDirectory: scratch)
+        }
+        let identity = try IdentityStore(stateDirectory: scratch)
         defer { identity.close() }
         let deadLetters = try DeadLetterWriter(path: config.stateDir + "/dead-letter.ndjson")
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
         let out = FDWriter(fd: outputFD)
         try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
-            // Nothing is in flight in a dry run: commit learned identities as we go, bounding memory.
+            // Nothing is in flight in a dry run: commit learned identities (to the scratch copy) as
+            // we go, bounding memory.
             if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event(let bytes, _):

@@ -171,6 +171,14 @@ public final class IdentityStore {
         groups.reset()
     }
 
+    /// Writes a consistent copy of the committed store (identities, device anonymousId and
+    /// metadata) to `<directory>/identity.sqlite`, to be opened with `init(stateDirectory:)`.
+    /// Dry runs work on such a copy, so what they learn never reaches the real state.
+    public func copy(toDirectory directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try db.run("VACUUM INTO ?", [directory + "/identity.sqlite"])
+    }
+
     /// Commits everything learned so far.
     public func commitAll() throws { try commit(throughSequence: .max) }
 
