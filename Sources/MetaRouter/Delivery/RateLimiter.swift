@@ -49,13 +49,15 @@ public struct RateLimiter: Sendable {
 
     private mutating func apply(now: Duration) {
         let divisor = Double(1 << throttleLevel)
+        // The burst stays a tenth of a second of the current rate, as at the start.
+        func set(_ bucket: inout TokenBucket, _ rate: Double) { bucket.setRate(rate, capacity: Self.burst(rate), now: now) }
         if throttleLevel == 0 {
-            events.setRate(eventsPerSecond, now: now)
-            requests.setRate(requestsPerSecond, now: now)
+            set(&events, eventsPerSecond)
+            set(&requests, requestsPerSecond)
         } else {
-            if eventsPerSecond > 0 { events.setRate(eventsPerSecond / divisor, now: now) }
+            if eventsPerSecond > 0 { set(&events, eventsPerSecond / divisor) }
             let base = requestsPerSecond > 0 ? requestsPerSecond : unlimitedFallback
-            requests.setRate(base / divisor, now: now)
+            set(&requests, base / divisor)
         }
     }
 }

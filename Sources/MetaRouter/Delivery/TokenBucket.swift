@@ -30,11 +30,12 @@ public struct TokenBucket: Sendable, Equatable {
         return tokens >= 0 ? .zero : .fromSeconds(-tokens / rate)
     }
 
-    /// Changes the rate (keeping the balance), for example to slow down after a 429.
-    public mutating func setRate(_ newRate: Double, now: Duration) {
+    /// Changes the rate (keeping the balance), for example to slow down after a 429. The burst
+    /// becomes `capacity`, or one second of tokens (at least 1) when it is nil.
+    public mutating func setRate(_ newRate: Double, capacity newCapacity: Double? = nil, now: Duration) {
         refill(now: now)
         rate = newRate
-        if newRate > 0 { capacity = max(newRate, 1) }
+        if newRate > 0 { capacity = newCapacity ?? max(newRate, 1) }
         tokens = min(tokens, capacity)
     }
 
