@@ -86,6 +86,22 @@ final class InputTests: XCTestCase {
         XCTAssertNil(reader.fileSize)
     }
 
+    /// A UTF-8 byte order mark at the start of a file (plain or gzip) is not part of line 1; one
+    /// anywhere else is left alone.
+    func testByteOrderMarkAtTheStartIsSkipped() throws {
+        try writeFile(dir + "/bom.ndjson", "\u{FEFF}{\"a\":1}\n\u{FEFF}{\"b\":2}\n")
+        for path in [dir + "/bom.ndjson", try gzipFile(dir + "/bom.ndjson")] {
+            let lines = try readAll(InputSource(path: path, kind: .ndjson))
+            XCTAssertEqual(lines.map(\.text), ["{\"a\":1}", "\u{FEFF}{\"b\":2}"], path)
+            XCTAssertEqual(lines.first?.start, 3, "offsets stay file offsets")
+            XCTAssertEqual(lines.first?.line, 1)
+        }
+        try writeFile(dir + "/short.ndjson", "\u{FEFF}")
+        XCTAssertEqual(try readAll(InputSource(path: dir + "/short.ndjson", kind: .ndjson)).map(\.text), [])
+        try writeFile(dir + "/plain.ndjson", "{}")
+        XCTAssertEqual(try readAll(InputSource(path: dir + "/plain.ndjson", kind: .ndjson)).map(\.text), ["{}"])
+    }
+
     func testOverlongLineIsTruncatedWithBoundedMemory() throws {
         let long = String(repeating: "x", count: 300_000)
         try writeFile(dir + "/l.ndjson", "{\"a\":1}\n\(long)\n{\"b\":2}\n")

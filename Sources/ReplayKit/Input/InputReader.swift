@@ -84,7 +84,18 @@ public final class InputReader {
         var overflow: [UInt8]? = nil  // prefix of an over-long line being discarded
         var overflowStart: UInt64 = 0
         var eof = false
+        // A UTF-8 byte order mark at the very start of the input (some Windows tools write one)
+        // is not part of the first line. Decided once the first three bytes are in (or the input
+        // ended, or its first byte cannot start a mark); until then no newline can be in the buffer.
+        var bomUndecided = startOffset == 0
         while true {
+            if bomUndecided, end >= 3 || eof || (end > 0 && buf[0] != 0xEF) {
+                bomUndecided = false
+                if end >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF {
+                    start = 3
+                    scanFrom = 3
+                }
+            }
             // Hand over every complete line in the buffer.
             while scanFrom < end {
                 let hit = memchr(buf + scanFrom, 0x0A, end - scanFrom)
