@@ -96,6 +96,11 @@ final class InputTests: XCTestCase {
             XCTAssertEqual(lines.first?.start, 3, "offsets stay file offsets")
             XCTAssertEqual(lines.first?.line, 1)
         }
+        // A line of one 0xEF byte first: the mark that follows is in line 2, not at the start.
+        try Data([0xEF, 0x0A, 0xEF, 0xBB, 0xBF, 0x7B, 0x7D, 0x0A]).write(to: URL(fileURLWithPath: dir + "/ef.ndjson"))
+        let ef = try readAll(InputSource(path: dir + "/ef.ndjson", kind: .ndjson))
+        XCTAssertEqual(ef.map(\.start), [0, 2])
+        XCTAssertEqual(ef.last?.text, "\u{FEFF}{}")
         try writeFile(dir + "/short.ndjson", "\u{FEFF}")
         XCTAssertEqual(try readAll(InputSource(path: dir + "/short.ndjson", kind: .ndjson)).map(\.text), [])
         try writeFile(dir + "/plain.ndjson", "{}")

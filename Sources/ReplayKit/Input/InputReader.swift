@@ -85,11 +85,12 @@ public final class InputReader {
         var overflowStart: UInt64 = 0
         var eof = false
         // A UTF-8 byte order mark at the very start of the input (some Windows tools write one)
-        // is not part of the first line. Decided once the first three bytes are in (or the input
-        // ended, or its first byte cannot start a mark); until then no newline can be in the buffer.
+        // is not part of the first line. Decided once the first three bytes are in, the input
+        // ended, or the bytes in cannot start a mark; until then the buffer holds at most `EF BB`,
+        // so no line can be handed over before the decision.
         var bomUndecided = startOffset == 0
         while true {
-            if bomUndecided, end >= 3 || eof || (end > 0 && buf[0] != 0xEF) {
+            if bomUndecided, end >= 3 || eof || (end > 0 && buf[0] != 0xEF) || (end > 1 && buf[1] != 0xBB) {
                 bomUndecided = false
                 if end >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF {
                     start = 3
