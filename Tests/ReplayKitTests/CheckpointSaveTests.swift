@@ -9,30 +9,58 @@ final class CheckpointSaveTests: XCTestCase {
     override func setUpWithError() throws { dir = try makeTempDir() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    /// An input that vanished (or never could be read) keeps its previous entry; the other
-    /// inputs' positions are still saved, committed and mirrored.
-    func testAnUnreadableInputDoesNotStopTheOtherCheckpoints() throws {
+    /// An input that cannot be read and of which nothing settled since its entry (it was never
+    /// readable this run) keeps its entry; the other inputs' positions are saved and committed.
+    func testAnInputNeverReadableThisRunKeepsItsEntry() throws {
+        let (state, identity, plan) = try setUpInputs()
+        defer { identity.close() }
+        var checkpoint = Checkpoint()
+        let old = InputCheckpoint(
+            path: plan.paths[1], offset: 3, line: 1, completed: false,
+            fingerprint: FileFingerprint(size: 3, headLength: 3, headHash: "0", windowHash: nil, windowLength: nil))
+        checkpoint.inputs[plan.paths[1]] = old
+        let runState = try settled(plan, state, [(0, 3, 1), (0, 6, 2), (1, 3, 1)])
+        XCTAssertNoThrow(try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity))
+        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.offset, 6)
+        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.line, 2)
+        XCTAssertEqual(checkpoint.inputs[plan.paths[1]], old, "kept as it was")
+        XCTAssertEqual(try state.loadCheckpoint(identity: identity), checkpoint, "what was committed")
+    }
+
+    /// When lines of the unreadable input settled past its entry, nothing moves: the save fails
+    /// and neither the checkpoint nor the identities learned are committed.
+    func testAnInputThatVanishedAfterItsLinesSettledStopsTheSave() throws {
+        let (state, identity, plan) = try setUpInputs()
+        defer { identity.close() }
+        identity.learnUser(anonymousId: "a", userId: "u", sequence: 0)
+        var checkpoint = Checkpoint()
+        let runState = try settled(plan, state, [(0, 3, 1), (1, 3, 1)])
+        XCTAssertThrowsError(try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)) {
+            XCTAssertTrue("\($0)".contains("b.ndjson"), "\($0)")
+        }
+        XCTAssertEqual(checkpoint, Checkpoint(), "unchanged in memory")
+        XCTAssertNil(try state.loadCheckpoint(identity: identity).inputs[plan.paths[0]], "nothing committed")
+        XCTAssertEqual(identity.uncommittedCount, 1, "the identity learned is not committed either")
+    }
+
+    /// Inputs a (two lines) and b (one line), where b is deleted after the plan was made.
+    private func setUpInputs() throws -> (StateDirectory, IdentityStore, ResumePlan) {
         try writeFile("\(dir)/a.ndjson", "{}\n{}\n")
         try writeFile("\(dir)/b.ndjson", "{}\n")
         let sources = ["a", "b"].map { InputSource(path: "\(dir)/\($0).ndjson", kind: .ndjson) }
         let plan = try ResumePlan(sources: sources, checkpoint: Checkpoint(), fresh: false)
         try FileManager.default.removeItem(atPath: "\(dir)/b.ndjson")
-
         let state = try StateDirectory(path: "\(dir)/state")
-        let identity = try IdentityStore(stateDirectory: state.path)
-        defer { identity.close() }
+        return (state, try IdentityStore(stateDirectory: state.path), plan)
+    }
+
+    /// A run state in which the given lines (input, end offset, line number) are read and settled.
+    private func settled(_ plan: ResumePlan, _ state: StateDirectory, _ lines: [(Int, UInt64, Int)]) throws -> RunState {
         let runState = RunState(inputs: plan.paths, deadLetters: try DeadLetterWriter(path: state.deadLetterPath))
         runState.counters.withLock { c in
-            _ = c.tracker.append(input: 0, endOffset: 3, lineNumber: 1, settled: true)
-            _ = c.tracker.append(input: 0, endOffset: 6, lineNumber: 2, settled: true)
-            _ = c.tracker.append(input: 1, endOffset: 3, lineNumber: 1, settled: true)
+            for (input, end, line) in lines { _ = c.tracker.append(input: input, endOffset: end, lineNumber: line, settled: true) }
         }
-        var checkpoint = Checkpoint()
-        XCTAssertNoThrow(try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity))
-        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.offset, 6)
-        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.line, 2)
-        XCTAssertNil(checkpoint.inputs[plan.paths[1]], "no fingerprint, no entry")
-        XCTAssertEqual(try state.loadCheckpoint(identity: identity), checkpoint, "what was committed")
+        return runState
     }
 }
 
@@ -50,5 +78,24 @@ final class UnterminatedLineTests: XCTestCase {
         XCTAssertNil(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end + 5), "the file did not grow past it")
         try writeFile(path, long + "MORE")
         XCTAssertEqual(ResumePlan.startOfUnterminatedLine(path: path, endingAt: UInt64(long.utf8.count)), 0, "the first line")
+    }
+}
+
+/// How a failing state directory at the end of a run shows in the report.
+final class StateFailureReportTests: XCTestCase {
+    func testAStateFailureAsksForARetryButNeverHidesAStrongerStop() {
+        var done = RunReport()
+        done.classify(early: nil, stopRequested: false, engineStop: nil)
+        XCTAssertEqual(done.status, .completed)
+        done.noteStateFailure("cannot save the checkpoint")
+        XCTAssertEqual(done.status, .stoppedTransient)
+        XCTAssertEqual(done.status.exitCode, 75)
+        XCTAssertEqual(done.stopReason, "cannot save the checkpoint")
+
+        var fatal = RunReport()
+        fatal.classify(early: nil, stopRequested: false, engineStop: .fatalStatus(401))
+        fatal.noteStateFailure("cannot write the report")
+        XCTAssertEqual(fatal.status, .failedFatal, "a bad write key must not look retryable")
+        XCTAssertTrue(fatal.stopReason?.hasSuffix("; cannot write the report") ?? false, fatal.stopReason ?? "")
     }
 }

@@ -237,6 +237,16 @@ final class RunDeliveryTests: XCTestCase {
         XCTAssertTrue(detail.contains("line is over 1048576 bytes (raw truncated to its first 1048576)"), detail)
         XCTAssertEqual(record["raw"]?.stringValue?.utf8.count, 1 << 20)
         _ = try await target.received()
+
+        // A dry run dead-letters it the same way.
+        let dryConfig = try testConfig(stateDir: "\(dir)/dry")
+        let fd = open("\(dir)/dry.ndjson", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let stats = try DryRunner.run(config: dryConfig, inputs: [InputSource(path: "\(dir)/in.ndjson", kind: .ndjson)], outputFD: fd)
+        close(fd)
+        XCTAssertEqual(stats.deadLetters, ["too_large": 1])
+        let dryDead = try String(contentsOfFile: "\(dir)/dry/dead-letter.ndjson", encoding: .utf8)
+        let dryRecord = try JSONValue(parsing: Array(dryDead.utf8.dropLast())).objectValue!
+        XCTAssertEqual(dryRecord["detail"], record["detail"])
     }
 
     /// A file whose last line was still being written: the partial line is dead-lettered, and

@@ -5,15 +5,16 @@ import Foundation
 /// Enriched events are written as NDJSON, in send order; bad lines go to
 /// `<state_dir>/dead-letter.ndjson`. Enrichment sees the state's identities and device
 /// anonymousId, exactly as a real run would, but what the dry run learns goes to a scratch copy
-/// that is deleted at the end: a dry run never changes what a later real run sends.
+/// (`<state_dir>/.dry-run-<uuid>/`, as large as `identity.sqlite`) that is deleted at the end: a
+/// dry run never changes what a later real run sends.
 public enum DryRunner {
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
         nowMillis: @escaping () -> Int64 = Enricher.systemMillis
     ) throws -> EnrichStats {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mr-replay-dry-run-\(UUID().uuidString)").path
+        // Next to the state (same file system; a leftover after `kill -9` is easy to find).
+        let scratch = config.stateDir + "/.dry-run-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             let state = try IdentityStore(stateDirectory: config.stateDir)  // creates the device id once

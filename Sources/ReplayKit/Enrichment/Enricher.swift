@@ -35,6 +35,13 @@ public final class Enricher {
         finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity), sequence: sequence)
     }
 
+    /// Counts and returns a dead letter: for rejected lines, and for what the reader could not
+    /// hand over whole (an over-long line, the rest of an unreadable input).
+    func deadLetter(_ reason: String, _ detail: String) -> EnrichResult {
+        stats.deadLetters[reason, default: 0] += 1
+        return .deadLetter(reason: reason, detail: detail)
+    }
+
     /// Learns identities from a prepared event and counts the outcome.
     func finish(_ prepared: consuming PreparedLine, sequence: UInt64) -> EnrichResult {
         switch consume prepared {
@@ -42,8 +49,7 @@ public final class Enricher {
             stats.blank += 1
             return .blank
         case .deadLetter(let reason, let detail):
-            stats.deadLetters[reason, default: 0] += 1
-            return .deadLetter(reason: reason, detail: detail)
+            return deadLetter(reason, detail)
         case .event(let e):
             // Learn only from lines that become events.
             if let u = e.ownUserId, e.type == .identify || e.type == .alias {

@@ -23,7 +23,8 @@ public final class ReplayRunner: Sendable {
     public var stateDirectory: String { options.stateDirectory ?? config.stateDir }
 
     /// Runs to the end, or until `stop` is raised or the engine stops, and returns the report
-    /// (also written to `<state_dir>/report.json`). Throws only for usage and setup errors,
+    /// (also written to `<state_dir>/report.json`; when the state directory fails at the end,
+    /// the report's status and stop reason say so). Throws only for usage and setup errors,
     /// before anything is sent.
     public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
         let started = Date()
@@ -140,14 +141,19 @@ public final class ReplayRunner: Sendable {
         // when it happened after reading was done.
         let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
         report.classify(
-            early: early ?? (deadLetterFailure ?? stateFailure).map { (.stoppedTransient, $0) },
-            stopRequested: stop.isRequested, engineStop: engineStop)
+            early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
+            engineStop: engineStop)
+        if let stateFailure { report.noteStateFailure(stateFailure) }
         let elapsed = ContinuousClock.now - startInstant
         report.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         report.throughput.eventsPerSecond =
             report.durationSeconds > 0 ? (Double(report.events.delivered) / report.durationSeconds).rounded() : 0
         report.finishedAt = MetaRouter.Timestamp.iso8601(Date())
-        try state.writeReport(report)
+        do {
+            try state.writeReport(report)
+        } catch {
+            report.noteStateFailure("cannot write the report \(state.reportPath): \(error)")
+        }
         return report
     }
 }
@@ -161,6 +167,19 @@ extension RunReport {
         batches.split = stats.batchesSplit
         responses = stats.responses
         breaker.opened = stats.breakerOpened
+    }
+
+    /// The state directory failed after events were sent. A run that would have completed asks
+    /// for a retry (`stopped_transient`, exit 75); one that already stopped keeps its status
+    /// (a fatal answer stays fatal) and the failure is added to its reason.
+    mutating func noteStateFailure(_ reason: String) {
+        switch status {
+        case .completed, .completedWithDrops:
+            status = .stoppedTransient
+            stopReason = reason
+        case .interrupted, .stoppedTransient, .failedFatal:
+            stopReason = [stopReason, reason].compactMap { $0 }.joined(separator: "; ")
+        }
     }
 
     /// Sets `status` and `stopReason` from how the run ended.

@@ -46,9 +46,11 @@ struct StateDirectory: Sendable {
     /// transaction, the identities learned from the lines before it. Crash-safe: either both
     /// move or neither does; `checkpoint` is only updated once the commit succeeded.
     ///
-    /// An input that can no longer be read (deleted during the run, or never readable: its
-    /// `read_error` is dead-lettered) cannot be fingerprinted; its previous entry is kept, so
-    /// it does not stop the other inputs' checkpoints.
+    /// An input that can no longer be read cannot be fingerprinted. When none of its lines
+    /// settled since its entry (it was never readable this run: its `read_error` is
+    /// dead-lettered), it keeps its entry and the other inputs move on. When some did, the save
+    /// fails and nothing moves: committing the identities learned from those lines while the
+    /// input's entry stayed behind would change how they enrich when read again.
     func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
         let (watermark, positions, ended, lastSeq) = runState.counters.withLock { c in
             (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence)
@@ -65,8 +67,13 @@ struct StateDirectory: Sendable {
             let line = position?.lineNumber ?? ((input.resumeAt?.lineNumber ?? 1) - 1)
             let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
             if entry?.offset == offset, entry?.completed == completed { continue }
-            guard let fingerprint = try? FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
-            else { continue }
+            let fingerprint: FileFingerprint
+            do {
+                fingerprint = try FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
+            } catch {
+                if offset == entry?.offset ?? 0, line == entry?.line ?? 0 { continue }
+                throw InputError("\(input.path): cannot be read to fingerprint its checkpoint (\(error.localizedDescription))")
+            }
             next.inputs[input.path] = InputCheckpoint(
                 path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
         }

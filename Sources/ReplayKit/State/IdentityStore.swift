@@ -173,7 +173,8 @@ public final class IdentityStore {
 
     /// Writes a consistent copy of the committed store (identities, device anonymousId and
     /// metadata) to `<directory>/identity.sqlite`, to be opened with `init(stateDirectory:)`.
-    /// Dry runs work on such a copy, so what they learn never reaches the real state.
+    /// Dry runs work on such a copy, so what they learn never reaches the real state. Fails when
+    /// that file exists already.
     public func copy(toDirectory directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try db.run("VACUUM INTO ?", [directory + "/identity.sqlite"])

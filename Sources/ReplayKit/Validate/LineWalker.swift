@@ -45,10 +45,9 @@ public struct LineWalker {
                     let result: EnrichResult
                     if line.truncated {
                         // Longer than the reader keeps whole, which is over max_event_bytes.
-                        enricher.stats.deadLetters[DeadLetterReason.tooLarge, default: 0] += 1
-                        result = .deadLetter(
-                            reason: DeadLetterReason.tooLarge,
-                            detail: "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
+                        result = enricher.deadLetter(
+                            DeadLetterReason.tooLarge,
+                            "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
                                 + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
                     } else {
                         result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
@@ -68,15 +67,13 @@ public struct LineWalker {
             } catch let error as InputError {
                 // An unreadable or corrupt input (e.g. truncated gzip) does not stop the run: the lines
                 // read so far stand, and the rest of this input is reported as one `read_error`.
-                enricher.stats.deadLetters[DeadLetterReason.readError, default: 0] += 1
-                let detail = error.message
                 let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
                 let line = InputLine(
                     bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
                     fileBytesRead: 0, fileSize: nil)
                 let item = Item(
                     source: source, inputIndex: index, line: line, sequence: sequence,
-                    result: .deadLetter(reason: DeadLetterReason.readError, detail: detail),
+                    result: enricher.deadLetter(DeadLetterReason.readError, error.message),
                     settledThrough: (lastEnd, lastLine))
                 sequence += 1
                 if try !body(item) { stop = true }
