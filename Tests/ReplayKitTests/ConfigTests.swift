@@ -68,6 +68,37 @@ final class ConfigTests: XCTestCase {
         }
     }
 
+    /// Every value the delivery engine would refuse (or that would overflow its clock) is
+    /// refused when the file is loaded, with its line and key; the limits themselves load and
+    /// pass the engine's checks.
+    func testEngineLimitsAreCheckedWhereTheValueIsWritten() throws {
+        let refused = [
+            ("ingestion", "timeout_seconds: 1e17", "ingestion.timeout_seconds"),
+            ("retry", "max_elapsed_seconds: 1e300", "retry.max_elapsed_seconds"),
+            ("retry", "max_elapsed_seconds: 0", "retry.max_elapsed_seconds"),
+            ("batching", "max_events: 5000", "batching.max_events"),
+            ("batching", "concurrency: 100000", "batching.concurrency"),
+            ("batching", "max_event_bytes: 500000", "batching.max_bytes"),
+            ("batching", "max_bytes: 100", "batching.max_bytes"),
+            ("retry", "circuit_breaker: { jitter: 1 }", "retry.circuit_breaker.jitter"),
+            ("retry", "circuit_breaker: { cooldown_ms: 99999999999, max_cooldown_ms: 99999999999 }", "retry.circuit_breaker.cooldown_ms"),
+        ]
+        for (section, setting, key) in refused {
+            XCTAssertThrowsError(try ConfigLoader.load(text: "\(section):\n  \(setting)\n", file: "r.yaml", environment: [:])) { e in
+                let err = e as! ConfigError
+                XCTAssertEqual(err.line, 2, setting)
+                XCTAssertTrue(err.message.contains("'\(key)'"), "\(setting): \(err.message)")
+            }
+        }
+        let limits = """
+            ingestion: { timeout_seconds: 86400 }
+            batching: { max_events: 2500, concurrency: 256, max_event_bytes: 32768, max_bytes: 32816 }
+            retry: { max_elapsed_seconds: 31622400, min_wait_ms: 86400000, circuit_breaker: { jitter: 0.999, max_cooldown_ms: 86400000 } }
+            """
+        let config = try ConfigLoader.load(text: limits, file: "r.yaml", environment: [:])
+        XCTAssertNoThrow(try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9"))
+    }
+
     func testYAMLSyntaxErrorHasPosition() {
         let yaml = "ingestion:\n  host: [unclosed\n  path: /x\n"
         XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "bad.yaml", environment: [:])) { e in

@@ -34,7 +34,7 @@ struct BatchEncoder: Sendable {
     }
 
     /// The exact body size for events whose sent sizes sum to `eventSizes`.
-    func bodySize(eventSizes: Int, count: Int) -> Int {
+    static func bodySize(eventSizes: Int, count: Int) -> Int {
         Self.prefix.count + eventSizes + max(count - 1, 0) + Self.middle.count + Self.sentAtValueLength + 1
     }
 

@@ -71,21 +71,31 @@ public struct DeliveryConfiguration: Sendable {
         return base + p
     }
 
+    /// The allowed range of ``maxBatchEvents``.
+    public static let batchEventsRange = 1...2500
+    /// The allowed range of ``concurrency``.
+    public static let concurrencyRange = 1...256
+
+    /// The smallest ``maxBatchBytes`` that holds one event of `maxEventBytes` with the envelope.
+    public static func smallestBatchBytes(forEventsOf maxEventBytes: Int) -> Int {
+        BatchEncoder.bodySize(eventSizes: maxEventBytes, count: 1)
+    }
+
     /// Checks every setting; the error names the bad one.
     public func validate() throws(DeliveryConfigurationError) {
         try EndpointCheck.check(host: host, allowInsecureHTTP: allowInsecureHTTP)
         if writeKey.isEmpty { throw .init(setting: "writeKey", "must not be empty") }
-        if maxBatchEvents < 1 || maxBatchEvents > 2500 {
-            throw .init(setting: "maxBatchEvents", "must be in 1...2500, got \(maxBatchEvents)")
+        if !Self.batchEventsRange.contains(maxBatchEvents) {
+            throw .init(setting: "maxBatchEvents", "must be in \(Self.batchEventsRange), got \(maxBatchEvents)")
         }
         if maxEventBytes < 2 { throw .init(setting: "maxEventBytes", "must be at least 2, got \(maxEventBytes)") }
-        let smallest = BatchEncoder(writeKey: writeKey).bodySize(eventSizes: maxEventBytes, count: 1)
+        let smallest = Self.smallestBatchBytes(forEventsOf: maxEventBytes)
         if maxBatchBytes < smallest {
             throw .init(setting: "maxBatchBytes",
                         "must hold one event of maxEventBytes with its envelope (at least \(smallest)), got \(maxBatchBytes)")
         }
-        if concurrency < 1 || concurrency > 256 {
-            throw .init(setting: "concurrency", "must be in 1...256, got \(concurrency)")
+        if !Self.concurrencyRange.contains(concurrency) {
+            throw .init(setting: "concurrency", "must be in \(Self.concurrencyRange), got \(concurrency)")
         }
         if requestTimeout <= .zero { throw .init(setting: "requestTimeout", "must be positive") }
         if !(eventsPerSecond >= 0) || !eventsPerSecond.isFinite {

@@ -15,7 +15,7 @@ extension DeliveryEngine {
         guard count > 0 else { return false }
         if closing || lanes[i].flushRequested { return true }
         if count >= batchLimit { return true }
-        if encoder.bodySize(eventSizes: lanes[i].bytes, count: count) > configuration.maxBatchBytes { return true }
+        if BatchEncoder.bodySize(eventSizes: lanes[i].bytes, count: count) > configuration.maxBatchBytes { return true }
         // A quiet lane's partial batch goes once many later events were submitted, so it does
         // not hold back its caller's checkpoint (and outcome bookkeeping) while busy lanes run.
         if nextSeq - lanes[i].queue[lanes[i].queue.startIndex].seq >= staleAfter { return true }
@@ -81,7 +81,7 @@ extension DeliveryEngine {
         batch.reserveCapacity(min(batchLimit, lanes[i].queue.count))
         while !lanes[i].queue.isEmpty, batch.count < batchLimit {
             let size = lanes[i].queue[lanes[i].queue.startIndex].size
-            let body = encoder.bodySize(eventSizes: sizes + size, count: batch.count + 1)
+            let body = BatchEncoder.bodySize(eventSizes: sizes + size, count: batch.count + 1)
             if !batch.isEmpty && body > configuration.maxBatchBytes { break }
             batch.append(lanes[i].queue.removeFirst())
             sizes += size

@@ -1,10 +1,19 @@
 import Foundation
+import MetaRouter
 
 /// Loads a ``ReplayConfig`` from a YAML file.
 ///
 /// Unknown keys are errors (with a "did you mean" suggestion), every error names the file,
 /// line and column, and values may use `${ENV_VAR}` and `${ENV_VAR:-default}`.
 public enum ConfigLoader {
+    /// Upper bounds for durations: beyond them a setting is surely a mistake (and would overflow
+    /// the engine's clock arithmetic).
+    enum Limits {
+        static let day = 86_400.0
+        static let dayMs = 86_400_000
+        static let year = 366 * 86_400.0
+    }
+
     /// Reads and checks the configuration at `path`, expanding variables from `environment`.
     public static func load(path: String, environment: [String: String]) throws -> ReplayConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -44,7 +53,7 @@ public enum ConfigLoader {
             if let v = m["gzip"]?.value { config.ingestion.gzip = try r.bool(v, "ingestion.gzip") }
             if let v = m["tracing"]?.value { config.ingestion.tracing = try r.bool(v, "ingestion.tracing") }
             if let v = m["timeout_seconds"]?.value {
-                config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001)
+                config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001, max: Limits.day)
             }
             if let v = m["allow_insecure_http"]?.value {
                 config.ingestion.allowInsecureHTTP = try r.bool(v, "ingestion.allow_insecure_http")
@@ -74,14 +83,24 @@ public enum ConfigLoader {
         }
         if let (_, node) = top["batching"] {
             let m = try r.members(node, section: "batching", allowed: ["max_events", "max_bytes", "max_event_bytes", "concurrency"])
-            if let v = m["max_events"]?.value { config.batching.maxEvents = try r.int(v, "batching.max_events", min: 1) }
+            if let v = m["max_events"]?.value {
+                let range = DeliveryConfiguration.batchEventsRange
+                config.batching.maxEvents = try r.int(v, "batching.max_events", min: range.lowerBound, max: range.upperBound)
+            }
             if let v = m["max_bytes"]?.value { config.batching.maxBytes = try r.int(v, "batching.max_bytes", min: 64) }
             if let v = m["max_event_bytes"]?.value {
                 config.batching.maxEventBytes = try r.int(v, "batching.max_event_bytes", min: 16)
             }
-            if let v = m["concurrency"]?.value { config.batching.concurrency = try r.int(v, "batching.concurrency", min: 1) }
-            if config.batching.maxEventBytes > config.batching.maxBytes {
-                throw r.error(m["max_event_bytes"]?.value ?? node, "'batching.max_event_bytes' must not exceed 'batching.max_bytes'")
+            if let v = m["concurrency"]?.value {
+                let range = DeliveryConfiguration.concurrencyRange
+                config.batching.concurrency = try r.int(v, "batching.concurrency", min: range.lowerBound, max: range.upperBound)
+            }
+            let smallest = DeliveryConfiguration.smallestBatchBytes(forEventsOf: config.batching.maxEventBytes)
+            if config.batching.maxBytes < smallest {
+                throw r.error(
+                    m["max_bytes"]?.value ?? m["max_event_bytes"]?.value ?? node,
+                    "'batching.max_bytes' must hold one event of 'batching.max_event_bytes' with the request envelope "
+                        + "(at least \(smallest) for max_event_bytes \(config.batching.maxEventBytes))")
             }
         }
         if let (_, node) = top["rate_limit"] {
@@ -96,18 +115,25 @@ public enum ConfigLoader {
         if let (_, node) = top["retry"] {
             let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "min_wait_ms", "circuit_breaker"])
             if let v = m["max_attempts"]?.value { config.retry.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
-            if let v = m["min_wait_ms"]?.value { config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0) }
+            if let v = m["min_wait_ms"]?.value {
+                config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0, max: Limits.dayMs)
+            }
             if let v = m["max_elapsed_seconds"]?.value {
-                config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0)
+                config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0.001, max: Limits.year)
             }
             if let v = m["circuit_breaker"]?.value {
                 let s = "retry.circuit_breaker"
                 let b = try r.members(v, section: s, allowed: ["failure_threshold", "cooldown_ms", "max_cooldown_ms", "jitter"])
                 var cb = config.retry.circuitBreaker
                 if let x = b["failure_threshold"]?.value { cb.failureThreshold = try r.int(x, "\(s).failure_threshold", min: 1) }
-                if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0) }
-                if let x = b["max_cooldown_ms"]?.value { cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0) }
-                if let x = b["jitter"]?.value { cb.jitter = try r.double(x, "\(s).jitter", min: 0, max: 1) }
+                if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0, max: Limits.dayMs) }
+                if let x = b["max_cooldown_ms"]?.value {
+                    cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0, max: Limits.dayMs)
+                }
+                if let x = b["jitter"]?.value {
+                    cb.jitter = try r.double(x, "\(s).jitter", min: 0, max: 1)
+                    if cb.jitter >= 1 { throw r.error(x, "'\(s).jitter' must be at least 0 and below 1") }
+                }
                 if cb.maxCooldownMs < cb.cooldownMs {
                     throw r.error(b["max_cooldown_ms"]?.value ?? v, "'\(s).max_cooldown_ms' must be at least 'cooldown_ms'")
                 }

@@ -54,10 +54,12 @@ struct ConfigReader {
         }
     }
 
-    func int(_ node: YAMLNode, _ path: String, min: Int) throws(ConfigError) -> Int {
+    func int(_ node: YAMLNode, _ path: String, min: Int, max: Int = .max) throws(ConfigError) -> Int {
         let text = try string(node, path).replacingOccurrences(of: "_", with: "")
         guard let v = Int(text) else { throw error(node, "'\(path)' must be a whole number") }
-        guard v >= min else { throw error(node, "'\(path)' must be at least \(min)") }
+        guard v >= min, v <= max else {
+            throw error(node, max < .max ? "'\(path)' must be between \(min) and \(max)" : "'\(path)' must be at least \(min)")
+        }
         return v
     }
 

@@ -42,6 +42,12 @@ final class DeliveryTarget: Sendable {
 
     /// The engine configuration for this target and `config`.
     func deliveryConfiguration(_ config: ReplayConfig) throws -> DeliveryConfiguration {
+        try Self.deliveryConfiguration(config, host: host)
+    }
+
+    /// The engine configuration for `config` sending to `host` (a loaded config always passes
+    /// the engine's checks: `ConfigLoader` applies the same limits, with file and line).
+    static func deliveryConfiguration(_ config: ReplayConfig, host: String) throws -> DeliveryConfiguration {
         var d = DeliveryConfiguration(host: host, writeKey: config.writeKey)
         d.path = config.ingestion.path
         d.gzip = config.ingestion.gzip

@@ -21,13 +21,13 @@ final class BatchEncoderTests: XCTestCase {
         }
         XCTAssertEqual(batch[2].objectValue?["a"], [1, ["b": 2]])
         let sizes = events.map(encoder.sentSize(of:)).reduce(0, +)
-        XCTAssertEqual(body.count, encoder.bodySize(eventSizes: sizes, count: events.count))
+        XCTAssertEqual(body.count, BatchEncoder.bodySize(eventSizes: sizes, count: events.count))
     }
 
     func testBodySizeOfEmptyBatchMatchesEncoding() {
         let encoder = BatchEncoder(writeKey: "w")
         XCTAssertEqual(encoder.body([EncodedEvent](), sentAt: "2026-11-22T06:50:53.123Z").count,
-                       encoder.bodySize(eventSizes: 0, count: 0))
+                       BatchEncoder.bodySize(eventSizes: 0, count: 0))
     }
 
     func testISO8601AndHTTPDate() {

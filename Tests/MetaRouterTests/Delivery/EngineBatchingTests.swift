@@ -50,7 +50,7 @@ final class EngineBatchingTests: XCTestCase {
             XCTAssertLessThanOrEqual(r.body.count, 2_000)
             assertWellFormedBody(r, writeKey: "wk-123")
             let sizes = r.messageIds.map { byId[$0]! }
-            XCTAssertEqual(r.body.count, encoder.bodySize(eventSizes: sizes.reduce(0, +), count: sizes.count),
+            XCTAssertEqual(r.body.count, BatchEncoder.bodySize(eventSizes: sizes.reduce(0, +), count: sizes.count),
                            "the computed size is the real size")
             if r.body.count > 1_000 { sawNearlyFull = true }
         }
