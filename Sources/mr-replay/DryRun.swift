@@ -18,6 +18,10 @@ enum DryRun {
             let stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
             FileHandle.standardError.write(Data(
                 "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
+            if stats.invalid > 0 {
+                FileHandle.standardError.write(Data(
+                    "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
+            }
         } catch {
             FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
             throw ExitCode(1)

@@ -38,15 +38,16 @@ struct CommonOptions: ParsableArguments {
     @Argument(help: "Inputs: files, directories, glob patterns, or - for stdin.")
     var inputs: [String] = []
 
-    /// Loads the configuration, or exits with code 2.
-    func loadConfig() throws -> ReplayConfig {
+    /// Loads the configuration, or exits with code 2. `requireWriteKey: false` for commands that
+    /// never send.
+    func loadConfig(requireWriteKey: Bool = true) throws -> ReplayConfig {
         let env = ProcessInfo.processInfo.environment
         do {
-            if let path = config { return try ConfigLoader.load(path: path, environment: env) }
+            if let path = config { return try ConfigLoader.load(path: path, environment: env, requireWriteKey: requireWriteKey) }
             if FileManager.default.fileExists(atPath: "Config/replay.yaml") {
-                return try ConfigLoader.load(path: "Config/replay.yaml", environment: env)
+                return try ConfigLoader.load(path: "Config/replay.yaml", environment: env, requireWriteKey: requireWriteKey)
             }
-            return try ConfigLoader.load(text: "", file: "<defaults>", environment: env)
+            return try ConfigLoader.load(text: "", file: "<defaults>", environment: env, requireWriteKey: requireWriteKey)
         } catch {
             FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
             throw ExitCode(2)

@@ -35,7 +35,22 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: "Log format: text or json.")
     var logFormat: LogFormat = .text
 
+    /// Why a combination of options cannot be what the user meant, if it cannot.
+    static func misuse(dryRun: Bool, output: String?, sharded: Bool) -> String? {
+        if output != nil, !dryRun {
+            return "--output only applies with --dry-run; without it the events are sent (add --dry-run, or drop --output)"
+        }
+        if dryRun, sharded {
+            return "--shard and --shards apply to real runs; a dry run shows every event (drop them for the dry run)"
+        }
+        return nil
+    }
+
     func run() async throws {
+        if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil) {
+            FileHandle.standardError.write(Data("mr-replay: \(problem)\n".utf8))
+            throw ExitCode(2)
+        }
         var config = try common.loadConfig()
         if let stateDir { config.stateDir = stateDir }
         if dryRun {

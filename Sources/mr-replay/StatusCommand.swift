@@ -18,7 +18,8 @@ struct Status: ParsableCommand {
     func run() throws {
         var directory = stateDir
         if directory == nil {
-            directory = try CommonOptions.parse(config.map { ["--config", $0] } ?? []).loadConfig().stateDir
+            // Only state_dir is needed: no write key (operators checking a job rarely have it).
+            directory = try CommonOptions.parse(config.map { ["--config", $0] } ?? []).loadConfig(requireWriteKey: false).stateDir
         }
         do {
             let status = try StatusReader.read(stateDirectory: directory!)

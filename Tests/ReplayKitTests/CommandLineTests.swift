@@ -57,6 +57,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["validate", "--no-such-flag", "-"]).code, 2)
     }
 
+    /// Options that cannot mean what they say are refused before anything is read or sent.
+    func testMisleadingOptionCombinationsAreRefused() throws {
+        try writeFile(dir + "/in.ndjson", good)
+        let output = try run(["run", "--output", "o.ndjson", "in.ndjson"])
+        XCTAssertEqual(output.code, 2, output.err)
+        XCTAssertTrue(output.err.contains("--output only applies with --dry-run"), output.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/.mr-replay/report.json"), "nothing was sent")
+        let sharded = try run(["run", "--dry-run", "--shard", "0/2", "in.ndjson"])
+        XCTAssertEqual(sharded.code, 2, sharded.err)
+        XCTAssertTrue(sharded.err.contains("--shard and --shards apply to real runs"), sharded.err)
+    }
+
+    /// `status` only needs the state directory: no write key.
+    func testStatusDoesNotNeedTheWriteKey() throws {
+        try writeFile(dir + "/c.yaml", "ingestion:\n  host: https://x.example\n  write_key: ${K}\nstate_dir: st\n")
+        try FileManager.default.createDirectory(atPath: dir + "/st", withIntermediateDirectories: true)
+        let r = try run(["status", "--config", "c.yaml"])
+        XCTAssertEqual(r.code, 0, r.err)
+        XCTAssertFalse(r.err.contains("no write key"), r.err)
+    }
+
     func testDryRunToOutputFileAndSecretsNotPrinted() throws {
         try writeFile(dir + "/in.ndjson", good + "nope\n")
         try writeFile(dir + "/c.yaml", "ingestion:\n  host: https://x.example\n  write_key: ${K}\nstate_dir: st\n")
@@ -66,7 +87,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(r.err.contains("****1234"), r.err)
         let out = try String(contentsOfFile: dir + "/out.ndjson", encoding: .utf8)
         XCTAssertEqual(out.split(separator: "\n").count, 1)
-        let dead = try String(contentsOfFile: dir + "/st/dead-letter.ndjson", encoding: .utf8)
+        let dead = try String(contentsOfFile: dir + "/st/dry-run-dead-letter.ndjson", encoding: .utf8)
         XCTAssertTrue(dead.contains("\"line\":2"))
+        XCTAssertTrue(r.err.contains("dead letters: st/dry-run-dead-letter.ndjson"), r.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/st/dead-letter.ndjson"), "the real file is left alone")
     }
 }

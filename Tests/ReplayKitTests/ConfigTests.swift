@@ -99,6 +99,14 @@ final class ConfigTests: XCTestCase {
         XCTAssertNoThrow(try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9"))
     }
 
+    func testARootThatIsNotAMappingSaysWhatIsExpected() {
+        XCTAssertThrowsError(try ConfigLoader.load(text: "hello\n", file: "r.yaml", environment: [:])) { e in
+            let err = e as! ConfigError
+            XCTAssertEqual(err.line, 1)
+            XCTAssertTrue(err.message.hasPrefix("the configuration must be a mapping of sections (ingestion, batching"), err.message)
+        }
+    }
+
     func testYAMLSyntaxErrorHasPosition() {
         let yaml = "ingestion:\n  host: [unclosed\n  path: /x\n"
         XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "bad.yaml", environment: [:])) { e in

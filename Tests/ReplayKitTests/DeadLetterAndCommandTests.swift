@@ -63,7 +63,7 @@ final class DeadLetterAndCommandTests: XCTestCase {
         let out = try String(contentsOfFile: outPath, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(out.count, 2)
         XCTAssertEqual(try JSONValue(parsing: String(out[1])).objectValue?["userId"], .string("U"))
-        let dead = try String(contentsOfFile: dir + "/state/dead-letter.ndjson", encoding: .utf8).split(separator: "\n")
+        let dead = try String(contentsOfFile: dir + "/state/dry-run-dead-letter.ndjson", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(dead.count, 2)
         XCTAssertEqual(try JSONValue(parsing: String(dead[1])).objectValue?["raw"], .string("nope"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/state/identity.sqlite"))

@@ -244,7 +244,7 @@ final class RunDeliveryTests: XCTestCase {
         let stats = try DryRunner.run(config: dryConfig, inputs: [InputSource(path: "\(dir)/in.ndjson", kind: .ndjson)], outputFD: fd)
         close(fd)
         XCTAssertEqual(stats.deadLetters, ["too_large": 1])
-        let dryDead = try String(contentsOfFile: "\(dir)/dry/dead-letter.ndjson", encoding: .utf8)
+        let dryDead = try String(contentsOfFile: "\(dir)/dry/dry-run-dead-letter.ndjson", encoding: .utf8)
         let dryRecord = try JSONValue(parsing: Array(dryDead.utf8.dropLast())).objectValue!
         XCTAssertEqual(dryRecord["detail"], record["detail"])
     }

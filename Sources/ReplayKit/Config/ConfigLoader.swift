@@ -15,7 +15,9 @@ public enum ConfigLoader {
     }
 
     /// Reads and checks the configuration at `path`, expanding variables from `environment`.
-    public static func load(path: String, environment: [String: String]) throws -> ReplayConfig {
+    /// `requireWriteKey: false` accepts a remote host without a key, for commands that never
+    /// send (`status`); the key is then empty.
+    public static func load(path: String, environment: [String: String], requireWriteKey: Bool = true) throws -> ReplayConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, line: 0, column: 0, message: "cannot read the configuration file")
         }
@@ -23,7 +25,8 @@ public enum ConfigLoader {
             throw ConfigError(file: path, line: 0, column: 0, message: "the configuration file is not valid UTF-8")
         }
         let baseDirectory = (path as NSString).deletingLastPathComponent
-        var config = try load(text: text, file: path, environment: environment, baseDirectory: baseDirectory)
+        var config = try load(
+            text: text, file: path, environment: environment, baseDirectory: baseDirectory, requireWriteKey: requireWriteKey)
         config.sourcePath = path
         return config
     }
@@ -31,11 +34,11 @@ public enum ConfigLoader {
     /// Parses configuration `text`; `file` labels errors; relative `write_key_file` paths are
     /// resolved against `baseDirectory` (the current directory when empty).
     public static func load(
-        text: String, file: String, environment: [String: String], baseDirectory: String = ""
+        text: String, file: String, environment: [String: String], baseDirectory: String = "", requireWriteKey: Bool = true
     ) throws(ConfigError) -> ReplayConfig {
         var config = ReplayConfig.defaults
         guard let root = try YAMLReader.parse(text, file: file) else {
-            try finish(&config, writeKey: nil, keyNode: nil, file: file)
+            try finish(&config, writeKey: nil, keyNode: nil, file: file, requireWriteKey: requireWriteKey)
             return config
         }
         let r = ConfigReader(file: file, environment: environment)
@@ -171,16 +174,18 @@ public enum ConfigLoader {
             config.stateDir = try r.string(node, "state_dir")
             if config.stateDir.isEmpty { throw r.error(node, "'state_dir' must not be empty") }
         }
-        try finish(&config, writeKey: writeKey, keyNode: keyNode ?? root, file: file)
+        try finish(&config, writeKey: writeKey, keyNode: keyNode ?? root, file: file, requireWriteKey: requireWriteKey)
         return config
     }
 
-    private static func finish(_ config: inout ReplayConfig, writeKey: String?, keyNode: YAMLNode?, file: String) throws(ConfigError) {
+    private static func finish(
+        _ config: inout ReplayConfig, writeKey: String?, keyNode: YAMLNode?, file: String, requireWriteKey: Bool
+    ) throws(ConfigError) {
         if let writeKey {
             config.ingestion.secretWriteKey = Secret(writeKey)
         } else if config.ingestion.isEmbedded {
             config.ingestion.secretWriteKey = Secret(ReplayConfig.embeddedWriteKey)
-        } else {
+        } else if requireWriteKey {
             throw ConfigError(
                 file: file, line: keyNode?.mark.line ?? 0, column: keyNode?.mark.column ?? 0,
                 message: "no write key: set 'ingestion.write_key' (e.g. ${MR_WRITE_KEY}) or 'ingestion.write_key_file'")

@@ -13,6 +13,9 @@ struct ConfigReader {
     /// The members of a mapping, keyed by name, after checking every key is one of `allowed`.
     func members(_ node: YAMLNode, section: String, allowed: [String]) throws(ConfigError) -> [String: (key: YAMLNode, value: YAMLNode)] {
         guard case .mapping(let pairs, _) = node else {
+            if section.isEmpty {
+                throw error(node, "the configuration must be a mapping of sections (\(allowed.joined(separator: ", "))), found \(node.kindName)")
+            }
             throw error(node, "'\(section)' must be a mapping, found \(node.kindName)")
         }
         var out: [String: (key: YAMLNode, value: YAMLNode)] = [:]

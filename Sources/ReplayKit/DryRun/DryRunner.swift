@@ -3,11 +3,17 @@ import Foundation
 /// `mr-replay run --dry-run`: everything except the network.
 ///
 /// Enriched events are written as NDJSON, in send order; bad lines go to
-/// `<state_dir>/dead-letter.ndjson`. Enrichment sees the state's identities and device
+/// `<state_dir>/dry-run-dead-letter.ndjson` (rewritten by each dry run, so the real run's
+/// dead-letter file only ever holds what real runs did not deliver). Enrichment sees the state's identities and device
 /// anonymousId, exactly as a real run would, but what the dry run learns goes to a scratch copy
 /// (`<state_dir>/.dry-run-<uuid>/`, as large as `identity.sqlite`) that is deleted at the end: a
 /// dry run never changes what a later real run sends.
 public enum DryRunner {
+    /// Where a dry run writes its dead letters.
+    public static func deadLetterPath(stateDirectory: String) -> String {
+        stateDirectory + "/dry-run-dead-letter.ndjson"
+    }
+
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
@@ -23,7 +29,9 @@ public enum DryRunner {
         }
         let identity = try IdentityStore(stateDirectory: scratch)
         defer { identity.close() }
-        let deadLetters = try DeadLetterWriter(path: config.stateDir + "/dead-letter.ndjson")
+        let deadLetterPath = deadLetterPath(stateDirectory: config.stateDir)
+        try? FileManager.default.removeItem(atPath: deadLetterPath)
+        let deadLetters = try DeadLetterWriter(path: deadLetterPath)
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
         let out = FDWriter(fd: outputFD)
         try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
