@@ -16,6 +16,15 @@ public struct ClientStats: Sendable, Equatable {
     public var droppedDisabled = 0
     /// Events loaded from the snapshot at start.
     public var rehydrated = 0
+    /// Snapshot entries skipped at start because they were not valid events.
+    public var snapshotCorrupt = 0
+    /// Snapshot events dropped at start by the age cap (`diskQueueMaxAge`).
+    public var snapshotExpired = 0
+    /// Snapshots that could not be read (another version, or damaged beyond finding one) and
+    /// were moved aside to `<diskQueuePath>.unreadable-<millis>` instead of being overwritten.
+    public var snapshotsSetAside = 0
+    /// Events dropped because they could not be encoded (for example nested too deep).
+    public var droppedUnencodable = 0
 
     /// Creates zeroed counters.
     public init() {}

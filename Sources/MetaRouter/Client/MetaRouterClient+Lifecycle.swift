@@ -23,7 +23,8 @@ extension MetaRouterClient {
         return phase == .running
     }
 
-    /// Loads and removes the snapshot; keeps the newest `cap` events.
+    /// Loads and removes the snapshot; keeps the newest `cap` events. A snapshot that cannot be
+    /// read is moved aside, never deleted (``DiskQueue/setAside(now:)``).
     static func rehydrate(_ queue: DiskQueue, now: Date, cap: Int, logger: Logger)
         -> (events: [Event], stats: ClientStats)
     {
@@ -39,12 +40,25 @@ extension MetaRouterClient {
             events.removeFirst(events.count - cap)
         }
         stats.rehydrated = events.count
-        if snapshot.version != nil {
+        stats.snapshotCorrupt = snapshot.corrupt
+        stats.snapshotExpired = snapshot.expired
+        if snapshot.version == DiskQueue.version {
             do { try queue.remove() } catch {
                 logger.error("cannot remove the disk queue", metadata: ["path": "\(queue.path)", "error": "\(error)"])
             }
             logger.info("disk queue loaded", metadata: [
                 "events": "\(events.count)", "expired": "\(snapshot.expired)", "corrupt": "\(snapshot.corrupt)"])
+        } else if snapshot.found {
+            // Not a snapshot this version reads; shutdown would overwrite it, so keep it aside.
+            do {
+                let aside = try queue.setAside(now: now)
+                stats.snapshotsSetAside = 1
+                logger.warning("the disk queue could not be read; it was moved aside, its events are not sent", metadata: [
+                    "path": "\(queue.path)", "moved_to": "\(aside ?? "")",
+                    "version": "\(snapshot.version.map(String.init) ?? "none")"])
+            } catch {
+                logger.error("the disk queue could not be read nor moved aside", metadata: ["path": "\(queue.path)", "error": "\(error)"])
+            }
         }
         return (events, stats)
     }

@@ -68,6 +68,7 @@ extension MetaRouterClient {
             do {
                 encoded = try EncodedEvent(validating: item.event.encoded, tag: item.tag)
             } catch {
+                counters.droppedUnencodable += 1
                 logger.error("event dropped: it cannot be encoded", metadata: ["error": "\(error)"])
                 continue
             }

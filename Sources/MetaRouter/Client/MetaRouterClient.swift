@@ -66,6 +66,9 @@ public actor MetaRouterClient {
             }
             counters.rehydrated = stats.rehydrated
             counters.droppedQueueFull = stats.droppedQueueFull
+            counters.snapshotCorrupt = stats.snapshotCorrupt
+            counters.snapshotExpired = stats.snapshotExpired
+            counters.snapshotsSetAside = stats.snapshotsSetAside
         }
         tasks.start(pump: Task { await self.runPump() }, timer: Self.timer(clock: clock, every: options.flushInterval) {
             [weak self] in await self?.timerFired() ?? false
@@ -89,6 +92,10 @@ public actor MetaRouterClient {
         s.droppedQueueFull = counters.droppedQueueFull
         s.droppedDisabled = counters.droppedDisabled
         s.rehydrated = counters.rehydrated
+        s.snapshotCorrupt = counters.snapshotCorrupt
+        s.snapshotExpired = counters.snapshotExpired
+        s.snapshotsSetAside = counters.snapshotsSetAside
+        s.droppedUnencodable = counters.droppedUnencodable
         return s
     }
 

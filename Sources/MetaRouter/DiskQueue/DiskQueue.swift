@@ -36,12 +36,27 @@ public struct DiskQueue: Sendable {
         public var expired: Int
         /// The file's version, when it had one.
         public var version: Int?
+        /// Whether there was a file (a missing file is an empty snapshot).
+        public var found = true
     }
 
     /// Loads the snapshot. A missing file is an empty snapshot.
     public func load(now: Date = Date()) throws -> Snapshot {
-        guard let bytes = try fileSystem.read(path) else { return Snapshot(events: [], corrupt: 0, expired: 0, version: nil) }
+        guard let bytes = try fileSystem.read(path) else {
+            return Snapshot(events: [], corrupt: 0, expired: 0, version: nil, found: false)
+        }
         return Self.decode(bytes, now: now, maxAge: maxAge)
+    }
+
+    /// Moves a snapshot this type cannot read (another version, or no version to be found) to
+    /// `<path>.unreadable-<epoch millis>`, so that its events are kept for a person or a newer
+    /// reader instead of being overwritten. Returns the new path (nil when there is no file).
+    public func setAside(now: Date = Date()) throws -> String? {
+        guard let bytes = try fileSystem.read(path) else { return nil }
+        let target = "\(path).unreadable-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
+        try fileSystem.writeAtomically(target, bytes)
+        try fileSystem.remove(path)
+        return target
     }
 
     /// Writes `events` atomically.

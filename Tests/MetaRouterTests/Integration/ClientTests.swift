@@ -208,7 +208,48 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(transport.events.first?["timestamp"]?.stringValue, recent.timestamp)
         let stats = await client.stats
         XCTAssertEqual(stats.rehydrated, 1)
+        XCTAssertEqual(stats.snapshotExpired, 1)
         await client.shutdown()
+    }
+
+    /// An event that cannot be encoded (nested deeper than the scanner allows) is dropped and
+    /// counted, so the counters still add up.
+    func testAnUnencodableEventIsCounted() async throws {
+        var nested = JSONObject([("leaf", .bool(true))])
+        for _ in 0..<600 { nested = JSONObject([("a", .object(nested))]) }
+        let transport = RecordingTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        await client.track("Deep", properties: nested)
+        await client.track("Fine")
+        await client.drain()
+        let stats = await client.stats
+        XCTAssertEqual(stats.droppedUnencodable, 1)
+        XCTAssertEqual(stats.delivered, 1)
+        XCTAssertEqual(transport.events.map { $0["event"]?.stringValue }, ["Fine"])
+        await client.shutdown()
+    }
+
+    /// A snapshot of another version (or too damaged to find one) is moved aside, never deleted
+    /// nor overwritten at shutdown; the client counts it.
+    func testAnUnreadableSnapshotIsMovedAsideNotLost() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, content) in [("v2", #"{"version":2,"events":[{"type":"track","event":"Future"}]}"#), ("broken", "{\"ev")] {
+            let queuePath = dir + "/\(name)-queue.v1.json"
+            try Data(content.utf8).write(to: URL(fileURLWithPath: queuePath))
+            let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
+                                              transport: RecordingTransport(), clock: ManualClock())
+            await client.track("Now")
+            await client.drain()
+            let stats = await client.stats
+            XCTAssertEqual(stats.snapshotsSetAside, 1, name)
+            XCTAssertEqual(stats.rehydrated, 0, name)
+            await client.shutdown()
+            let aside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("\(name)-queue.v1.json.unreadable-") }
+            XCTAssertEqual(aside.count, 1, name)
+            XCTAssertEqual(try String(contentsOfFile: dir + "/" + aside[0], encoding: .utf8), content, name)
+        }
     }
 
     func testAFullQueueDropsTheOldestEvents() async throws {
