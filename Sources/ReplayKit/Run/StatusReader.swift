@@ -24,9 +24,11 @@ public struct StatusReader: Sendable {
         public var lastRun: String?
         public var lastRunFinishedAt: String?
         public var lastRunEvents: RunReport.Events?
+        /// The state of each shard (`shard-K-of-N/` under this directory, from `run --shard`).
+        public var shards: [Status] = []
 
         enum CodingKeys: String, CodingKey {
-            case inputs
+            case inputs, shards
             case stateDir = "state_dir"
             case updatedAt = "updated_at"
             case lastRun = "last_run"
@@ -60,13 +62,26 @@ public struct StatusReader: Sendable {
             status.lastRunFinishedAt = report.finishedAt
             status.lastRunEvents = report.events
         }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+        status.shards = try names.compactMap { name in shardNumbers(name).map { (name, $0) } }
+            .sorted { ($0.1.count, $0.1.index) < ($1.1.count, $1.1.index) }
+            .map { try read(stateDirectory: stateDirectory + "/" + $0.0) }
         return status
+    }
+
+    /// `(index, count)` when `name` is a shard's state directory, `shard-K-of-N`.
+    static func shardNumbers(_ name: String) -> (index: Int, count: Int)? {
+        let parts = name.split(separator: "-")
+        guard parts.count == 4, parts[0] == "shard", parts[2] == "of", let k = Int(parts[1]), let n = Int(parts[3]) else {
+            return nil
+        }
+        return (k, n)
     }
 
     /// The status as text.
     public static func text(_ s: Status) -> String {
         var lines = ["state: \(s.stateDir)" + (s.updatedAt.map { " (checkpoint \($0))" } ?? "")]
-        if s.inputs.isEmpty { lines.append("  no checkpointed inputs") }
+        if s.inputs.isEmpty { lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below") }
         for i in s.inputs {
             let where_ = i.completed ? "completed" : "line \(i.line), byte \(i.offset)" + (i.percent.map { " (\($0)%)" } ?? "")
             lines.append("  \(i.path): \(where_)" + (i.size == nil ? " [file missing]" : ""))
@@ -76,6 +91,9 @@ public struct StatusReader: Sendable {
             lines.append(
                 "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
                     + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending" } ?? ""))
+        }
+        for shard in s.shards {
+            lines += text(shard).split(separator: "\n").map { "  " + $0 }
         }
         return lines.joined(separator: "\n") + "\n"
     }
