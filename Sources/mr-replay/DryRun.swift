@@ -14,17 +14,19 @@ enum DryRun {
             }
         }
         defer { if fd != 1 { close(fd) } }
+        let stats: EnrichStats
         do {
-            let stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
-            FileHandle.standardError.write(Data(
-                "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
-            if stats.invalid > 0 {
-                FileHandle.standardError.write(Data(
-                    "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
-            }
+            stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
         } catch {
             FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode(2)  // nothing is ever sent by a dry run; 1 means dead letters
+        }
+        FileHandle.standardError.write(Data(
+            "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
+        if stats.invalid > 0 {
+            FileHandle.standardError.write(Data(
+                "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
+            throw ExitCode(1)  // like a real run: some lines would be dead-lettered
         }
     }
 }

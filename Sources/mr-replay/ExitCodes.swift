@@ -3,7 +3,7 @@ enum ExitCodes {
     static let help = """
         Exit codes:
           0   everything delivered (validate: all lines valid)
-          1   completed, but some events were dead-lettered (validate: some lines invalid)
+          1   completed, but some events were dead-lettered (dry run: some would be; validate: some lines invalid)
           2   usage or config error; nothing was sent
           3   the destination refused the credentials or the path (401, 403, 404); checkpoint kept
           75  interrupted (SIGINT/SIGTERM), stopped on transient failures or a local failure (e.g. disk full); a re-run resumes

@@ -82,7 +82,7 @@ final class CommandLineTests: XCTestCase {
         try writeFile(dir + "/in.ndjson", good + "nope\n")
         try writeFile(dir + "/c.yaml", "ingestion:\n  host: https://x.example\n  write_key: ${K}\nstate_dir: st\n")
         let r = try run(["run", "--dry-run", "--config", "c.yaml", "--output", "out.ndjson", "in.ndjson"], env: ["K": "supersecret-1234"])
-        XCTAssertEqual(r.code, 0, r.err)
+        XCTAssertEqual(r.code, 1, "a line would be dead-lettered: \(r.err)")
         XCTAssertFalse((r.out + r.err).contains("supersecret"))
         XCTAssertTrue(r.err.contains("****1234"), r.err)
         let out = try String(contentsOfFile: dir + "/out.ndjson", encoding: .utf8)
