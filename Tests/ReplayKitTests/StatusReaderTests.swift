@@ -1,0 +1,28 @@
+import Foundation
+import XCTest
+
+@testable import ReplayKit
+
+/// `mr-replay status` on a state directory whose runs were sharded.
+final class ShardStatusTests: XCTestCase {
+    func testStatusListsEachShardsState() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for k in [1, 0] {
+            let shard = try StateDirectory(path: "\(dir)/shard-\(k)-of-2")
+            var checkpoint = Checkpoint()
+            checkpoint.inputs["/in.ndjson"] = InputCheckpoint(
+                path: "/in.ndjson", offset: UInt64(100 * (k + 1)), line: 10 * (k + 1), completed: false,
+                fingerprint: FileFingerprint(size: 1_000, headLength: 0, headHash: "0", windowHash: nil, windowLength: nil))
+            try shard.writeMirror(checkpoint)
+        }
+        try FileManager.default.createDirectory(atPath: "\(dir)/not-a-shard", withIntermediateDirectories: true)
+        let status = try StatusReader.read(stateDirectory: dir)
+        XCTAssertEqual(status.shards.map(\.stateDir), ["\(dir)/shard-0-of-2", "\(dir)/shard-1-of-2"])
+        XCTAssertEqual(status.shards.map { $0.inputs.first?.line }, [10, 20])
+        let text = StatusReader.text(status)
+        XCTAssertTrue(text.contains("no checkpointed inputs here; shards below"), text)
+        XCTAssertTrue(text.contains("  state: \(dir)/shard-1-of-2"), text)
+        XCTAssertTrue(text.contains("    /in.ndjson: line 20, byte 200"), text)
+    }
+}
