@@ -80,7 +80,7 @@ struct Validate: ParsableCommand {
     var json = false
 
     func run() throws {
-        let config = try common.loadConfig()
+        let config = try common.loadConfig(requireWriteKey: false)  // validate never sends
         let sources = try common.resolveInputs()
         let summary: ValidationSummary
         do {

@@ -18,8 +18,15 @@ struct Status: ParsableCommand {
     func run() throws {
         var directory = stateDir
         if directory == nil {
-            // Only state_dir is needed: no write key (operators checking a job rarely have it).
-            directory = try CommonOptions.parse(config.map { ["--config", $0] } ?? []).loadConfig(requireWriteKey: false).stateDir
+            // Only state_dir is needed, read leniently: no write key (operators checking a job
+            // rarely have it), and no other setting can stop it.
+            do {
+                let path = config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil)
+                directory = try ConfigLoader.stateDirectory(path: path, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
         }
         do {
             let status = try StatusReader.read(stateDirectory: directory!)

@@ -81,7 +81,8 @@ final class ConfigTests: XCTestCase {
             ("batching", "max_event_bytes: 500000", "batching.max_bytes"),
             ("batching", "max_bytes: 100", "batching.max_bytes"),
             ("retry", "circuit_breaker: { jitter: 1 }", "retry.circuit_breaker.jitter"),
-            ("retry", "circuit_breaker: { cooldown_ms: 99999999999, max_cooldown_ms: 99999999999 }", "retry.circuit_breaker.cooldown_ms"),
+            ("retry", "circuit_breaker: { jitter: 1.5 }", "retry.circuit_breaker.jitter"),
+            ("retry", "circuit_breaker: { cooldown_ms: 99999999999999, max_cooldown_ms: 99999999999999 }", "retry.circuit_breaker.cooldown_ms"),
         ]
         for (section, setting, key) in refused {
             XCTAssertThrowsError(try ConfigLoader.load(text: "\(section):\n  \(setting)\n", file: "r.yaml", environment: [:])) { e in
@@ -97,6 +98,30 @@ final class ConfigTests: XCTestCase {
             """
         let config = try ConfigLoader.load(text: limits, file: "r.yaml", environment: [:])
         XCTAssertNoThrow(try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9"))
+        let forever = "retry: { max_elapsed_seconds: 1000000000, circuit_breaker: { max_cooldown_ms: 31536000000 } }\n"
+        XCTAssertNoThrow(try ConfigLoader.load(text: forever, file: "r.yaml", environment: [:]), "generous values still load")
+    }
+
+    /// `status` reads only state_dir: a config no other command accepts, or whose key is not at
+    /// hand, still tells where the state is.
+    func testStateDirectoryIsReadLeniently() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = """
+            ingestion: { host: https://x.example, write_key_file: /nonexistent/key }
+            retry: { max_elapsed_seconds: 1e300 }
+            state_dir: ${STATE:-fallback}
+            """
+        try writeFile(dir + "/c.yaml", text)
+        XCTAssertThrowsError(try ConfigLoader.load(path: dir + "/c.yaml", environment: [:]))
+        XCTAssertEqual(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: ["STATE": "/srv/st"]), "/srv/st")
+        XCTAssertEqual(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: [:]), "fallback")
+        XCTAssertEqual(try ConfigLoader.stateDirectory(path: nil, environment: [:]), ".mr-replay")
+        // validate needs no key either, even from a key file it cannot read.
+        let noKey = try ConfigLoader.load(
+            text: "ingestion: { host: https://x.example, write_key_file: /nonexistent/key }\n", file: "r", environment: [:],
+            requireWriteKey: false)
+        XCTAssertEqual(noKey.ingestion.host, "https://x.example")
     }
 
     func testARootThatIsNotAMappingSaysWhatIsExpected() {

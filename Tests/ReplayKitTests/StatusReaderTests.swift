@@ -17,9 +17,13 @@ final class ShardStatusTests: XCTestCase {
             try shard.writeMirror(checkpoint)
         }
         try FileManager.default.createDirectory(atPath: "\(dir)/not-a-shard", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(dir)/shard-0-of-3", withIntermediateDirectories: true)
+        try writeFile("\(dir)/shard-0-of-3/checkpoint.json", "{not json")  // one broken shard
         let status = try StatusReader.read(stateDirectory: dir)
-        XCTAssertEqual(status.shards.map(\.stateDir), ["\(dir)/shard-0-of-2", "\(dir)/shard-1-of-2"])
-        XCTAssertEqual(status.shards.map { $0.inputs.first?.line }, [10, 20])
+        XCTAssertEqual(status.shards.map(\.stateDir), ["\(dir)/shard-0-of-2", "\(dir)/shard-1-of-2", "\(dir)/shard-0-of-3"])
+        XCTAssertEqual(status.shards.map { $0.inputs.first?.line }, [10, 20, nil])
+        XCTAssertNil(status.shards[0].error)
+        XCTAssertNotNil(status.shards[2].error, "reported, not thrown")
         let text = StatusReader.text(status)
         XCTAssertTrue(text.contains("no checkpointed inputs here; shards below"), text)
         XCTAssertTrue(text.contains("  state: \(dir)/shard-1-of-2"), text)

@@ -25,14 +25,16 @@ extension MetaRouterClient {
 
     /// Loads and removes the snapshot; keeps the newest `cap` events. A snapshot that cannot be
     /// read is moved aside, never deleted (``DiskQueue/setAside(now:)``).
+    /// `protect` is true when a snapshot is still in place that could not be read nor moved
+    /// aside: shutdown must then neither remove nor overwrite it.
     static func rehydrate(_ queue: DiskQueue, now: Date, cap: Int, logger: Logger)
-        -> (events: [Event], stats: ClientStats)
+        -> (events: [Event], stats: ClientStats, protect: Bool)
     {
         var stats = ClientStats()
         let snapshot: DiskQueue.Snapshot
         do { snapshot = try queue.load(now: now) } catch {
-            logger.error("cannot read the disk queue", metadata: ["path": "\(queue.path)", "error": "\(error)"])
-            return ([], stats)
+            logger.error("cannot read the disk queue; it is left as it is", metadata: ["path": "\(queue.path)", "error": "\(error)"])
+            return ([], stats, true)
         }
         var events = snapshot.events
         if events.count > cap {
@@ -57,10 +59,12 @@ extension MetaRouterClient {
                     "path": "\(queue.path)", "moved_to": "\(aside ?? "")",
                     "version": "\(snapshot.version.map(String.init) ?? "none")"])
             } catch {
-                logger.error("the disk queue could not be read nor moved aside", metadata: ["path": "\(queue.path)", "error": "\(error)"])
+                logger.error("the disk queue could not be read nor moved aside; it is left as it is",
+                             metadata: ["path": "\(queue.path)", "error": "\(error)"])
+                return (events, stats, true)
             }
         }
-        return (events, stats)
+        return (events, stats, false)
     }
 
     /// Stops the timer, delivers what it can within `shutdownTimeout` (then cancels the engine),
@@ -88,7 +92,20 @@ extension MetaRouterClient {
         leftovers.append(contentsOf: buffer)
         buffer.removeAll()
         leftovers.sort { $0.tag < $1.tag }
-        if let diskQueue {
+        if let diskQueue, protectSnapshot {
+            // The snapshot found at start could not be read nor moved aside: keep it untouched.
+            if !leftovers.isEmpty {
+                let path = "\(diskQueue.path).unsent-\(Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded(.down)))"
+                do {
+                    try DiskQueue(path: path, maxAge: diskQueue.maxAge, fileSystem: diskQueue.fileSystem).save(leftovers.map(\.event))
+                    logger.error("the disk queue file is in the way; undelivered events were saved beside it",
+                                 metadata: ["events": "\(leftovers.count)", "path": "\(path)"])
+                } catch {
+                    logger.error("cannot write the undelivered events; \(leftovers.count) events are lost",
+                                 metadata: ["path": "\(path)", "error": "\(error)"])
+                }
+            }
+        } else if let diskQueue {
             do {
                 if leftovers.isEmpty { try diskQueue.remove() } else { try diskQueue.save(leftovers.map(\.event)) }
                 if !leftovers.isEmpty {

@@ -34,6 +34,8 @@ public actor MetaRouterClient {
     var pumpWakeup: CheckedContinuation<Void, Never>?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var counters = ClientStats()
+    /// A snapshot that could not be read nor moved aside is in place: never remove or overwrite it.
+    var protectSnapshot = false
 
     /// Creates a client and starts its flush timer.
     /// - Parameters:
@@ -59,7 +61,8 @@ public actor MetaRouterClient {
         let tasks = ClientTasks()
         self.tasks = tasks
         if let diskQueue {
-            let (events, stats) = Self.rehydrate(diskQueue, now: clock.wallClock, cap: options.maxQueueEvents, logger: logger)
+            let (events, stats, protect) = Self.rehydrate(diskQueue, now: clock.wallClock, cap: options.maxQueueEvents, logger: logger)
+            protectSnapshot = protect
             for e in events {
                 buffer.append((nextTag, e))
                 nextTag += 1

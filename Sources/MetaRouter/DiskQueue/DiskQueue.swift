@@ -52,10 +52,15 @@ public struct DiskQueue: Sendable {
     /// `<path>.unreadable-<epoch millis>`, so that its events are kept for a person or a newer
     /// reader instead of being overwritten. Returns the new path (nil when there is no file).
     public func setAside(now: Date = Date()) throws -> String? {
-        guard let bytes = try fileSystem.read(path) else { return nil }
-        let target = "\(path).unreadable-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
-        try fileSystem.writeAtomically(target, bytes)
-        try fileSystem.remove(path)
+        guard try fileSystem.read(path) != nil else { return nil }
+        let base = "\(path).unreadable-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
+        var target = base
+        var n = 1
+        while try fileSystem.read(target) != nil {  // never overwrite an earlier one
+            n += 1
+            target = "\(base)-\(n)"
+        }
+        try fileSystem.move(path, to: target)
         return target
     }
 

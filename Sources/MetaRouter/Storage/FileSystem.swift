@@ -9,6 +9,8 @@ public protocol FileSystem: Sendable {
     func writeAtomically(_ path: String, _ bytes: [UInt8]) throws
     /// Removes the file if it exists.
     func remove(_ path: String) throws
+    /// Renames the file at `from` to `to`, which must not exist (it is never overwritten).
+    func move(_ from: String, to: String) throws
 }
 
 /// The real, local file system.
@@ -33,6 +35,11 @@ public struct LocalFileSystem: FileSystem {
         guard FileManager.default.fileExists(atPath: path) else { return }
         try FileManager.default.removeItem(atPath: path)
     }
+
+    public func move(_ from: String, to: String) throws {
+        // moveItem refuses an existing destination, and renames within a file system.
+        try FileManager.default.moveItem(atPath: from, toPath: to)
+    }
 }
 
 /// A file system held in memory, for tests.
@@ -45,4 +52,12 @@ public final class InMemoryFileSystem: FileSystem {
     public func read(_ path: String) throws -> [UInt8]? { files.withLock { $0[path] } }
     public func writeAtomically(_ path: String, _ bytes: [UInt8]) throws { files.withLock { $0[path] = bytes } }
     public func remove(_ path: String) throws { _ = files.withLock { $0.removeValue(forKey: path) } }
+    public func move(_ from: String, to: String) throws {
+        try files.withLock { files in
+            guard files[to] == nil, let bytes = files.removeValue(forKey: from) else {
+                throw CocoaError(.fileWriteFileExists)
+            }
+            files[to] = bytes
+        }
+    }
 }

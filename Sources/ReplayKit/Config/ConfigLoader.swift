@@ -6,12 +6,31 @@ import MetaRouter
 /// Unknown keys are errors (with a "did you mean" suggestion), every error names the file,
 /// line and column, and values may use `${ENV_VAR}` and `${ENV_VAR:-default}`.
 public enum ConfigLoader {
-    /// Upper bounds for durations: beyond them a setting is surely a mistake (and would overflow
-    /// the engine's clock arithmetic).
+    /// Only `state_dir` (for `status`, which needs nothing else): read leniently, so a config
+    /// that another command would refuse, or whose key is not at hand, still tells where the
+    /// state is. Missing or unreadable file, or no `state_dir`: the default.
+    public static func stateDirectory(path: String?, environment: [String: String]) throws -> String {
+        let fallback = ReplayConfig.defaults.stateDir
+        guard let path else { return fallback }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: path, line: 0, column: 0, message: "cannot read the configuration file")
+        }
+        guard let root = try YAMLReader.parse(text, file: path), case .mapping(let pairs, _) = root else { return fallback }
+        let r = ConfigReader(file: path, environment: environment)
+        for (key, value) in pairs where key.scalarText == "state_dir" {
+            let dir = try r.string(value, "state_dir")
+            return dir.isEmpty ? fallback : dir
+        }
+        return fallback
+    }
+
+    /// Upper bounds for durations, far above any sensible value, that keep the engine's clock
+    /// arithmetic from overflowing (a huge `timeout_seconds` crashed the conversion to Int64).
     enum Limits {
-        static let day = 86_400.0
-        static let dayMs = 86_400_000
-        static let year = 366 * 86_400.0
+        /// 100 years, in seconds.
+        static let seconds = 100 * 366 * 86_400.0
+        /// 100 years, in milliseconds.
+        static let milliseconds = 100 * 366 * 86_400_000
     }
 
     /// Reads and checks the configuration at `path`, expanding variables from `environment`.
@@ -56,7 +75,7 @@ public enum ConfigLoader {
             if let v = m["gzip"]?.value { config.ingestion.gzip = try r.bool(v, "ingestion.gzip") }
             if let v = m["tracing"]?.value { config.ingestion.tracing = try r.bool(v, "ingestion.tracing") }
             if let v = m["timeout_seconds"]?.value {
-                config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001, max: Limits.day)
+                config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001, max: Limits.seconds)
             }
             if let v = m["allow_insecure_http"]?.value {
                 config.ingestion.allowInsecureHTTP = try r.bool(v, "ingestion.allow_insecure_http")
@@ -66,7 +85,7 @@ public enum ConfigLoader {
                 if !key.isEmpty { writeKey = key }
                 keyNode = v
             }
-            if let v = m["write_key_file"]?.value, writeKey == nil {
+            if let v = m["write_key_file"]?.value, writeKey == nil, requireWriteKey {
                 var keyPath = try r.string(v, "ingestion.write_key_file")
                 if !keyPath.isEmpty {
                     if !keyPath.hasPrefix("/"), !baseDirectory.isEmpty { keyPath = baseDirectory + "/" + keyPath }
@@ -119,23 +138,23 @@ public enum ConfigLoader {
             let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "min_wait_ms", "circuit_breaker"])
             if let v = m["max_attempts"]?.value { config.retry.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
             if let v = m["min_wait_ms"]?.value {
-                config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0, max: Limits.dayMs)
+                config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0, max: Limits.milliseconds)
             }
             if let v = m["max_elapsed_seconds"]?.value {
-                config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0.001, max: Limits.year)
+                config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0.001, max: Limits.seconds)
             }
             if let v = m["circuit_breaker"]?.value {
                 let s = "retry.circuit_breaker"
                 let b = try r.members(v, section: s, allowed: ["failure_threshold", "cooldown_ms", "max_cooldown_ms", "jitter"])
                 var cb = config.retry.circuitBreaker
                 if let x = b["failure_threshold"]?.value { cb.failureThreshold = try r.int(x, "\(s).failure_threshold", min: 1) }
-                if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0, max: Limits.dayMs) }
+                if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0, max: Limits.milliseconds) }
                 if let x = b["max_cooldown_ms"]?.value {
-                    cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0, max: Limits.dayMs)
+                    cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0, max: Limits.milliseconds)
                 }
                 if let x = b["jitter"]?.value {
-                    cb.jitter = try r.double(x, "\(s).jitter", min: 0, max: 1)
-                    if cb.jitter >= 1 { throw r.error(x, "'\(s).jitter' must be at least 0 and below 1") }
+                    cb.jitter = try r.double(x, "\(s).jitter", min: -.infinity)
+                    guard cb.jitter >= 0, cb.jitter < 1 else { throw r.error(x, "'\(s).jitter' must be at least 0 and below 1") }
                 }
                 if cb.maxCooldownMs < cb.cooldownMs {
                     throw r.error(b["max_cooldown_ms"]?.value ?? v, "'\(s).max_cooldown_ms' must be at least 'cooldown_ms'")

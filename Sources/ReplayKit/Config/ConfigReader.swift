@@ -70,9 +70,14 @@ struct ConfigReader {
         let text = try string(node, path).replacingOccurrences(of: "_", with: "")
         guard let v = Double(text), v.isFinite else { throw error(node, "'\(path)' must be a number") }
         guard v >= min, v <= max else {
-            throw error(node, max.isFinite ? "'\(path)' must be between \(min) and \(max)" : "'\(path)' must be at least \(min)")
+            throw error(node, max.isFinite ? "'\(path)' must be between \(Self.text(min)) and \(Self.text(max))" : "'\(path)' must be at least \(Self.text(min))")
         }
         return v
+    }
+
+    /// A bound as written in messages: whole numbers without a decimal point.
+    static func text(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 
     func stringList(_ node: YAMLNode, _ path: String) throws(ConfigError) -> [String] {

@@ -26,9 +26,11 @@ public struct StatusReader: Sendable {
         public var lastRunEvents: RunReport.Events?
         /// The state of each shard (`shard-K-of-N/` under this directory, from `run --shard`).
         public var shards: [Status] = []
+        /// Why a shard's state could not be read (the other shards are still shown).
+        public var error: String?
 
         enum CodingKeys: String, CodingKey {
-            case inputs, shards
+            case inputs, shards, error
             case stateDir = "state_dir"
             case updatedAt = "updated_at"
             case lastRun = "last_run"
@@ -65,7 +67,14 @@ public struct StatusReader: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
         status.shards = try names.compactMap { name in shardNumbers(name).map { (name, $0) } }
             .sorted { ($0.1.count, $0.1.index) < ($1.1.count, $1.1.index) }
-            .map { try read(stateDirectory: stateDirectory + "/" + $0.0) }
+            .map { name, _ in
+                let path = stateDirectory + "/" + name
+                do { return try read(stateDirectory: path) } catch {
+                    var broken = Status(stateDir: path, updatedAt: nil, inputs: [], lastRun: nil)
+                    broken.error = "\(error)"
+                    return broken
+                }
+            }
         return status
     }
 
@@ -81,7 +90,9 @@ public struct StatusReader: Sendable {
     /// The status as text.
     public static func text(_ s: Status) -> String {
         var lines = ["state: \(s.stateDir)" + (s.updatedAt.map { " (checkpoint \($0))" } ?? "")]
-        if s.inputs.isEmpty { lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below") }
+        if let error = s.error {
+            lines.append("  cannot be read: \(error)")
+        } else if s.inputs.isEmpty { lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below") }
         for i in s.inputs {
             let where_ = i.completed ? "completed" : "line \(i.line), byte \(i.offset)" + (i.percent.map { " (\($0)%)" } ?? "")
             lines.append("  \(i.path): \(where_)" + (i.size == nil ? " [file missing]" : ""))

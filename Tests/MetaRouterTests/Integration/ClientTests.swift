@@ -212,6 +212,25 @@ final class ClientTests: XCTestCase {
         await client.shutdown()
     }
 
+    /// A snapshot path that cannot be read nor moved aside (here: a directory) is left alone at
+    /// shutdown; undelivered events are saved beside it instead.
+    func testASnapshotThatCannotBeMovedIsNeverOverwritten() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let queuePath = dir + "/queue.v1.json"
+        try FileManager.default.createDirectory(atPath: queuePath + "/inside", withIntermediateDirectories: true)
+        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
+                                          transport: RecordingTransport(status: 401), clock: ManualClock())
+        await client.track("Kept")
+        await client.drain()
+        await client.shutdown()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: queuePath + "/inside"), "left as it was")
+        let beside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("queue.v1.json.unsent-") }
+        XCTAssertEqual(beside.count, 1)
+        let saved = try DiskQueue(path: dir + "/" + beside[0]).load()
+        XCTAssertEqual(saved.events.map(\.event), ["Kept"])
+    }
+
     /// An event that cannot be encoded (nested deeper than the scanner allows) is dropped and
     /// counted, so the counters still add up.
     func testAnUnencodableEventIsCounted() async throws {
