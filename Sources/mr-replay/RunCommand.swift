@@ -68,7 +68,7 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var stateDirectory = stateDir ?? config.stateDir
-        if let shard = options.shard { stateDirectory += "/shard-\(shard.index)-of-\(shard.count)" }
+        if let shard = options.shard { stateDirectory += "/" + shard.directoryName }
         options.stateDirectory = stateDirectory
 
         let format = logFormat

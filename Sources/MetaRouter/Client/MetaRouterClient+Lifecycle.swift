@@ -56,7 +56,7 @@ extension MetaRouterClient {
                 let aside = try queue.setAside(now: now)
                 stats.snapshotsSetAside = 1
                 logger.warning("the disk queue could not be read; it was moved aside, its events are not sent", metadata: [
-                    "path": "\(queue.path)", "moved_to": "\(aside ?? "")",
+                    "path": "\(queue.path)", "moved_to": "\(aside)",
                     "version": "\(snapshot.version.map(String.init) ?? "none")"])
             } catch {
                 logger.error("the disk queue could not be read nor moved aside; it is left as it is",
@@ -95,7 +95,7 @@ extension MetaRouterClient {
         if let diskQueue, protectSnapshot {
             // The snapshot found at start could not be read nor moved aside: keep it untouched.
             if !leftovers.isEmpty {
-                let path = "\(diskQueue.path).unsent-\(Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded(.down)))"
+                let path = diskQueue.besidePath("unsent", now: clock.wallClock)
                 do {
                     try DiskQueue(path: path, maxAge: diskQueue.maxAge, fileSystem: diskQueue.fileSystem).save(leftovers.map(\.event))
                     logger.error("the disk queue file is in the way; undelivered events were saved beside it",

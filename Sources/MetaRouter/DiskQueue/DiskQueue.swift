@@ -50,18 +50,16 @@ public struct DiskQueue: Sendable {
 
     /// Moves a snapshot this type cannot read (another version, or no version to be found) to
     /// `<path>.unreadable-<epoch millis>`, so that its events are kept for a person or a newer
-    /// reader instead of being overwritten. Returns the new path (nil when there is no file).
-    public func setAside(now: Date = Date()) throws -> String? {
-        guard try fileSystem.read(path) != nil else { return nil }
-        let base = "\(path).unreadable-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
-        var target = base
-        var n = 1
-        while try fileSystem.read(target) != nil {  // never overwrite an earlier one
-            n += 1
-            target = "\(base)-\(n)"
-        }
-        try fileSystem.move(path, to: target)
+    /// reader instead of being overwritten. Returns the new path.
+    public func setAside(now: Date = Date()) throws -> String {
+        let target = besidePath("unreadable", now: now)
+        try fileSystem.move(path, to: target)  // fails rather than overwrite an earlier one
         return target
+    }
+
+    /// `<path>.<label>-<epoch millis>`: where files that must not replace the snapshot go.
+    public func besidePath(_ label: String, now: Date) -> String {
+        "\(path).\(label)-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
     }
 
     /// Writes `events` atomically.

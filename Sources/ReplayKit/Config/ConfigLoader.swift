@@ -34,8 +34,8 @@ public enum ConfigLoader {
     }
 
     /// Reads and checks the configuration at `path`, expanding variables from `environment`.
-    /// `requireWriteKey: false` accepts a remote host without a key, for commands that never
-    /// send (`status`); the key is then empty.
+    /// `requireWriteKey: false` accepts a remote host without a key (and does not read
+    /// `write_key_file`), for commands that never send (`validate`); the key is then empty.
     public static func load(path: String, environment: [String: String], requireWriteKey: Bool = true) throws -> ReplayConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, line: 0, column: 0, message: "cannot read the configuration file")

@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Enriched events are written as NDJSON, in send order; bad lines go to
 /// `<state_dir>/dry-run-dead-letter.ndjson` (rewritten by each dry run, so the real run's
-/// dead-letter file only ever holds what real runs did not deliver). Enrichment sees the state's identities and device
-/// anonymousId, exactly as a real run would, but what the dry run learns goes to a scratch copy
-/// (`<state_dir>/.dry-run-<uuid>/`, as large as `identity.sqlite`) that is deleted at the end: a
-/// dry run never changes what a later real run sends.
+/// dead-letter file only ever holds what real runs did not deliver). Enrichment sees the state's
+/// identities and device anonymousId, exactly as a real run would, but what the dry run learns
+/// goes to a scratch copy (`<state_dir>/.dry-run-<uuid>/`, as large as `identity.sqlite`) that is
+/// deleted at the end: a dry run never changes what a later real run sends.
 public enum DryRunner {
     /// Where a dry run writes its dead letters.
     public static func deadLetterPath(stateDirectory: String) -> String {

@@ -56,6 +56,18 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         try self.init(index: k, count: n)
     }
 
+    /// The name of this shard's state directory under the run's state directory: `shard-K-of-N`.
+    public var directoryName: String { "shard-\(index)-of-\(count)" }
+
+    /// The shard whose state directory is named `name` (see ``directoryName``), if it is one.
+    public init?(directoryName name: String) {
+        let parts = name.split(separator: "-")
+        guard parts.count == 4, parts[0] == "shard", parts[2] == "of", let k = Int(parts[1]), let n = Int(parts[3]),
+            let shard = try? Shard(index: k, count: n)
+        else { return nil }
+        self = shard
+    }
+
     /// Whether an event with this identity key belongs to the shard. Events with no key belong to shard 0.
     public func contains(identity key: String?) -> Bool {
         guard count > 1 else { return true }

@@ -65,7 +65,7 @@ public struct StatusReader: Sendable {
             status.lastRunEvents = report.events
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
-        status.shards = try names.compactMap { name in shardNumbers(name).map { (name, $0) } }
+        status.shards = names.compactMap { name in Shard(directoryName: name).map { (name, $0) } }
             .sorted { ($0.1.count, $0.1.index) < ($1.1.count, $1.1.index) }
             .map { name, _ in
                 let path = stateDirectory + "/" + name
@@ -76,15 +76,6 @@ public struct StatusReader: Sendable {
                 }
             }
         return status
-    }
-
-    /// `(index, count)` when `name` is a shard's state directory, `shard-K-of-N`.
-    static func shardNumbers(_ name: String) -> (index: Int, count: Int)? {
-        let parts = name.split(separator: "-")
-        guard parts.count == 4, parts[0] == "shard", parts[2] == "of", let k = Int(parts[1]), let n = Int(parts[3]) else {
-            return nil
-        }
-        return (k, n)
     }
 
     /// The status as text.
