@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The replay benchmark (issue 6): one run on this machine, ratios against Segment's Python library.
+# The replay benchmark (issue 12): one run on this machine, ratios against Segment's Python library.
 #
 #   Scripts/bench.sh [--no-build] [--events N] [--big-events N] [--repeat R] [--skip-big] [--skip-python] [--out DIR]
 #
 # Steps: generate deterministic NDJSON (N and big-N events) -> build mr-replay and mr-collector in
 # release mode -> start `mr-collector --count-only` on loopback -> raw read rate (wc -l) ->
-# mr-replay dry run -> Segment's Python library end to end -> mr-replay end to end (gzip off, with
-# peak RSS; gzip on; big file with peak RSS) -> one summary table, also written as JSON to
-# DIR/bench-<time>.json and DIR/latest.json. The dry run, the Python peer and every end-to-end
-# step run R times (--repeat, default 3) and report their median run. Every step whose binary
-# is missing is skipped with a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
+# mr-replay dry run (big file) -> Segment's Python library end to end -> mr-replay end to end
+# (gzip off, with peak RSS; gzip on; big file with peak RSS) -> one summary table, also written
+# as JSON to DIR/bench-<time>.json and DIR/latest.json. Every measured step reports its wall time
+# and the CPU time (user + sys) of the client process alone. The dry run, the Python peer and
+# every end-to-end step run R times (--repeat, default 3) and report their median run. Every step
+# whose binary is missing is skipped with a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --skip-big) SKIP_BIG=1 ;;
     --skip-python) SKIP_PYTHON=1 ;;
     --out) OUT="$2"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -139,11 +140,12 @@ say "raw line read: wc -l $(basename "$RAW_FILE") (best of 3)"
 
 # --- 5. dry run -------------------------------------------------------------------------------
 if [ "$HAVE_REPLAY" = 1 ]; then
-  say "mr-replay dry run"
-  # Each repetition starts from an empty state directory (the dry run keeps identities there).
-  "${MEASURE[@]}" --repeat "$REPEAT" --timeout 600 --log "$RUN/dry_run.log" -- \
-    sh -c 'rm -rf "$1" && exec "$2" run --dry-run --output /dev/null --config "$3" "$4"' sh \
-    "$RUN/state-dry-run" "$MR_REPLAY" "$RUN/config-dry-run.yaml" "$SMALL" | tee "$RUN/dry_run.json"
+  DRY_FILE="${BIG:-$SMALL}"
+  say "mr-replay dry run: $(basename "$DRY_FILE")"
+  # Each repetition starts from an empty state directory (the dry run keeps identities there);
+  # measure.py removes it before the run, so only mr-replay itself is timed.
+  "${MEASURE[@]}" --repeat "$REPEAT" --timeout 600 --clean "$RUN/state-dry-run" --log "$RUN/dry_run.log" -- \
+    "$MR_REPLAY" run --dry-run --output /dev/null --config "$RUN/config-dry-run.yaml" "$DRY_FILE" | tee "$RUN/dry_run.json"
 else
   skip "mr-replay dry run: mr-replay is not built yet"
 fi
@@ -190,8 +192,8 @@ fi
 
 # --- 8. summary --------------------------------------------------------------------------------
 {
-  printf '{"events": %s, "big_events": %s, "raw_read_lines": %s, "seed": %s, "collector": "%s", "url": "%s",' \
-    "$EVENTS" "$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo null)" "$RAW_LINES" "$SEED" "$COLLECTOR_NAME" "$URL"
+  printf '{"events": %s, "big_events": %s, "raw_read_lines": %s, "dry_run_events": %s, "seed": %s, "collector": "%s", "url": "%s",' \
+    "$EVENTS" "$([ -n "$BIG" ] && echo "$BIG_EVENTS" || echo null)" "$RAW_LINES" "$RAW_LINES" "$SEED" "$COLLECTOR_NAME" "$URL"
   printf ' "date": "%s", "host_cpus": %s, "load_average": "%s", "git": "%s", "peer": "%s", "skipped": [' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
     "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" "$PEER_VERSION"

@@ -105,7 +105,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var oversizeStatus: Int
     /// Benchmark mode: count requests and events, skipping per-event checks, messageId tracking
     /// and storage; a request with a valid Basic header is counted without validating its JSON
-    /// (see `docs/collector.md`).
+    /// (see `docs/collector.md`). This is the Hummingbird collector's count-only path;
+    /// `mr-collector --count-only` runs the leaner ``CountOnlyServer`` instead.
     public var countOnly: Bool
     /// Fault injection.
     public var faults: FaultConfiguration

@@ -62,6 +62,13 @@ public enum JSONStrings {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Appends already-UTF-8 bytes as a quoted JSON string (escaped as ``appendQuoted(_:to:)`` does).
+    public static func appendQuotedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(bytes, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// Appends already-UTF-8 bytes with JSON escaping (no quotes).
     public static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0

@@ -32,32 +32,68 @@ struct MRCollector: AsyncParsableCommand {
     @Flag(help: "Answer 400 to the whole request when any event is invalid.") var strict = false
     @Option(name: .customLong("oversize-status"), help: "Status for requests over the limits: 400 or 413.")
     var oversizeStatus: Int = 400
-    @Flag(name: .customLong("count-only"), help: "Benchmark mode: count only, no per-event checks or storage.")
+    @Flag(
+        name: .customLong("count-only"),
+        help: "Benchmark mode: a lean SwiftNIO server that authenticates and counts events; no checks, faults or storage.")
     var countOnly = false
-    @Option(name: .customLong("fail-rate"), help: "Share of requests failed with --fail-status.") var failRate: Double = 0
-    @Option(name: .customLong("fail-status"), help: "500, 502, 503 or 408.") var failStatus: Int = 500
-    @Option(name: .customLong("throttle-rate"), help: "Share of requests answered 429.") var throttleRate: Double = 0
-    @Option(name: .customLong("retry-after"), help: "Retry-After seconds on 429s.") var retryAfter: Int = 1
-    @Option(name: .customLong("reset-rate"), help: "Share of connections reset.") var resetRate: Double = 0
-    @Option(name: .customLong("latency-ms"), help: "Latency added to every ingestion response.") var latencyMs: Int = 0
+    @Option(help: "Event loop threads of the --count-only server (default 1).") var threads: Int?
+    @Option(name: .customLong("fail-rate"), help: "Share of requests failed with --fail-status (default 0).")
+    var failRate: Double?
+    @Option(name: .customLong("fail-status"), help: "500, 502, 503 or 408 (default 500).") var failStatus: Int?
+    @Option(name: .customLong("throttle-rate"), help: "Share of requests answered 429 (default 0).")
+    var throttleRate: Double?
+    @Option(name: .customLong("retry-after"), help: "Retry-After seconds on 429s (default 1).") var retryAfter: Int?
+    @Option(name: .customLong("reset-rate"), help: "Share of connections reset (default 0).") var resetRate: Double?
+    @Option(name: .customLong("latency-ms"), help: "Latency added to every ingestion response (default 0).")
+    var latencyMs: Int?
     @Option(name: .customLong("down-after-ms"), help: "Start of the down window after start.") var downAfterMs: Int?
     @Option(name: .customLong("down-for-ms"), help: "Length of the down window (503 for all).") var downForMs: Int?
-    @Option(name: .customLong("fail-first"), help: "Fail the first N requests with --fail-status.") var failFirst: Int = 0
-    @Option(help: "Seed of the fault generator.") var seed: UInt64 = 1
+    @Option(name: .customLong("fail-first"), help: "Fail the first N requests with --fail-status (default 0).")
+    var failFirst: Int?
+    @Option(help: "Seed of the fault generator (default 1).") var seed: UInt64?
+
+    /// The fault-injection flags given on the command line.
+    var faultFlags: [String] {
+        var flags: [String] = []
+        if failRate != nil { flags.append("--fail-rate") }
+        if failStatus != nil { flags.append("--fail-status") }
+        if throttleRate != nil { flags.append("--throttle-rate") }
+        if retryAfter != nil { flags.append("--retry-after") }
+        if resetRate != nil { flags.append("--reset-rate") }
+        if latencyMs != nil { flags.append("--latency-ms") }
+        if downAfterMs != nil { flags.append("--down-after-ms") }
+        if downForMs != nil { flags.append("--down-for-ms") }
+        if failFirst != nil { flags.append("--fail-first") }
+        if seed != nil { flags.append("--seed") }
+        return flags
+    }
 
     func validate() throws {
         guard [400, 413].contains(oversizeStatus) else { throw ValidationError("--oversize-status must be 400 or 413") }
-        guard FaultConfiguration.allowedFailureStatuses.contains(failStatus) else {
+        guard FaultConfiguration.allowedFailureStatuses.contains(failStatus ?? 500) else {
             throw ValidationError("--fail-status must be 500, 502, 503 or 408")
         }
         for (name, rate) in [("--fail-rate", failRate), ("--throttle-rate", throttleRate), ("--reset-rate", resetRate)]
-        where !(0...1).contains(rate) {
+        where !(0...1).contains(rate ?? 0) {
             throw ValidationError("\(name) must be between 0 and 1")
         }
         if downAfterMs != nil, downForMs == nil {
             throw ValidationError("--down-after-ms needs --down-for-ms")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if countOnly {
+            // The count-only server injects no faults, keeps nothing and checks no event fields:
+            // refuse those flags rather than silently ignore them.
+            let refused = faultFlags + (store != nil ? ["--store"] : []) + (strict ? ["--strict"] : [])
+            if !refused.isEmpty {
+                throw ValidationError(
+                    "--count-only does not inject faults, store events or validate them; "
+                        + "remove \(refused.joined(separator: ", ")) or drop --count-only")
+            }
+            if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1...64") }
+        } else if threads != nil {
+            throw ValidationError("--threads applies to --count-only only")
+        }
     }
 
     func makeConfiguration() -> CollectorConfiguration {
@@ -70,14 +106,25 @@ struct MRCollector: AsyncParsableCommand {
             store: store.map(CollectorStore.forPath) ?? .none, strict: strict, oversizeStatus: oversizeStatus,
             countOnly: countOnly,
             faults: FaultConfiguration(
-                seed: seed, failureRate: failRate, failureStatus: failStatus, throttleRate: throttleRate,
-                retryAfter: retryAfter, resetRate: resetRate, latency: .milliseconds(latencyMs), down: down,
-                failFirst: failFirst))
+                seed: seed ?? 1, failureRate: failRate ?? 0, failureStatus: failStatus ?? 500,
+                throttleRate: throttleRate ?? 0, retryAfter: retryAfter ?? 1, resetRate: resetRate ?? 0,
+                latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0))
     }
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         let signals = SignalWaiter.install()
+        if countOnly {
+            let server = CountOnlyServer(
+                configuration: makeConfiguration(),
+                eventLoopThreads: threads ?? CountOnlyServer.defaultEventLoopThreads)
+            _ = try await server.start()
+            FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))
+            _ = await SignalWaiter.wait(signals)
+            try await server.shutdown()
+            FileHandle.standardError.write(Data((await server.stats().jsonText + "\n").utf8))
+            return
+        }
         let server = CollectorServer(configuration: makeConfiguration())
         _ = try await server.start()
         FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))

@@ -5,8 +5,14 @@ import NIOCore
 import NIOHTTP1
 import XCTest
 
+/// Sends requests over real HTTP to a server at `base`.
+protocol HTTPHarness {
+    var client: HTTPClient { get }
+    var base: String { get }
+}
+
 /// Starts a collector on an ephemeral port and talks to it over real HTTP.
-struct Harness {
+struct Harness: HTTPHarness {
     let server: CollectorServer
     let client: HTTPClient
     let base: String
@@ -27,6 +33,13 @@ struct Harness {
         "Basic " + Data("\(key):\(password)".utf8).base64EncodedString()
     }
 
+    func stop() async throws {
+        try await client.shutdown()
+        try await server.shutdown()
+    }
+}
+
+extension HTTPHarness {
     /// Sends `body` and returns the status, headers and body text.
     func post(
         _ body: [UInt8], path: String = "/v1/batch", auth: String? = Harness.basic(), gzip: Bool = false
@@ -52,11 +65,6 @@ struct Harness {
         let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
         let text = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: text))
-    }
-
-    func stop() async throws {
-        try await client.shutdown()
-        try await server.shutdown()
     }
 }
 

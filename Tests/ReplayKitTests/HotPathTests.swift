@@ -220,10 +220,6 @@ final class IdentityCacheTests: XCTestCase {
         XCTAssertEqual(try b.userId(forAnonymousId: nfc), "u1")
         XCTAssertEqual(try b.userId(forAnonymousId: nfd), "u2")
         b.close()
-        XCTAssertTrue(IdentityKey("a") < IdentityKey("ab"))
-        XCTAssertTrue(IdentityKey("Z") < IdentityKey("a"))  // byte order, as SQLite's BINARY collation
-        XCTAssertTrue(IdentityKey(nfd) < IdentityKey(nfc))  // "e" (0x65) before 0xC3
-        XCTAssertEqual(Set([IdentityKey(nfc), IdentityKey(nfd), IdentityKey(nfc)]).count, 2)
     }
 
     /// A full map evicts only committed entries: uncommitted ones exist nowhere else.
@@ -298,5 +294,120 @@ final class IdentityCacheTests: XCTestCase {
             XCTAssertEqual(enrich(reused, line, lineNumber: n + 1, sequence: UInt64(n + 1)),
                            enrich(fresh, line, lineNumber: n + 1, sequence: UInt64(n + 1)), line)
         }
+    }
+}
+
+/// The byte-keyed identity tables: keys and values of every length around the inline limits,
+/// escapes, and enough keys to grow the table many times, in memory and through SQLite.
+final class IdentityMapTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeTempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// Keys of 0...40 bytes, values of 0...40 bytes (so their JSON is under, at and over 16),
+    /// values that need escapes, and ids that differ only past the 16th byte.
+    func ids() -> [(key: String, value: String)] {
+        var out: [(String, String)] = []
+        for n in 0...40 {
+            out.append((String(repeating: "k", count: n), "v" + String(repeating: "w", count: max(0, n - 1))))
+            out.append((String(repeating: "k", count: 17) + "\(n)", "same-prefix-\(n)"))
+        }
+        out.append(("quote", #"a"b\c"#))
+        out.append(("newline", "line\nbreak"))
+        out.append(("ü-key", "東京"))
+        out.append(("escaped-16", #"0123456789abc""#))
+        return out
+    }
+
+    func testEveryLengthAndEscapeRoundTripsInMemoryAndThroughSQLite() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        for (i, id) in ids().enumerated() {
+            a.learnUser(anonymousId: id.key, userId: id.value, sequence: UInt64(i + 1))
+            a.learnGroup(userId: id.key, groupId: id.value + "-g", sequence: UInt64(i + 1))
+        }
+        for id in ids() {
+            XCTAssertEqual(try a.userId(forAnonymousId: id.key), id.value, id.key)
+            XCTAssertEqual(try a.groupId(forUserId: id.key), id.value + "-g", id.key)
+            var key = id.key
+            let json = try key.withUTF8 { try a.userIdValue(forAnonymousId: $0) }?.json
+            XCTAssertEqual(json, JSONStrings.quoted(id.value), "the spliced value is the quoted id")
+        }
+        XCTAssertNil(try a.userId(forAnonymousId: String(repeating: "k", count: 41)))
+        try a.commitAll()
+        a.close()
+
+        let b = try IdentityStore(stateDirectory: dir)
+        for id in ids() {
+            XCTAssertEqual(try b.userId(forAnonymousId: id.key), id.value, id.key)
+            XCTAssertEqual(try b.groupId(forUserId: id.key), id.value + "-g", id.key)
+        }
+        XCTAssertNil(try b.userId(forAnonymousId: "never"))
+        b.close()
+    }
+
+    func testManyKeysAndEvictionsKeepTheNewestValues() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        a.setCacheLimit(1_000)
+        for k in 0..<20_000 {
+            a.learnUser(anonymousId: "anon-\(k % 7_000)", userId: "user-\(k)", sequence: UInt64(k + 1))
+            if k % 3_000 == 2_999 { try a.commit(throughSequence: UInt64(k + 1 - 500)) }
+        }
+        for k in 13_000..<20_000 { XCTAssertEqual(try a.userId(forAnonymousId: "anon-\(k % 7_000)"), "user-\(k)") }
+        XCTAssertNil(try a.userId(forAnonymousId: "anon-7000"))
+        try a.commitAll()
+        a.close()
+        let b = try IdentityStore(stateDirectory: dir)
+        for k in stride(from: 13_000, to: 20_000, by: 97) { XCTAssertEqual(try b.userId(forAnonymousId: "anon-\(k % 7_000)"), "user-\(k)") }
+        b.close()
+    }
+}
+
+/// The hot path (events rendered into one buffer, ids as bytes) gives exactly the events the
+/// String-returning `Enricher.process` gives.
+final class RenderedPathTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeTempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func testDryRunWritesWhatProcessReturns() throws {
+        let lines = [
+            #"{"type":"identify","anonymousId":"a1","userId":"u1","timestamp":"2024-01-01T00:00:00Z"}"#,
+            #"{"type":"track","event":"E","anonymousId":"a1","timestamp":"2024-01-01T00:00:01Z","context":{"locale":"x"}}"#,
+            #"{"type":"group","userId":"u1","groupId":"g-\"q\"","timestamp":"2024-01-01T00:00:02Z"}"#,
+            #"{"type":"page","anonymousId":"a1","timestamp":"2024-01-01T00:00:03Z","sentAt":"x","writeKey":"w"}"#,
+            #"{"type":"identify","anonymousId":"a-\u00e9","userId":12345,"timestamp":"2024-01-01T00:00:04Z"}"#,
+            #"{"type":"track","event":"E","anonymousId":"a-é","timestamp":"2024-01-01T00:00:05Z","context":{"app":{"v":1}}}"#,
+            #"{"type":"alias","userId":"a-very-long-user-id-over-sixteen-bytes","anonymousId":"long-anonymous-id-0123456789","timestamp":"2024-01-01T00:00:06Z"}"#,
+            #"{"type":"screen","anonymousId":"long-anonymous-id-0123456789","timestamp":"2024-01-01T00:00:07Z","type":"screen"}"#,
+            #"{"type":"track","event":"No anon","timestamp":"2024-01-01T00:00:08Z","messageId":""}"#,
+            "not json",
+            #"{"type":"group","anonymousId":"a1","groupId":7,"timestamp":"2024-01-01T00:00:09Z"}"#,
+            #"{"type":"track","event":"E","anonymousId":"a1","timestamp":"2024-01-01T00:00:10Z"}"#,
+        ]
+        try writeFile(dir + "/in.ndjson", lines.joined(separator: "\n") + "\n")
+        let config = try testConfig(stateDir: dir + "/state")
+        let outPath = dir + "/out.ndjson"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        let fd = open(outPath, O_WRONLY)
+        defer { close(fd) }
+        let stats = try DryRunner.run(config: config, inputs: [InputSource(path: dir + "/in.ndjson", kind: .ndjson)], outputFD: fd, nowMillis: { 0 })
+        XCTAssertEqual(stats.events, lines.count - 1)
+        XCTAssertGreaterThan(stats.userIdsCarried, 0)
+        XCTAssertGreaterThan(stats.groupIdsCarried, 0)
+        let written = try String(contentsOfFile: outPath, encoding: .utf8).split(separator: "\n").map(String.init)
+
+        // The same lines through the String API, from the same state (the dry run learned nothing into it).
+        let identity = try IdentityStore(stateDirectory: dir + "/state")
+        defer { identity.close() }
+        let enricher = Enricher(config: config, identity: identity, nowMillis: { 0 })
+        var expected: [String] = []
+        for (i, line) in lines.enumerated() {
+            if case .event(let bytes, _) = enrich(enricher, line, lineNumber: i + 1, sequence: UInt64(i + 1)) {
+                expected.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        XCTAssertEqual(written, expected)
+        XCTAssertTrue(written[1].contains(#""userId":"u1""#), written[1])
+        XCTAssertTrue(written.last!.contains(#""userId":"u1""#) && written.last!.contains(#""groupId":"7""#), written.last!)
     }
 }

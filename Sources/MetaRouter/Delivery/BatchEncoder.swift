@@ -25,12 +25,13 @@ struct BatchEncoder: Sendable {
 
     /// The size of `event` as it is sent.
     func sentSize(of event: EncodedEvent) -> Int {
-        sentSize(of: event.bytes, closingBrace: Self.closingBrace(of: event.bytes))
+        sentSize(count: event.bytes.count, closingBrace: Self.closingBrace(of: event.bytes))
     }
 
-    /// The size as sent of an object whose closing brace was found with ``closingBrace(of:)``.
-    func sentSize(of bytes: [UInt8], closingBrace: (index: Int, empty: Bool)) -> Int {
-        bytes.count + spliceLength(emptyObject: closingBrace.empty)
+    /// The size as sent of an object of `count` bytes whose closing brace was found with
+    /// ``closingBrace(of:)``.
+    func sentSize(count: Int, closingBrace: (index: Int, empty: Bool)) -> Int {
+        count + spliceLength(emptyObject: closingBrace.empty)
     }
 
     /// The exact body size for events whose sent sizes sum to `eventSizes`.
@@ -40,6 +41,12 @@ struct BatchEncoder: Sendable {
 
     /// Where the object's closing brace is, and whether the object has no members.
     static func closingBrace(of bytes: [UInt8]) -> (index: Int, empty: Bool) {
+        bytes.withUnsafeBufferPointer { closingBrace(of: $0) }
+    }
+
+    /// Where the object's closing brace is (from the start of `bytes`), and whether the object
+    /// has no members.
+    static func closingBrace(of bytes: UnsafeBufferPointer<UInt8>) -> (index: Int, empty: Bool) {
         var i = bytes.count - 1
         while i >= 0, bytes[i] != UInt8(ascii: "}") { i -= 1 }
         var j = i - 1
@@ -66,14 +73,15 @@ struct BatchEncoder: Sendable {
         var out: [UInt8] = []
         var total = Self.prefix.count + Self.middle.count + quotedSentAt.count + 1 + events.count
         for i in events.indices {
-            total += events[i].bytes.count + Self.sentAtKey.count + quotedSentAt.count + writeKeyMember.count + 1
+            total += events[i].range.count + Self.sentAtKey.count + quotedSentAt.count + writeKeyMember.count + 1
         }
         out.reserveCapacity(total)
         out.append(contentsOf: Self.prefix)
         for i in events.indices {
             if i > events.startIndex { out.append(UInt8(ascii: ",")) }
             let (close, empty) = events[i].closingBrace
-            events[i].bytes.withUnsafeBufferPointer { b in
+            events[i].storage.withUnsafeBufferPointer { all in
+                let b = UnsafeBufferPointer(rebasing: all[events[i].range])
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[..<close]))
                 if !empty { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: Self.sentAtKey)
@@ -89,19 +97,23 @@ struct BatchEncoder: Sendable {
     }
 }
 
-/// An event's bytes plus where its closing brace is, so the encoder splices without searching.
+/// An event's bytes (`storage[range]`, possibly shared with other events) plus where its
+/// closing brace is, so the encoder splices without searching.
 protocol SpliceableBytes {
-    var bytes: [UInt8] { get }
-    /// As returned by ``BatchEncoder/closingBrace(of:)``.
+    var storage: [UInt8] { get }
+    var range: Range<Int> { get }
+    /// As returned by ``BatchEncoder/closingBrace(of:)`` for the event's bytes (from `range.lowerBound`).
     var closingBrace: (index: Int, empty: Bool) { get }
 }
 
 /// Bytes whose closing brace is found when they are wrapped.
 struct SpliceableEvent: SpliceableBytes {
-    let bytes: [UInt8]
+    let storage: [UInt8]
+    let range: Range<Int>
     let closingBrace: (index: Int, empty: Bool)
     init(bytes: [UInt8]) {
-        self.bytes = bytes
+        storage = bytes
+        range = 0..<bytes.count
         closingBrace = BatchEncoder.closingBrace(of: bytes)
     }
 }

@@ -2,11 +2,16 @@
 extension DeliveryEngine {
     /// The lane for `event`: a stable hash of its ordering key, or round-robin without one.
     func laneIndex(for event: EncodedEvent) -> Int {
-        guard let key = event.orderingKey else {
+        laneIndex(forKeyHash: event.orderingKey.map { FNV1a.hash($0.utf8) })
+    }
+
+    /// The lane for an ordering key's FNV-1a hash, or round-robin without one.
+    func laneIndex(forKeyHash hash: UInt64?) -> Int {
+        guard let hash else {
             nextKeylessLane = (nextKeylessLane + 1) % lanes.count
             return nextKeylessLane
         }
-        return Int(FNV1a.hash(key.utf8) % UInt64(lanes.count))
+        return Int(hash % UInt64(lanes.count))
     }
 
     /// Whether lane `i` should send a batch now.

@@ -11,7 +11,7 @@ extension DeliveryEngine {
         for i in events.indices {
             guard let ref = unsettled.remove(events[i].seq) else { continue }
             outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result,
-                                         givenUpBytes: givenUp ? events[i].bytes : nil))
+                                         givenUpBytes: givenUp ? Array(events[i].storage[events[i].range]) : nil))
         }
         count(outcomes.count, result)
         if !outcomes.isEmpty { onOutcomes(outcomes) }

@@ -12,7 +12,9 @@ public actor DeliveryEngine {
     /// wait in ``unsettled``), so moving it between queues and batches is one reference.
     struct Pending: Sendable, SpliceableBytes {
         let seq: UInt64
-        let bytes: [UInt8]
+        /// The event is `storage[range]`; a chunk's events share one storage.
+        let storage: [UInt8]
+        let range: Range<Int>
         let closingBrace: (index: Int, empty: Bool)
         /// Size as sent (with `sentAt`/`writeKey` spliced).
         let size: Int
@@ -124,20 +126,27 @@ public actor DeliveryEngine {
 
     /// Queues `event` on its lane (the engine takes events and has room).
     func enqueue(_ event: EncodedEvent) {
+        let brace = BatchEncoder.closingBrace(of: event.bytes)
+        enqueue(storage: event.bytes, range: 0..<event.bytes.count, closingBrace: brace, tag: event.tag,
+                messageId: event.messageId, lane: laneIndex(for: event))
+    }
+
+    /// Queues the event `storage[range]` on lane `index` (the engine takes events and has room).
+    func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), tag: UInt64,
+                 messageId: String, lane index: Int) {
         startWorkersIfNeeded()
         counters.eventsSubmitted += 1
         let seq = nextSeq
         nextSeq += 1
-        unsettled.append(seq, tag: event.tag, messageId: event.messageId)
-        let brace = BatchEncoder.closingBrace(of: event.bytes)
+        unsettled.append(seq, tag: tag, messageId: messageId)
         let pending = Pending(
-            seq: seq, bytes: event.bytes, closingBrace: brace, size: encoder.sentSize(of: event.bytes, closingBrace: brace))
+            seq: seq, storage: storage, range: range, closingBrace: brace,
+            size: encoder.sentSize(count: range.count, closingBrace: brace))
         if pending.size > configuration.maxEventBytes {
             settle([pending], .gaveUp(reason: "too_large",
                                       detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
             return
         }
-        let index = laneIndex(for: event)
         lanes[index].queue.append(pending)
         lanes[index].bytes += pending.size
         if isReady(index) { wake(index) }

@@ -33,14 +33,15 @@ public enum DryRunner {
         try? FileManager.default.removeItem(atPath: deadLetterPath)
         let deadLetters = try DeadLetterWriter(path: deadLetterPath)
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
+        // Events are rendered straight into the output buffer; each is followed by a newline.
         let out = FDWriter(fd: outputFD)
-        try LineWalker.walk(inputs: inputs, config: config, enricher: enricher) { item in
+        try LineWalker.walkRendered(inputs: inputs, config: config, enricher: enricher, output: out.buffer) { item in
             // Nothing is in flight in a dry run: commit learned identities (to the scratch copy) as
             // we go, bounding memory.
             if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
-            case .event(let bytes, _):
-                try out.writeLine(bytes)
+            case .event:
+                try out.endLine()
             case .blank: break
             case .deadLetter(let reason, let detail):
                 try deadLetters.write(
@@ -56,38 +57,38 @@ public enum DryRunner {
     }
 }
 
-/// Buffered writes to a file descriptor.
+/// Buffered writes to a file descriptor: whatever is appended to ``buffer`` is written out in
+/// blocks of about 1 MiB.
 final class FDWriter {
     let fd: Int32
-    private var buffer: [UInt8] = []
+    /// The bytes not yet written (callers append to it, or render into it).
+    let buffer = EventBuffer(capacity: FDWriter.blockSize + 64 * 1024)
+    static let blockSize = 1 << 20
 
-    init(fd: Int32) {
-        self.fd = fd
-        buffer.reserveCapacity(1 << 20)
-    }
-
-    func write(_ bytes: [UInt8]) throws {
-        buffer += bytes
-        if buffer.count >= 1 << 20 { try flush() }
-    }
+    init(fd: Int32) { self.fd = fd }
 
     /// Writes `bytes` and a newline.
     func writeLine(_ bytes: [UInt8]) throws {
-        buffer += bytes
-        buffer.append(0x0A)
-        if buffer.count >= 1 << 20 { try flush() }
+        buffer.bytes += bytes
+        try endLine()
+    }
+
+    /// Ends the line appended to ``buffer``.
+    func endLine() throws {
+        buffer.bytes.append(0x0A)
+        if buffer.bytes.count >= Self.blockSize { try flush() }
     }
 
     func flush() throws {
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < buffer.bytes.count {
+            let n = buffer.bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError("write failed: \(String(cString: strerror(errno)))")
             }
             offset += n
         }
-        buffer.removeAll(keepingCapacity: true)
+        buffer.bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -15,6 +15,11 @@ public final class Enricher {
     var preparer: LinePreparer
     /// What enrichment did so far.
     public internal(set) var stats = EnrichStats()
+    /// Where the String-returning ``process(_:lineNumber:sequence:)`` renders (reused).
+    private var scratch: [UInt8] = []
+    /// The last event's anonymousId, kept only while ``keepsOrderingKey`` (for the String APIs).
+    private(set) var lastOrderingKey: String?
+    var keepsOrderingKey = false
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -32,18 +37,34 @@ public final class Enricher {
     /// Enriches one line. `sequence` is a global, increasing number for this line in read order,
     /// used to tag identity mappings learned from it (see ``IdentityStore/commit(throughSequence:)``).
     public func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
-        finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity), sequence: sequence)
+        let kept = keepsOrderingKey
+        keepsOrderingKey = true
+        defer { keepsOrderingKey = kept }
+        switch process(line, lineNumber: lineNumber, sequence: sequence, into: &scratch) {
+        case .blank: return .blank
+        case .deadLetter(let reason, let detail): return .deadLetter(reason: reason, detail: detail)
+        case .event(let range, _):
+            defer { scratch.removeAll(keepingCapacity: true) }
+            return .event(bytes: Array(scratch[range]), orderingKey: lastOrderingKey)
+        }
+    }
+
+    /// The hot path: enriches one line and renders its event at the end of `out` (nothing is
+    /// appended for a blank or rejected line).
+    func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, into out: inout [UInt8]) -> LineResult {
+        finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out), sequence: sequence, line: line)
     }
 
     /// Counts and returns a dead letter: for rejected lines, and for what the reader could not
     /// hand over whole (an over-long line, the rest of an unreadable input).
-    func deadLetter(_ reason: String, _ detail: String) -> EnrichResult {
+    func deadLetter(_ reason: String, _ detail: String) -> LineResult {
         stats.deadLetters[reason, default: 0] += 1
         return .deadLetter(reason: reason, detail: detail)
     }
 
-    /// Learns identities from a prepared event and counts the outcome.
-    func finish(_ prepared: consuming PreparedLine, sequence: UInt64) -> EnrichResult {
+    /// Learns identities from a prepared event and counts the outcome. `line` is the line the
+    /// event was prepared from (its ids refer to it).
+    func finish(_ prepared: consuming PreparedLine, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) -> LineResult {
         switch consume prepared {
         case .blank:
             stats.blank += 1
@@ -53,13 +74,22 @@ public final class Enricher {
         case .event(let e):
             // Learn only from lines that become events.
             if let u = e.ownUserId, e.type == .identify || e.type == .alias {
-                identity.learnUser(anonymousId: e.anonymousId, userId: u, sequence: sequence)
+                e.anonymousId.withBytes(line) { a in
+                    u.withBytes(line) { identity.learnUser(anonymousId: a, userId: $0, sequence: sequence) }
+                }
             }
-            if let g = e.groupIdOfGroup, let u = e.ownUserId ?? e.carriedUserId {
-                identity.learnGroup(userId: u, groupId: g, sequence: sequence)
+            if let g = e.groupIdOfGroup {
+                if let u = e.ownUserId {
+                    u.withBytes(line) { u in g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) } }
+                } else if let u = e.carriedUserId {
+                    u.withRaw { u in
+                        g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) }
+                    }
+                }
             }
             stats.add(e.counts)
-            return .event(bytes: e.bytes, orderingKey: e.anonymousId)
+            if keepsOrderingKey { lastOrderingKey = e.anonymousId.string(line) }
+            return .event(range: e.range, laneKey: e.anonymousId.laneKey(line))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import JSONCore
 
 /// Config context defaults, encoded once.
@@ -91,7 +92,6 @@ extension LinePreparer {
     /// The enriched `context` object: library, config defaults where missing, privacy rules.
     mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
         guard let ctx = context else { return .success(defaultContextJSON) }
-        if let quick = contextWithLibraryOnly(ctx, buf) { return .success(quick) }
         // Reuse the scratch editor's storage; it drops `ctx` again before it is put back.
         var e = scratchContextEditor
         scratchContextEditor = ObjectEditor(ObjectLayout())
@@ -113,39 +113,32 @@ extension LinePreparer {
         return .success(out)
     }
 
-    /// The enriched `context` when the only rule that applies is adding `library`: no context
-    /// defaults or privacy drops are configured and the context has no `library`, `app`,
-    /// `device` or `os` member (and no escaped keys). Renders exactly what the general path
-    /// renders (the members' spans joined by commas, then `library`), without an editor.
-    /// Nil when the general path is needed.
-    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard defaults.isEmpty, config.privacy.dropProperties.isEmpty else { return nil }
+    /// Whether adding `library` is the only rule that applies to the event's context `ctx`: no
+    /// context defaults or privacy drops are configured and the context has no `library`, `app`,
+    /// `device` or `os` member (and no escaped keys). Then the context is rendered straight into
+    /// the output (``TopLevelEdits/contextWithLibrary``): its members' spans joined by commas,
+    /// then `library`, exactly what the general path renders, without an editor or an array.
+    func libraryIsTheOnlyContextEdit(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard defaults.isEmpty, config.privacy.dropProperties.isEmpty else { return false }
         @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
             guard m.key.count == word.utf8CodeUnitCount else { return false }
-            let w = word.utf8Start
-            var p = m.key.lowerBound
-            for k in 0..<word.utf8CodeUnitCount {
-                if buf[p] != w[k] { return false }
-                p += 1
-            }
-            return true
+            return memcmp(buf.baseAddress! + m.key.lowerBound, word.utf8Start, m.key.count) == 0
         }
-        var n = 2 + libraryMemberJSON.count
-        for m in ctx.members {
+        for i in ctx.members.indices {
+            let m = ctx.members[i]
             if m.keyHasEscapes || isKey(m, "library") || isKey(m, "app") || isKey(m, "device") || isKey(m, "os") {
-                return nil
+                return false
             }
-            n += m.span.count + 1
         }
+        return true
+    }
+
+    /// The context ``libraryIsTheOnlyContextEdit(_:_:)`` renders, as an array; nil when the
+    /// general path is needed.
+    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard libraryIsTheOnlyContextEdit(ctx, buf) else { return nil }
         var out: [UInt8] = []
-        out.reserveCapacity(n)
-        out.append(UInt8(ascii: "{"))
-        for m in ctx.members {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
-            out.append(UInt8(ascii: ","))
-        }
-        out.append(contentsOf: libraryMemberJSON)
-        out.append(UInt8(ascii: "}"))
+        TopLevelEdits.writeContext(ctx, library: libraryMemberJSON, buf, into: &out)
         return out
     }
 

@@ -20,8 +20,8 @@ struct LinePreparer {
     let defaultContextJSON: [UInt8]
     /// The `"library":{...}` member of an enriched context, encoded once.
     let libraryMemberJSON: [UInt8]
-    /// The device anonymousId, and as a JSON string, encoded once.
-    let deviceAnonymousId: String
+    /// The device anonymousId's bytes, and as a JSON string, encoded once.
+    let deviceAnonymousId: IdRef
     let deviceAnonymousIdJSON: [UInt8]
 
     // Per-line scratch storage, reused line after line so the hot path does not allocate it
@@ -44,14 +44,17 @@ struct LinePreparer {
         libraryMemberJSON = libMember + lib
         defaults = ContextDefaultsJSON(config.enrichment.context)
         defaultContextJSON = defaults.contextWithout(library: lib)
-        self.deviceAnonymousId = deviceAnonymousId
+        self.deviceAnonymousId = .bytes(Array(deviceAnonymousId.utf8))
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
 
     private func reject(_ reason: String, _ detail: String) -> PreparedLine { .deadLetter(reason: reason, detail: detail) }
 
-    /// Prepares one line; lines must come in read order (carry-forward looks up `identity`).
-    mutating func prepare(_ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore) -> PreparedLine {
+    /// Prepares one line, rendering its event at the end of `out`; lines must come in read order
+    /// (carry-forward looks up `identity`). Nothing is appended to `out` for other outcomes.
+    mutating func prepare(
+        _ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore, into out: inout [UInt8]
+    ) -> PreparedLine {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
@@ -88,9 +91,9 @@ struct LinePreparer {
         if type == .track, !isNonEmptyString(member(top.event)) {
             return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
         }
-        var groupIdOfGroup: String?
+        var groupIdOfGroup: IdRef?
         if type == .group {
-            guard let g = identifier(member(top.groupId), buf) else {
+            guard let g = IdRef(member(top.groupId), buf) else {
                 return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
             }
             groupIdOfGroup = g
@@ -139,26 +142,37 @@ struct LinePreparer {
             counts.writeKeyDropped = true
         }
 
-        // Identity: anonymousId, then carried userId / groupId.
-        var anonymousId = identifier(member(top.anonymousId), buf)
-        if anonymousId == nil {
-            anonymousId = deviceAnonymousId
+        // Identity: anonymousId, then carried userId / groupId, looked up by their bytes.
+        var anon: IdRef
+        if let own = IdRef(member(top.anonymousId), buf) {
+            anon = own
+        } else {
+            anon = deviceAnonymousId
             edits.anonymousId = deviceAnonymousIdJSON
             counts.anonymousIdFilled = true
         }
-        let anon = anonymousId!
-        let ownUserId = identifier(member(top.userId), buf)
+        let ownUserId = IdRef(member(top.userId), buf)
         let hasGroupId = groupIdOfGroup != nil || isIdentifier(member(top.groupId))
-        var carriedUserId: String?
+        var carriedUserId: IdentityValue?
         do {
-            if ownUserId == nil, let carried = try identity.userId(forAnonymousId: anon) {
+            if ownUserId == nil, let carried = try anon.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
                 carriedUserId = carried
-                edits.userId = JSONStrings.quoted(carried)
+                edits.carriedUserId = carried
                 counts.userIdCarried = true
             }
-            if !hasGroupId, let u = ownUserId ?? carriedUserId, let carried = try identity.groupId(forUserId: u) {
-                edits.groupId = JSONStrings.quoted(carried)
-                counts.groupIdCarried = true
+            if !hasGroupId {
+                let carried: IdentityValue?
+                if let ownUserId {
+                    carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) }
+                } else if let carriedUserId {
+                    carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
+                } else {
+                    carried = nil
+                }
+                if let carried {
+                    edits.carriedGroupId = carried
+                    counts.groupIdCarried = true
+                }
             }
         } catch {
             return reject(DeadLetterReason.identityStoreError, "\(error)")
@@ -166,7 +180,7 @@ struct LinePreparer {
 
         // messageId: the event's own is kept when it is an identifier.
         if !isIdentifier(member(top.messageId)) {
-            edits.messageId = StableMessageId.quoted(line: buf, lineNumber: lineNumber, millis: millis)
+            edits.generatedMessageId = StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: millis)
             counts.messageIdGenerated = true
         }
 
@@ -175,23 +189,27 @@ struct LinePreparer {
             edits.properties = dropKeys(member(top.properties), buf)
             edits.traits = dropKeys(member(top.traits), buf)
         }
-        switch enrichContext(context, buf) {
-        case .success(let ctx): edits.context = ctx
-        case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
+        if let ctx = context, libraryIsTheOnlyContextEdit(ctx, buf) {
+            edits.contextWithLibrary = (ctx, libraryMemberJSON)
+        } else {
+            switch enrichContext(context, buf) {
+            case .success(let ctx): edits.context = ctx
+            case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
+            }
         }
 
-        var out: [UInt8] = []
+        let start = out.count
         if top.hasDuplicates {
             var editor = ObjectEditor(layout)
             edits.apply(to: &editor, buf)
-            out.reserveCapacity(editor.renderedCapacity)
+            out.reserveCapacity(start + editor.renderedCapacity)
             editor.render(buf, into: &out)
         } else {
             edits.render(layout, top, buf, into: &out)
         }
         return .event(
             PreparedEvent(
-                bytes: out, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
+                range: start..<out.count, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
                 groupIdOfGroup: groupIdOfGroup, type: type, counts: counts))
     }
 
@@ -209,13 +227,6 @@ struct LinePreparer {
     func isIdentifier(_ m: JSONMember?) -> Bool {
         guard let m else { return false }
         return m.kind == .number || (m.kind == .string && m.value.count > 2)
-    }
-
-    /// The id `m` holds (see ``isIdentifier(_:)``): a string's content, or a number as its text.
-    func identifier(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m, isIdentifier(m) else { return nil }
-        if m.kind == .number { return String(decoding: UnsafeBufferPointer(rebasing: buf[m.value]), as: UTF8.self) }
-        return JSONLayoutValues.stringContent(buf, m.value)
     }
 
     /// A non-empty string member.

@@ -8,18 +8,19 @@ enum PreparedLine {
     case event(PreparedEvent)
 }
 
-/// An enriched event and what the identity store may learn from it.
+/// An enriched event and what the identity store may learn from it. Ids read from the line
+/// refer to it, so the event must be finished while the line's buffer is valid.
 struct PreparedEvent {
-    /// The rendered event.
-    var bytes: [UInt8]
+    /// Where the rendered event sits in the output buffer.
+    var range: Range<Int>
     /// The event's anonymousId (its own, or the device's).
-    var anonymousId: String
+    var anonymousId: IdRef
     /// The event's own userId, if it has one.
-    var ownUserId: String?
+    var ownUserId: IdRef?
     /// The userId carried in from an earlier line, if any.
-    var carriedUserId: String?
+    var carriedUserId: IdentityValue?
     /// A group event's groupId.
-    var groupIdOfGroup: String?
+    var groupIdOfGroup: IdRef?
     var type: EventType
     /// What preparing did to this line.
     var counts: LineCounts

@@ -4,20 +4,41 @@
 /// gives the same ids in every run, after any resume, from any directory, compressed or not.
 /// It is formatted as an RFC 9562 version-8 (custom) UUID in lowercase.
 enum StableMessageId {
-    /// The messageId for a line as a JSON string (with its quotes), written straight into bytes:
-    /// the hot path splices it into the event without making a String first.
-    static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
-        var (a, b) = hash128(line, seed: UInt64(bitPattern: Int64(lineNumber)))
+    /// What a messageId is made of: the event's time and the uuid's two halves (version and
+    /// variant bits already set).
+    struct Parts {
+        let millis: Int64
+        let a: UInt64
+        let b: UInt64
+    }
+
+    /// The longest quoted messageId: quotes, a sign and 19 digits, `-`, and 36 uuid characters.
+    static let maximumQuotedLength = 2 + 20 + 1 + 36
+
+    /// The parts of the messageId for a line.
+    static func parts(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> Parts {
+        let (a, b) = hash128(line, seed: UInt64(bitPattern: Int64(lineNumber)))
         // Version 8 in the high nibble of byte 6, variant 10 in byte 8.
-        a = (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000
-        b = (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        var out: [UInt8] = []
-        out.reserveCapacity(60)
+        return Parts(
+            millis: millis, a: (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000,
+            b: (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+    }
+
+    /// Appends the messageId as a JSON string (with its quotes), straight into bytes: the hot
+    /// path writes it into the event without making a String or an array first.
+    static func append(_ id: Parts, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        appendDecimal(millis, to: &out)
+        appendDecimal(id.millis, to: &out)
         out.append(UInt8(ascii: "-"))
-        appendUUID(a, b, to: &out)
+        appendUUID(id.a, id.b, to: &out)
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The messageId for a line as a JSON string (with its quotes).
+    static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(maximumQuotedLength)
+        append(parts(line: line, lineNumber: lineNumber, millis: millis), to: &out)
         return out
     }
 

@@ -4,7 +4,8 @@ import JSONCore
 /// whether `sentAt` and `writeKey` go.
 ///
 /// A member that exists is replaced in place (its key kept as written); a missing one is
-/// appended, in the order of the stored properties below. Most lines have no duplicate keys and
+/// appended, in the order of the stored properties below. A generated messageId and a context
+/// that only gains `library` are written straight into the output, without an array of their own. Most lines have no duplicate keys and
 /// are rendered straight from the scanned line by ``render(_:_:_:into:)``; lines with
 /// duplicates go through ``apply(to:_:)`` and the general `ObjectEditor`, which also drops the
 /// earlier duplicates. Both give the same bytes for a line without duplicates.
@@ -19,6 +20,15 @@ struct TopLevelEdits {
     var properties: [UInt8]?
     var traits: [UInt8]?
     var context: [UInt8]?
+    /// A carried userId / groupId, written straight into the output (instead of ``userId`` /
+    /// ``groupId``, so no array is made for it).
+    var carriedUserId: IdentityValue?
+    var carriedGroupId: IdentityValue?
+    /// A generated messageId, written straight into the output (instead of ``messageId``).
+    var generatedMessageId: StableMessageId.Parts?
+    /// The event's own context (its layout in the line) with `"library":{...}` appended,
+    /// written straight into the output (instead of ``context``); see ``LinePreparer``.
+    var contextWithLibrary: (layout: ObjectLayout, library: [UInt8])?
 
     /// The encoded key of each settable member, with its quotes and colon, built once.
     private static let keys: [[UInt8]] = ["timestamp", "anonymousId", "userId", "groupId", "messageId", "properties", "traits", "context"]
@@ -28,7 +38,7 @@ struct TopLevelEdits {
             return k
         }
 
-    /// The new value of the member at `index`, if it is replaced.
+    /// The new value of the member at `index`, if it is replaced by stored bytes.
     @inline(__always)
     private func replacement(at index: Int, _ top: TopLevelMembers) -> [UInt8]? {
         if index == top.context { return context }
@@ -42,6 +52,37 @@ struct TopLevelEdits {
         return nil
     }
 
+    /// Whether the member at `index` is replaced by a value rendered in place.
+    @inline(__always)
+    private func renderedInPlace(at index: Int, _ top: TopLevelMembers) -> Bool {
+        (index == top.context && contextWithLibrary != nil) || (index == top.messageId && generatedMessageId != nil)
+            || (index == top.userId && carriedUserId != nil) || (index == top.groupId && carriedGroupId != nil)
+    }
+
+    /// Writes the in-place value of the member at `index` (see ``renderedInPlace(at:_:)``).
+    private func writeInPlace(at index: Int, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        if index == top.context, let c = contextWithLibrary {
+            Self.writeContext(c.layout, library: c.library, buf, into: &out)
+        } else if index == top.userId, let v = carriedUserId {
+            v.withJSON { out.append(contentsOf: $0) }
+        } else if index == top.groupId, let v = carriedGroupId {
+            v.withJSON { out.append(contentsOf: $0) }
+        } else if let id = generatedMessageId {
+            StableMessageId.append(id, to: &out)
+        }
+    }
+
+    /// `{` + the context's members as written + `,` + the library member + `}`.
+    static func writeContext(_ ctx: ObjectLayout, library: [UInt8], _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for i in ctx.members.indices {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[ctx.members[i].span]))
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: library)
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// Appends the edited object to `out`. Only for lines whose known keys occur once
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
     func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
@@ -51,7 +92,10 @@ struct TopLevelEdits {
         capacity += (userId?.count ?? 0) + (groupId?.count ?? 0)
         capacity += (messageId?.count ?? 0) + (properties?.count ?? 0)
         capacity += (traits?.count ?? 0) + (context?.count ?? 0)
-        out.reserveCapacity(capacity)
+        if let c = contextWithLibrary { capacity += c.layout.range.count + c.library.count + 2 }
+        if generatedMessageId != nil { capacity += StableMessageId.maximumQuotedLength }
+        capacity += (carriedUserId != nil ? 64 : 0) + (carriedGroupId != nil ? 64 : 0)
+        out.reserveCapacity(out.count + capacity)
         out.append(UInt8(ascii: "{"))
         var first = true
         for idx in layout.members.indices {
@@ -60,7 +104,11 @@ struct TopLevelEdits {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             let m = layout.members[idx]
-            if let value = replacement(at: idx, top) {
+            if renderedInPlace(at: idx, top) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
+                out.append(UInt8(ascii: ":"))
+                writeInPlace(at: idx, top, buf, into: &out)
+            } else if let value = replacement(at: idx, top) {
                 // The key as written (with its quotes), then the new value.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
                 out.append(UInt8(ascii: ":"))
@@ -80,11 +128,33 @@ struct TopLevelEdits {
         append(0, top.timestamp, timestamp)
         append(1, top.anonymousId, anonymousId)
         append(2, top.userId, userId)
+        if top.userId == nil, let v = carriedUserId {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.keys[2])
+            v.withJSON { out.append(contentsOf: $0) }
+        }
         append(3, top.groupId, groupId)
+        if top.groupId == nil, let v = carriedGroupId {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.keys[3])
+            v.withJSON { out.append(contentsOf: $0) }
+        }
         append(4, top.messageId, messageId)
+        if top.messageId == nil, let id = generatedMessageId {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.keys[4])
+            StableMessageId.append(id, to: &out)
+        }
         append(5, top.properties, properties)
         append(6, top.traits, traits)
         append(7, top.context, context)
+        if top.context == nil, contextWithLibrary != nil {
+            // A context without a member is never given as its layout (there is none to copy).
+            preconditionFailure("contextWithLibrary needs the line's context member")
+        }
         out.append(UInt8(ascii: "}"))
     }
 
@@ -95,10 +165,22 @@ struct TopLevelEdits {
         if removeWriteKey { editor.remove("writeKey", in: buf) }
         if let anonymousId { editor.set("anonymousId", raw: anonymousId, in: buf) }
         if let userId { editor.set("userId", raw: userId, in: buf) }
+        if let v = carriedUserId { editor.set("userId", raw: v.json, in: buf) }
         if let groupId { editor.set("groupId", raw: groupId, in: buf) }
+        if let v = carriedGroupId { editor.set("groupId", raw: v.json, in: buf) }
         if let messageId { editor.set("messageId", raw: messageId, in: buf) }
+        if let id = generatedMessageId {
+            var bytes: [UInt8] = []
+            StableMessageId.append(id, to: &bytes)
+            editor.set("messageId", raw: bytes, in: buf)
+        }
         if let properties { editor.set("properties", raw: properties, in: buf) }
         if let traits { editor.set("traits", raw: traits, in: buf) }
         if let context { editor.set("context", raw: context, in: buf) }
+        if let c = contextWithLibrary {
+            var bytes: [UInt8] = []
+            Self.writeContext(c.layout, library: c.library, buf, into: &bytes)
+            editor.set("context", raw: bytes, in: buf)
+        }
     }
 }

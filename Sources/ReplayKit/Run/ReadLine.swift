@@ -8,11 +8,12 @@ struct ReadLine {
     let settledOffset: UInt64
     let settledLineNumber: Int
     let fileBytesRead: UInt64
-    let result: EnrichResult
+    /// The outcome; an event's range is in the reading job's current chunk storage.
+    let result: LineResult
     /// The raw line of a dead letter (copied: the reader's buffer moves on).
     let raw: [UInt8]?
 
-    init(_ item: LineWalker.Item) {
+    init(_ item: LineWalker.RenderedItem) {
         input = item.inputIndex
         sequence = item.sequence
         lineNumber = item.line.lineNumber

@@ -40,11 +40,20 @@ final class ReadingJob: @unchecked Sendable {
         self.pipe = pipe
     }
 
+    /// Where the reader renders events: the storage of the chunk being filled.
+    let output = EventBuffer(capacity: ReadingJob.storageCapacity)
+    /// Room for a chunk of typical events (the buffer grows when events are larger).
+    static let storageCapacity = chunkSize * 512
+
     /// Reads everything (or until a stop), then closes the pipe. Returns why it stopped early, if it did.
+    ///
+    /// Events are rendered straight into the chunk's storage (``output``); `record` adds them to
+    /// the chunk with their sequence numbers. A chunk is sent only right after every line read
+    /// so far was recorded, so no line waiting to be recorded refers to storage that has gone.
     func read() throws -> (RunReport.Status, String)? {
         defer { pipe.finish() }
-        var chunk: [EncodedEvent] = []
-        chunk.reserveCapacity(Self.chunkSize)
+        var chunk = EventChunk()
+        chunk.entries.reserveCapacity(Self.chunkSize)
         var lines: [ReadLine] = []
         lines.reserveCapacity(Self.recordBatch)
         var early: (RunReport.Status, String)?
@@ -57,8 +66,8 @@ final class ReadingJob: @unchecked Sendable {
             lines.removeAll(keepingCapacity: true)
             return true
         }
-        try LineWalker.walk(
-            inputs: plan.inputs.map(\.source), config: config, enricher: enricher, firstSequence: 0,
+        try LineWalker.walkRendered(
+            inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
             resumeAt: plan.inputs.map(\.resumeAt),
             onInputEnd: { index in
                 // Lines of this input are recorded before it is marked as read to the end.
@@ -75,23 +84,26 @@ final class ReadingJob: @unchecked Sendable {
             lines.append(ReadLine(item))
             if lines.count >= Self.recordBatch || item.sequence & 1023 == 0 {
                 guard recordLines() else { return false }
-            }
-            if chunk.count >= Self.chunkSize {
-                try send(&chunk)
-            } else if item.sequence & 1023 == 0 {
-                try checkpointIfDue()
+                if chunk.entries.count >= Self.chunkSize {
+                    try send(&chunk)
+                } else if item.sequence & 1023 == 0 {
+                    try checkpointIfDue()
+                }
             }
             return true
         }
         if early == nil, !lines.isEmpty { _ = recordLines() }
-        if !chunk.isEmpty, early == nil { try send(&chunk) }
+        if !chunk.entries.isEmpty, early == nil { try send(&chunk) }
         return early
     }
 
-    /// Hands a chunk to the delivery side, writing checkpoints while it waits.
-    private func send(_ chunk: inout [EncodedEvent]) throws {
-        let events = chunk
-        chunk.removeAll(keepingCapacity: true)
+    /// Hands a chunk (with the storage its events were rendered into) to the delivery side,
+    /// writing checkpoints while it waits. Every line read so far must be recorded.
+    private func send(_ chunk: inout EventChunk) throws {
+        var events = chunk
+        swap(&events.storage, &output.bytes)
+        output.bytes.reserveCapacity(Self.storageCapacity)
+        chunk.entries.removeAll(keepingCapacity: true)
         while !pipe.send(events, waitingUpTo: .seconds(1)) {
             try checkpointIfDue()
             if pipe.isClosed || stop.isRequested { return }
@@ -114,7 +126,7 @@ final class ReadingJob: @unchecked Sendable {
     /// Counts `lines` and records them in the tracker under one lock, appending the events to
     /// send to `chunk`. Returns why the run must stop (the dead-letter file failed), in which
     /// case the lines from the failed one on are not recorded, so the checkpoint cannot pass them.
-    private func record(_ lines: [ReadLine], into chunk: inout [EncodedEvent]) -> String? {
+    private func record(_ lines: [ReadLine], into chunk: inout EventChunk) -> String? {
         runState.counters.withLock { c -> String? in
             // By index: `for line in lines` would copy (retain and release) each line's storage.
             for i in lines.indices {
@@ -143,10 +155,10 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     settledLine()
-                case .event(let bytes, let orderingKey):
+                case .event(let range, let laneKey):
                     c.report.events.read += 1
                     c.perInput[input].read += 1
-                    if let shard = options.shard, !shard.contains(identity: orderingKey) {
+                    if let shard = options.shard, !shard.contains(laneKey: laneKey) {
                         c.report.events.filtered += 1
                         c.perInput[input].filtered += 1
                         settledLine()
@@ -159,7 +171,7 @@ final class ReadingJob: @unchecked Sendable {
                     c.inFlightEvents += 1
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
-                    chunk.append(EncodedEvent(uncheckedBytes: bytes, messageId: "", orderingKey: orderingKey, tag: seq))
+                    chunk.entries.append(EventChunk.Entry(range: range, laneKey: laneKey, tag: seq))
                 }
             }
             return nil

@@ -82,7 +82,7 @@ public final class ReplayRunner: Sendable {
             defer { pipe.taken() }
             guard !pipe.isClosed else { continue }
             // One actor hop per chunk; fewer accepted than given means the engine stopped.
-            if await engine.submit(contentsOf: chunk) < chunk.count { pipe.close() }
+            if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
         }
         let early: (RunReport.Status, String)?
         do {

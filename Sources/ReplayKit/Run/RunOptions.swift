@@ -75,6 +75,13 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         return Int(FNV1a.hash(key.utf8) % UInt64(count)) == index
     }
 
+    /// ``contains(identity:)`` for an identity given as its FNV-1a hash (``LineResult``'s lane key).
+    func contains(laneKey: UInt64?) -> Bool {
+        guard count > 1 else { return true }
+        guard let laneKey else { return index == 0 }
+        return Int(laneKey % UInt64(count)) == index
+    }
+
     public var description: String { "\(index)/\(count)" }
 }
 

@@ -18,13 +18,13 @@ public final class IdentityStore {
     private struct Pending {
         let sequence: UInt64
         let isGroup: Bool
-        let key: String
-        let value: String
+        let key: [UInt8]
+        let value: [UInt8]
     }
     private var pending: [Pending] = []
     private var pendingStart = 0
-    /// anonymousId → userId and userId → groupId in memory: the overlay of uncommitted
-    /// mappings and a bounded cache of committed rows.
+    /// anonymousId → userId and userId → groupId in memory, keyed by bytes: the overlay of
+    /// uncommitted mappings and a bounded cache of committed rows.
     private var users = IdentityMap()
     private var groups = IdentityMap()
     private let selectUser: SQLiteDatabase.Statement
@@ -64,38 +64,68 @@ public final class IdentityStore {
         groups.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
     }
 
-    /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
-    public func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
-        users.learn(anonymousId, userId, sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: false, key: anonymousId, value: userId))
+    // MARK: - The hot path: ids as bytes
+
+    /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
+    /// for lookups at once.
+    func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+        users.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, isGroup: false, key: Array(key), value: Array(value)))
     }
 
-    /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
-    public func learnGroup(userId: String, groupId: String, sequence: UInt64) {
-        groups.learn(userId, groupId, sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: true, key: userId, value: groupId))
+    /// Remembers that the userId `key` belongs to the group `value` (group), effective for
+    /// lookups at once.
+    func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+        groups.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, isGroup: true, key: Array(key), value: Array(value)))
     }
 
-    /// The userId known for `anonymousId` (overlay first, then committed rows).
-    public func userId(forAnonymousId anonymousId: String) throws -> String? {
-        try lookup(anonymousId, in: &users, query: selectUser)
+    /// The userId known for the anonymousId `key` (overlay first, then committed rows).
+    func userIdValue(forAnonymousId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
+        try lookup(key, in: &users, query: selectUser)
     }
 
-    /// The groupId known for `userId` (overlay first, then committed rows).
-    public func groupId(forUserId userId: String) throws -> String? {
-        try lookup(userId, in: &groups, query: selectGroup)
+    /// The groupId known for the userId `key` (overlay first, then committed rows).
+    func groupIdValue(forUserId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
+        try lookup(key, in: &groups, query: selectGroup)
     }
 
     /// `key`'s value in `map`, asking SQLite (and remembering its answer) when memory cannot tell.
-    private func lookup(_ key: String, in map: inout IdentityMap, query: SQLiteDatabase.Statement) throws -> String? {
+    private func lookup(_ key: UnsafeBufferPointer<UInt8>, in map: inout IdentityMap, query: SQLiteDatabase.Statement) throws -> IdentityValue? {
         switch map.lookup(key) {
         case .value(let v): return v
         case .absent: return nil
         case .unknown:
-            let v = try db.queryText(query, key)
-            map.remember(key, committedValue: v ?? "")
+            let v = try db.queryBytes(query, key).map { IdentityValue(raw: $0) }
+            map.remember(key, committedValue: v)
             return v
         }
+    }
+
+    // MARK: - The same as Strings
+
+    /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
+    public func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
+        var a = anonymousId, u = userId
+        a.withUTF8 { k in u.withUTF8 { v in learnUser(anonymousId: k, userId: v, sequence: sequence) } }
+    }
+
+    /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
+    public func learnGroup(userId: String, groupId: String, sequence: UInt64) {
+        var u = userId, g = groupId
+        u.withUTF8 { k in g.withUTF8 { v in learnGroup(userId: k, groupId: v, sequence: sequence) } }
+    }
+
+    /// The userId known for `anonymousId` (overlay first, then committed rows).
+    public func userId(forAnonymousId anonymousId: String) throws -> String? {
+        var a = anonymousId
+        return try a.withUTF8 { try userIdValue(forAnonymousId: $0) }?.string
+    }
+
+    /// The groupId known for `userId` (overlay first, then committed rows).
+    public func groupId(forUserId userId: String) throws -> String? {
+        var u = userId
+        return try u.withUTF8 { try groupIdValue(forUserId: $0) }?.string
     }
 
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
@@ -130,7 +160,9 @@ public final class IdentityStore {
             throw error
         }
         for p in pending[pendingStart..<end] {
-            if p.isGroup { groups.markCommitted(p.key, sequence: p.sequence) } else { users.markCommitted(p.key, sequence: p.sequence) }
+            p.key.withUnsafeBufferPointer { key in
+                if p.isGroup { groups.markCommitted(key, sequence: p.sequence) } else { users.markCommitted(key, sequence: p.sequence) }
+            }
         }
         pendingStart = end
         if pendingStart > 4096, pendingStart * 2 > pending.count {
@@ -145,15 +177,15 @@ public final class IdentityStore {
     /// tables end up exactly as if every row were applied in learning order, but neighbouring
     /// keys share B-tree pages, so SQLite reads and dirties far fewer pages than with keys in
     /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
-    /// Keys are compared as bytes (``IdentityKey``), as SQLite compares them.
+    /// Keys are compared as bytes, as SQLite compares them.
     private func writeRows(_ rows: ArraySlice<Pending>) throws {
-        var users: [IdentityKey: String] = [:]
-        var groups: [IdentityKey: String] = [:]
+        var users: [RowKey: [UInt8]] = [:]
+        var groups: [RowKey: [UInt8]] = [:]
         for p in rows {
-            if p.isGroup { groups[IdentityKey(p.key)] = p.value } else { users[IdentityKey(p.key)] = p.value }
+            if p.isGroup { groups[RowKey(p.key)] = p.value } else { users[RowKey(p.key)] = p.value }
         }
-        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, [key.string, value]) }
-        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, [key.string, value]) }
+        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, key.bytes, value) }
+        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, key.bytes, value) }
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
@@ -194,4 +226,26 @@ public final class IdentityStore {
 
     /// Closes the database (uncommitted mappings are dropped).
     public func close() { db.close() }
+}
+
+/// A key of the identity tables as bytes, hashed in one pass and ordered like SQLite's BINARY
+/// collation (memcmp, the shorter first on a common prefix).
+struct RowKey: Hashable, Comparable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: RowKey, b: RowKey) -> Bool { compare(a.bytes, b.bytes) == 0 }
+
+    static func < (a: RowKey, b: RowKey) -> Bool { compare(a.bytes, b.bytes) < 0 }
+
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let n = min(a.count, b.count)
+        let c = n == 0 ? 0 : a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in Int(memcmp(pa.baseAddress!, pb.baseAddress!, n)) } }
+        return c != 0 ? c : a.count - b.count
+    }
 }

@@ -93,6 +93,42 @@ final class SQLiteDatabase {
         return nil
     }
 
+    /// Runs a prepared statement with two text parameters given as UTF-8 bytes (exact lengths:
+    /// no C-string truncation).
+    func run(_ st: Statement, _ first: [UInt8], _ second: [UInt8]) throws {
+        let s = st.handle
+        sqlite3_reset(s)
+        first.withUnsafeBufferPointer { bindText(s, 1, $0) }
+        second.withUnsafeBufferPointer { bindText(s, 2, $0) }
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
+    }
+
+    /// The first column of the first row of a prepared query with one text parameter, all as
+    /// UTF-8 bytes.
+    func queryBytes(_ st: Statement, _ param: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
+        let s = st.handle
+        sqlite3_reset(s)
+        bindText(s, 1, param)
+        defer { sqlite3_reset(s) }
+        let rc = sqlite3_step(s)
+        if rc == SQLITE_ROW {
+            let n = Int(sqlite3_column_bytes(s, 0))
+            guard let text = sqlite3_column_text(s, 0) else { return [] }
+            return Array(UnsafeBufferPointer(start: text, count: n))
+        }
+        guard rc == SQLITE_DONE else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
+        return nil
+    }
+
+    private func bindText(_ s: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        // An empty buffer may have no base address; SQLite needs a non-NULL pointer for "".
+        let empty: StaticString = ""
+        let p = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(empty.utf8Start)
+        sqlite3_bind_text(s, index, p.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+    }
+
     /// Runs a statement with text parameters.
     func run(_ sql: String, _ params: [String]) throws {
         let s = try statement(sql)

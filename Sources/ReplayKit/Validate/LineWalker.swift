@@ -19,6 +19,18 @@ public struct LineWalker {
         public let settledThrough: (offset: UInt64, lineNumber: Int)
     }
 
+    /// One processed line on the hot path: the event, if any, is in the walk's ``EventBuffer``.
+    struct RenderedItem {
+        let source: InputSource
+        let inputIndex: Int
+        /// The line as read (valid only during the callback).
+        let line: InputLine
+        let sequence: UInt64
+        let result: LineResult
+        /// As ``Item/settledThrough``.
+        let settledThrough: (offset: UInt64, lineNumber: Int)
+    }
+
     /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
     /// reported `too_large`) but at least 1 MiB, so dead letters keep the original bytes.
     public static func maxLineBytes(for config: ReplayConfig) -> Int {
@@ -33,6 +45,36 @@ public struct LineWalker {
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, firstSequence: UInt64 = 1,
         resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
     ) throws -> UInt64 {
+        let output = EventBuffer()
+        let kept = enricher.keepsOrderingKey
+        enricher.keepsOrderingKey = true
+        defer { enricher.keepsOrderingKey = kept }
+        return try walkRendered(
+            inputs: inputs, config: config, enricher: enricher, output: output, firstSequence: firstSequence,
+            resumeAt: resumeAt, onInputEnd: onInputEnd
+        ) { item in
+            let result: EnrichResult
+            switch item.result {
+            case .blank: result = .blank
+            case .deadLetter(let reason, let detail): result = .deadLetter(reason: reason, detail: detail)
+            case .event(let range, _):
+                let bytes = Array(output.bytes[range])
+                output.bytes.removeAll(keepingCapacity: true)
+                result = .event(bytes: bytes, orderingKey: enricher.lastOrderingKey)
+            }
+            return try body(Item(
+                source: item.source, inputIndex: item.inputIndex, line: item.line, sequence: item.sequence,
+                result: result, settledThrough: item.settledThrough))
+        }
+    }
+
+    /// The hot path of ``walk(inputs:config:enricher:firstSequence:resumeAt:onInputEnd:_:)``:
+    /// each event is rendered at the end of `output.bytes` (the caller takes or clears them).
+    @discardableResult
+    static func walkRendered(
+        inputs: [InputSource], config: ReplayConfig, enricher: Enricher, output: EventBuffer, firstSequence: UInt64 = 1,
+        resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (RenderedItem) throws -> Bool
+    ) throws -> UInt64 {
         var sequence = firstSequence
         for (index, source) in inputs.enumerated() {
             var stop = false
@@ -42,7 +84,7 @@ public struct LineWalker {
             do {
                 let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
                 try reader.forEachLine { line in
-                    let result: EnrichResult
+                    let result: LineResult
                     if line.truncated {
                         // Longer than the reader keeps whole, which is over max_event_bytes.
                         result = enricher.deadLetter(
@@ -50,9 +92,9 @@ public struct LineWalker {
                             "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
                                 + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
                     } else {
-                        result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence)
+                        result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
                     }
-                    let item = Item(
+                    let item = RenderedItem(
                         source: source, inputIndex: index, line: line, sequence: sequence, result: result,
                         settledThrough: (line.endOffset, line.lineNumber))
                     sequence += 1
@@ -71,7 +113,7 @@ public struct LineWalker {
                 let line = InputLine(
                     bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
                     fileBytesRead: 0, fileSize: nil)
-                let item = Item(
+                let item = RenderedItem(
                     source: source, inputIndex: index, line: line, sequence: sequence,
                     result: enricher.deadLetter(DeadLetterReason.readError, error.message),
                     settledThrough: (lastEnd, lastLine))
