@@ -35,35 +35,44 @@ final class ReadingJob: @unchecked Sendable {
         self.runState = runState
         self.identity = identity
         self.enricher = Enricher(config: config, identity: identity)
+        self.laneChunks = Self.emptyLaneChunks(max(config.batching.concurrency, 1))
         self.checkpoint = checkpoint
         self.stop = stop
         self.pipe = pipe
     }
 
-    /// Where the reader renders events: the storage of the chunk being filled.
-    let output = EventBuffer(capacity: ReadingJob.storageCapacity)
-    /// Room for a chunk of typical events (the buffer grows when events are larger).
-    static let storageCapacity = chunkSize * 512
+    /// Where the reader renders the events of the lines not yet recorded (emptied by each record).
+    let output = EventBuffer(capacity: 64 * 1024)
+    /// The chunks being filled, one per engine lane (the engine routes a lane key `k` to lane
+    /// `k % lanes`): a chunk's storage is freed as soon as its own lane has sent its events. One
+    /// storage shared by all lanes lives until the slowest lane is done, so a lagging lane pins
+    /// whole chunks (measured at 1M events: about 10 MB more peak RSS).
+    var laneChunks: [EventChunk]
+    /// Bytes and events in ``laneChunks``.
+    var chunkBytes = 0
+    var chunkEvents = 0
+    /// Room reserved per lane chunk; the chunks go once they hold `lanes x 3/4` of it in all.
+    static let laneStorageCapacity = 32 * 1024
 
     /// Reads everything (or until a stop), then closes the pipe. Returns why it stopped early, if it did.
     ///
-    /// Events are rendered straight into the chunk's storage (``output``); `record` adds them to
-    /// the chunk with their sequence numbers. A chunk is sent only right after every line read
-    /// so far was recorded, so no line waiting to be recorded refers to storage that has gone.
+    /// Events are rendered into ``output``; `record` copies them into their lane's chunk with
+    /// their sequence numbers. Chunks are sent only right after every line read so far was
+    /// recorded, so no line waiting to be recorded refers to an event that has gone.
     func read() throws -> (RunReport.Status, String)? {
         defer { pipe.finish() }
-        var chunk = EventChunk()
-        chunk.entries.reserveCapacity(Self.chunkSize)
+        let flushBytes = laneChunks.count * Self.laneStorageCapacity * 3 / 4
         var lines: [ReadLine] = []
         lines.reserveCapacity(Self.recordBatch)
         var early: (RunReport.Status, String)?
         /// Records the lines read so far (one lock for all of them); false when the run must stop.
         func recordLines() -> Bool {
-            if let failure = record(lines, into: &chunk) {
+            if let failure = record(lines) {
                 early = (.stoppedTransient, failure)
                 return false
             }
             lines.removeAll(keepingCapacity: true)
+            output.bytes.removeAll(keepingCapacity: true)
             return true
         }
         try LineWalker.walkRendered(
@@ -84,8 +93,8 @@ final class ReadingJob: @unchecked Sendable {
             lines.append(ReadLine(item))
             if lines.count >= Self.recordBatch || item.sequence & 1023 == 0 {
                 guard recordLines() else { return false }
-                if chunk.entries.count >= Self.chunkSize {
-                    try send(&chunk)
+                if chunkEvents >= Self.chunkSize || chunkBytes >= flushBytes {
+                    try send()
                 } else if item.sequence & 1023 == 0 {
                     try checkpointIfDue()
                 }
@@ -93,17 +102,26 @@ final class ReadingJob: @unchecked Sendable {
             return true
         }
         if early == nil, !lines.isEmpty { _ = recordLines() }
-        if !chunk.entries.isEmpty, early == nil { try send(&chunk) }
+        if chunkEvents > 0, early == nil { try send() }
         return early
     }
 
-    /// Hands a chunk (with the storage its events were rendered into) to the delivery side,
-    /// writing checkpoints while it waits. Every line read so far must be recorded.
-    private func send(_ chunk: inout EventChunk) throws {
-        var events = chunk
-        swap(&events.storage, &output.bytes)
-        output.bytes.reserveCapacity(Self.storageCapacity)
-        chunk.entries.removeAll(keepingCapacity: true)
+    /// Empty chunks, one per lane, with room reserved.
+    static func emptyLaneChunks(_ lanes: Int) -> [EventChunk] {
+        (0..<lanes).map { _ in
+            var c = EventChunk()
+            c.storage.reserveCapacity(laneStorageCapacity)
+            return c
+        }
+    }
+
+    /// Hands the lane chunks to the delivery side (in one message), writing checkpoints while
+    /// it waits. Every line read so far must be recorded.
+    private func send() throws {
+        let events = laneChunks.filter { !$0.entries.isEmpty }
+        laneChunks = Self.emptyLaneChunks(laneChunks.count)
+        chunkBytes = 0
+        chunkEvents = 0
         while !pipe.send(events, waitingUpTo: .seconds(1)) {
             try checkpointIfDue()
             if pipe.isClosed || stop.isRequested { return }
@@ -123,10 +141,11 @@ final class ReadingJob: @unchecked Sendable {
         try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)
     }
 
-    /// Counts `lines` and records them in the tracker under one lock, appending the events to
-    /// send to `chunk`. Returns why the run must stop (the dead-letter file failed), in which
-    /// case the lines from the failed one on are not recorded, so the checkpoint cannot pass them.
-    private func record(_ lines: [ReadLine], into chunk: inout EventChunk) -> String? {
+    /// Counts `lines` and records them in the tracker under one lock, copying the events to
+    /// send into their lane's chunk. Returns why the run must stop (the dead-letter file failed),
+    /// in which case the lines from the failed one on are not recorded, so the checkpoint cannot
+    /// pass them.
+    private func record(_ lines: [ReadLine]) -> String? {
         runState.counters.withLock { c -> String? in
             // By index: `for line in lines` would copy (retain and release) each line's storage.
             for i in lines.indices {
@@ -171,7 +190,13 @@ final class ReadingJob: @unchecked Sendable {
                     c.inFlightEvents += 1
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
-                    chunk.entries.append(EventChunk.Entry(range: range, laneKey: laneKey, tag: seq))
+                    let lane = Int(laneKey % UInt64(laneChunks.count))
+                    let start = laneChunks[lane].storage.count
+                    output.bytes.withUnsafeBufferPointer { laneChunks[lane].storage.append(contentsOf: $0[range]) }
+                    laneChunks[lane].entries.append(
+                        EventChunk.Entry(range: start..<laneChunks[lane].storage.count, laneKey: laneKey, tag: seq))
+                    chunkBytes += range.count
+                    chunkEvents += 1
                 }
             }
             return nil

@@ -78,11 +78,12 @@ public final class ReplayRunner: Sendable {
             config: config, options: options, plan: plan, state: state, runState: runState,
             identity: identity, checkpoint: checkpoint, stop: stop, pipe: pipe)
         async let readOutcome = ReadingJob.onThread { try job.read() }
-        for await chunk in pipe.stream {
+        for await chunks in pipe.stream {
             defer { pipe.taken() }
-            guard !pipe.isClosed else { continue }
             // One actor hop per chunk; fewer accepted than given means the engine stopped.
-            if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
+            for chunk in chunks where !pipe.isClosed {
+                if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
+            }
         }
         let early: (RunReport.Status, String)?
         do {

@@ -1,27 +1,49 @@
 import Foundation
 import JSONCore
 
-/// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
-/// event, made once when the value is learned or read from SQLite. A value of at most 16 bytes
-/// as JSON (ids usually are) is kept inline, so reading it touches no heap memory; a longer one
-/// is kept in an array.
-struct IdentityValue {
-    /// The JSON string's bytes when it has at most 16, zero-padded.
+/// Bytes kept inline when there are at most 16 (ids usually are), so keeping them touches and
+/// allocates no heap memory; longer ones are kept in an array.
+struct InlineBytes {
+    /// The bytes when there are at most 16, zero-padded.
     private var small: (UInt64, UInt64) = (0, 0)
     private var smallCount: UInt8 = 0
-    /// The JSON string when it has more than 16 bytes.
+    /// The bytes when there are more than 16.
     private var large: [UInt8]?
 
-    init(raw: UnsafeBufferPointer<UInt8>) {
-        var quoted: [UInt8] = []
-        quoted.reserveCapacity(raw.count + 2)
-        JSONStrings.appendQuotedBytes(raw, to: &quoted)
-        if quoted.count <= 16 {
-            smallCount = UInt8(quoted.count)
-            withUnsafeMutableBytes(of: &small) { $0.copyBytes(from: quoted) }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.count <= 16 {
+            smallCount = UInt8(bytes.count)
+            if let base = bytes.baseAddress {
+                withUnsafeMutableBytes(of: &small) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            }
         } else {
-            large = quoted
+            large = Array(bytes)
         }
+    }
+
+    /// Calls `body` with the bytes.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let large { return try large.withUnsafeBufferPointer(body) }
+        var copy = small
+        let n = Int(smallCount)
+        return try withUnsafeBytes(of: &copy) { try body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)) }
+    }
+
+    /// The bytes as an array.
+    var array: [UInt8] { withBytes { Array($0) } }
+}
+
+/// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
+/// event, made once when the value is learned or read from SQLite; inline when it is short.
+struct IdentityValue {
+    private let quoted: InlineBytes
+
+    init(raw: UnsafeBufferPointer<UInt8>) {
+        var json: [UInt8] = []
+        json.reserveCapacity(raw.count + 2)
+        JSONStrings.appendQuotedBytes(raw, to: &json)
+        quoted = json.withUnsafeBufferPointer { InlineBytes($0) }
     }
 
     init(raw: [UInt8]) {
@@ -31,14 +53,11 @@ struct IdentityValue {
     /// Calls `body` with the id as a JSON string, with its quotes.
     @inline(__always)
     func withJSON<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        if let large { return try large.withUnsafeBufferPointer(body) }
-        var copy = small
-        let n = Int(smallCount)
-        return try withUnsafeBytes(of: &copy) { try body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)) }
+        try quoted.withBytes(body)
     }
 
     /// The id as a JSON string.
-    var json: [UInt8] { withJSON { Array($0) } }
+    var json: [UInt8] { quoted.array }
 
     /// Calls `body` with the id's bytes: the inside of the quotes, decoded when it has escapes.
     func withRaw<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
@@ -59,7 +78,8 @@ struct IdentityValue {
 
 /// One identity table in memory: every mapping learned (committed or not) and a bounded cache of
 /// committed rows, in ONE open-addressing table keyed by the id's bytes, so a lookup costs one
-/// fast hash and (usually) one byte comparison: no String, no `Hasher`, no allocation.
+/// fast hash and two cache lines (a slot, then its entry): no String, no `Hasher`, no
+/// allocation, and for keys of up to 16 bytes no key storage of their own.
 ///
 /// Each entry holds the newest value of its key; `uncommitted` is the sequence of the line that
 /// taught it while that value is not yet in SQLite. An entry without a value records that SQLite
@@ -75,38 +95,33 @@ struct IdentityMap {
         case unknown
     }
 
+    /// One key and its newest value: 64 bytes, fields ordered so they pack.
     private struct Entry {
-        let hash: UInt64
-        let key: [UInt8]
+        /// The key's first 16 bytes, zero-padded; the whole key when it has at most 16.
+        var k0: UInt64
+        var k1: UInt64
+        /// The key when it has more than 16 bytes.
+        var longKey: [UInt8]?
         var value: IdentityValue?
-        var uncommitted: UInt64?
+        var keyLength: UInt32
+        /// The sequence of the line that taught the value while it is not in SQLite, else
+        /// ``IdentityMap/committed``.
+        var uncommittedSequence: UInt64
+
+        var uncommitted: UInt64? {
+            get { uncommittedSequence == IdentityMap.committed ? nil : uncommittedSequence }
+            set { uncommittedSequence = newValue ?? IdentityMap.committed }
+        }
     }
+
+    /// ``Entry/uncommittedSequence`` of a committed entry (no line has this sequence).
+    static let committed = UInt64.max
 
     private var entries: [Entry] = []
-    /// Open addressing over `entries`, at most half full (power-of-two size). A slot holds its
-    /// entry's hash and, for keys of at most 16 bytes (ids usually are), the key itself, so a
-    /// lookup reads one cache line instead of the entry and the key's own storage.
-    private var slots: [Slot] = Array(repeating: Slot(), count: 64)
-
-    /// One slot of the table (`index` 0: empty).
-    private struct Slot {
-        var hash: UInt64 = 0
-        /// The key's first 16 bytes, zero-padded.
-        var k0: UInt64 = 0
-        var k1: UInt64 = 0
-        /// The entry's index + 1 (low 32 bits) and the key's length (high 32 bits).
-        var indexAndLength: UInt64 = 0
-    }
-
-    /// A key's first 16 bytes as two zero-padded words.
-    @inline(__always)
-    private static func words(_ key: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-        var w: (UInt64, UInt64) = (0, 0)
-        let n = min(key.count, 16)
-        if n > 0 { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: n) } }
-        return w
-    }
-
+    /// Open addressing over `entries`, at most half full (power-of-two size). A slot is the high
+    /// 32 bits of its key's hash and its entry's index + 1 (0: empty), so a probe that does not
+    /// match rarely touches `entries`.
+    private var slots: [UInt64] = Array(repeating: 0, count: 64)
     private var uncommittedCount = 0
     /// At most this many committed entries are kept; beyond that, every committed entry is dropped.
     var limit = 262_144
@@ -149,7 +164,7 @@ struct IdentityMap {
     /// Drops everything; the table is empty again.
     mutating func reset() {
         entries.removeAll()
-        slots = Array(repeating: Slot(), count: 64)
+        slots = Array(repeating: 0, count: 64)
         uncommittedCount = 0
         isComplete = true
     }
@@ -182,28 +197,38 @@ struct IdentityMap {
         return h ^ (h >> 29)
     }
 
+    /// A key's first 16 bytes as two zero-padded words.
+    @inline(__always)
+    private static func words(_ key: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        var w: (UInt64, UInt64) = (0, 0)
+        let n = min(key.count, 16)
+        if n > 0 { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: n) } }
+        return w
+    }
+
     private func find(_ key: UnsafeBufferPointer<UInt8>, _ h: UInt64) -> Int? {
         let (q0, q1) = Self.words(key)
-        let length = UInt64(key.count) << 32
+        let tag = h & 0xFFFF_FFFF_0000_0000
         return slots.withUnsafeBufferPointer { slots -> Int? in
             let mask = slots.count - 1
             var s = Int(truncatingIfNeeded: h) & mask
             while true {
                 let slot = slots[s]
-                if slot.indexAndLength == 0 { return nil }
-                if slot.hash == h, slot.indexAndLength & 0xFFFF_FFFF_0000_0000 == length, slot.k0 == q0, slot.k1 == q1 {
-                    let e = Int(slot.indexAndLength & 0xFFFF_FFFF) - 1
-                    if key.count <= 16 || Self.equal(entries[e].key, key) { return e }
+                if slot == 0 { return nil }
+                if slot & 0xFFFF_FFFF_0000_0000 == tag {
+                    let e = Int(slot & 0xFFFF_FFFF) - 1
+                    if Self.matches(entries[e], key, q0, q1) { return e }
                 }
                 s = (s + 1) & mask
             }
         }
     }
 
-    private static func equal(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        return a.withUnsafeBufferPointer { memcmp($0.baseAddress!, b.baseAddress!, a.count) == 0 }
+    @inline(__always)
+    private static func matches(_ e: Entry, _ key: UnsafeBufferPointer<UInt8>, _ q0: UInt64, _ q1: UInt64) -> Bool {
+        guard Int(e.keyLength) == key.count, e.k0 == q0, e.k1 == q1 else { return false }
+        guard let long = e.longKey else { return true }
+        return long.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
     }
 
     /// The entry for `key`, inserted (without a value) when missing.
@@ -212,25 +237,34 @@ struct IdentityMap {
         if let i = find(key, h) { return i }
         makeRoom()
         if (entries.count + 1) * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        entries.append(Entry(hash: h, key: Array(key), value: nil, uncommitted: nil))
-        place(entries.count - 1)
+        let (k0, k1) = Self.words(key)
+        entries.append(Entry(
+            k0: k0, k1: k1, longKey: key.count > 16 ? Array(key) : nil, value: nil, keyLength: UInt32(key.count),
+            uncommittedSequence: Self.committed))
+        place(entries.count - 1, hash: h)
         return entries.count - 1
     }
 
-    private mutating func place(_ index: Int) {
+    private mutating func place(_ index: Int, hash h: UInt64) {
         let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while slots[s] != 0 { s = (s + 1) & mask }
+        slots[s] = (h & 0xFFFF_FFFF_0000_0000) | UInt64(index + 1)
+    }
+
+    /// The hash of entry `index`'s key (recomputed: only rehashing needs it).
+    private func hash(ofEntry index: Int) -> UInt64 {
         let e = entries[index]
-        var s = Int(truncatingIfNeeded: e.hash) & mask
-        while slots[s].indexAndLength != 0 { s = (s + 1) & mask }
-        let (k0, k1) = e.key.withUnsafeBufferPointer { Self.words($0) }
-        slots[s] = Slot(hash: e.hash, k0: k0, k1: k1, indexAndLength: UInt64(e.key.count) << 32 | UInt64(index + 1))
+        if let long = e.longKey { return long.withUnsafeBufferPointer { Self.hash($0) } }
+        var w = (e.k0, e.k1)
+        return withUnsafeBytes(of: &w) { Self.hash(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(e.keyLength))) }
     }
 
     private mutating func rehash(capacity: Int) {
         var size = 64
         while size < capacity { size *= 2 }
-        slots = Array(repeating: Slot(), count: size)
-        for i in entries.indices { place(i) }
+        slots = Array(repeating: 0, count: size)
+        for i in entries.indices { place(i, hash: hash(ofEntry: i)) }
     }
 
     /// When `limit` committed entries are kept, evicts every committed entry (uncommitted ones

@@ -15,11 +15,13 @@ public final class IdentityStore {
     /// The device anonymousId (lowercase UUID) given to events without one.
     public let deviceAnonymousId: String
 
+    /// A mapping learned and not yet committed (kept until a checkpoint passes its line: up to
+    /// a second of mappings, so short ids stay inline, without heap storage of their own).
     private struct Pending {
         let sequence: UInt64
         let isGroup: Bool
-        let key: [UInt8]
-        let value: [UInt8]
+        let key: InlineBytes
+        let value: IdentityValue
     }
     private var pending: [Pending] = []
     private var pendingStart = 0
@@ -69,15 +71,17 @@ public final class IdentityStore {
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
     /// for lookups at once.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        users.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: false, key: Array(key), value: Array(value)))
+        let v = IdentityValue(raw: value)
+        users.learn(key, v, sequence: sequence)
+        pending.append(Pending(sequence: sequence, isGroup: false, key: InlineBytes(key), value: v))
     }
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        groups.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: true, key: Array(key), value: Array(value)))
+        let v = IdentityValue(raw: value)
+        groups.learn(key, v, sequence: sequence)
+        pending.append(Pending(sequence: sequence, isGroup: true, key: InlineBytes(key), value: v))
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
@@ -160,7 +164,7 @@ public final class IdentityStore {
             throw error
         }
         for p in pending[pendingStart..<end] {
-            p.key.withUnsafeBufferPointer { key in
+            p.key.withBytes { key in
                 if p.isGroup { groups.markCommitted(key, sequence: p.sequence) } else { users.markCommitted(key, sequence: p.sequence) }
             }
         }
@@ -179,13 +183,35 @@ public final class IdentityStore {
     /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
     /// Keys are compared as bytes, as SQLite compares them.
     private func writeRows(_ rows: ArraySlice<Pending>) throws {
-        var users: [RowKey: [UInt8]] = [:]
-        var groups: [RowKey: [UInt8]] = [:]
-        for p in rows {
-            if p.isGroup { groups[RowKey(p.key)] = p.value } else { users[RowKey(p.key)] = p.value }
+        for isGroup in [false, true] {
+            // Row positions by key, then by learning order; the last of each key wins. No
+            // allocation per row (commits hold up to a second of mappings).
+            var order = rows.indices.filter { rows[$0].isGroup == isGroup }
+            order.sort { a, b in
+                let c = Self.compare(rows[a].key, rows[b].key)
+                return c != 0 ? c < 0 : a < b
+            }
+            let statement = isGroup ? upsertGroup : upsertUser
+            var i = 0
+            while i < order.count {
+                var last = i
+                while last + 1 < order.count, Self.compare(rows[order[last + 1]].key, rows[order[i]].key) == 0 { last += 1 }
+                let row = rows[order[last]]
+                try row.key.withBytes { key in try row.value.withRaw { value in try db.run(statement, key, value) } }
+                i = last + 1
+            }
         }
-        for (key, value) in users.sorted(by: { $0.key < $1.key }) { try db.run(upsertUser, key.bytes, value) }
-        for (key, value) in groups.sorted(by: { $0.key < $1.key }) { try db.run(upsertGroup, key.bytes, value) }
+    }
+
+    /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.
+    private static func compare(_ a: InlineBytes, _ b: InlineBytes) -> Int {
+        a.withBytes { x in
+            b.withBytes { y in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
+                return c != 0 ? c : x.count - y.count
+            }
+        }
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
@@ -228,24 +254,3 @@ public final class IdentityStore {
     public func close() { db.close() }
 }
 
-/// A key of the identity tables as bytes, hashed in one pass and ordered like SQLite's BINARY
-/// collation (memcmp, the shorter first on a common prefix).
-struct RowKey: Hashable, Comparable {
-    let bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
-
-    static func == (a: RowKey, b: RowKey) -> Bool { compare(a.bytes, b.bytes) == 0 }
-
-    static func < (a: RowKey, b: RowKey) -> Bool { compare(a.bytes, b.bytes) < 0 }
-
-    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        let n = min(a.count, b.count)
-        let c = n == 0 ? 0 : a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in Int(memcmp(pa.baseAddress!, pb.baseAddress!, n)) } }
-        return c != 0 ? c : a.count - b.count
-    }
-}

@@ -95,11 +95,11 @@ final class SQLiteDatabase {
 
     /// Runs a prepared statement with two text parameters given as UTF-8 bytes (exact lengths:
     /// no C-string truncation).
-    func run(_ st: Statement, _ first: [UInt8], _ second: [UInt8]) throws {
+    func run(_ st: Statement, _ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) throws {
         let s = st.handle
         sqlite3_reset(s)
-        first.withUnsafeBufferPointer { bindText(s, 1, $0) }
-        second.withUnsafeBufferPointer { bindText(s, 2, $0) }
+        bindText(s, 1, first)
+        bindText(s, 2, second)
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
