@@ -117,7 +117,7 @@ struct IdentityMap {
     /// ``Entry/uncommittedSequence`` of a committed entry (no line has this sequence).
     static let committed = UInt64.max
 
-    private var entries: [Entry] = []
+    private var entries = BlockArray<Entry>()
     /// Open addressing over `entries`, at most half full (power-of-two size). A slot is the high
     /// 32 bits of its key's hash and its entry's index + 1 (0: empty), so a probe that does not
     /// match rarely touches `entries`.
@@ -275,5 +275,47 @@ struct IdentityMap {
         entries.removeAll { $0.uncommitted == nil }
         rehash(capacity: entries.count * 4)
         isComplete = false
+    }
+}
+
+/// An array stored in blocks of 4,096 elements: growing it never copies what it holds (so it is
+/// never held twice while it grows) and at most one block is partly empty. The identity tables
+/// hold up to hundreds of thousands of entries; a plain array doubling at that size briefly needs
+/// its old and new storage together, which set the peak RSS of long runs.
+struct BlockArray<Element> {
+    private static var shift: Int { 12 }
+    private static var mask: Int { (1 << shift) - 1 }
+    private var blocks: [[Element]] = []
+    /// The number of elements.
+    private(set) var count = 0
+
+    /// The element at `index` (0 ..< count).
+    subscript(index: Int) -> Element {
+        get { blocks[index >> Self.shift][index & Self.mask] }
+        _modify { yield &blocks[index >> Self.shift][index & Self.mask] }
+    }
+
+    var indices: Range<Int> { 0..<count }
+
+    mutating func append(_ element: Element) {
+        if count & Self.mask == 0 {
+            var block: [Element] = []
+            block.reserveCapacity(Self.mask + 1)
+            blocks.append(block)
+        }
+        blocks[blocks.count - 1].append(element)
+        count += 1
+    }
+
+    mutating func removeAll() {
+        blocks = []
+        count = 0
+    }
+
+    /// Keeps the elements for which `shouldBeRemoved` is false, in order.
+    mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+        var kept = BlockArray()
+        for i in indices where !shouldBeRemoved(self[i]) { kept.append(self[i]) }
+        self = kept
     }
 }

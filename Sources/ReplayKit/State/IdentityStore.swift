@@ -16,12 +16,11 @@ public final class IdentityStore {
     public let deviceAnonymousId: String
 
     /// A mapping learned and not yet committed (kept until a checkpoint passes its line: up to
-    /// a second of mappings, so short ids stay inline, without heap storage of their own).
+    /// a second or two of mappings, so it is kept small: 48 bytes, ids inline when short).
     private struct Pending {
         let sequence: UInt64
-        let isGroup: Bool
-        let key: InlineBytes
-        let value: IdentityValue
+        let row: LearnedRow
+        var isGroup: Bool { row.isGroup }
     }
     private var pending: [Pending] = []
     private var pendingStart = 0
@@ -71,17 +70,15 @@ public final class IdentityStore {
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
     /// for lookups at once.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        let v = IdentityValue(raw: value)
-        users.learn(key, v, sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: false, key: InlineBytes(key), value: v))
+        users.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, isGroup: false)))
     }
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        let v = IdentityValue(raw: value)
-        groups.learn(key, v, sequence: sequence)
-        pending.append(Pending(sequence: sequence, isGroup: true, key: InlineBytes(key), value: v))
+        groups.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, isGroup: true)))
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
@@ -164,7 +161,7 @@ public final class IdentityStore {
             throw error
         }
         for p in pending[pendingStart..<end] {
-            p.key.withBytes { key in
+            p.row.withKey { key in
                 if p.isGroup { groups.markCommitted(key, sequence: p.sequence) } else { users.markCommitted(key, sequence: p.sequence) }
             }
         }
@@ -188,25 +185,25 @@ public final class IdentityStore {
             // allocation per row (commits hold up to a second of mappings).
             var order = rows.indices.filter { rows[$0].isGroup == isGroup }
             order.sort { a, b in
-                let c = Self.compare(rows[a].key, rows[b].key)
+                let c = Self.compare(rows[a].row, rows[b].row)
                 return c != 0 ? c < 0 : a < b
             }
             let statement = isGroup ? upsertGroup : upsertUser
             var i = 0
             while i < order.count {
                 var last = i
-                while last + 1 < order.count, Self.compare(rows[order[last + 1]].key, rows[order[i]].key) == 0 { last += 1 }
-                let row = rows[order[last]]
-                try row.key.withBytes { key in try row.value.withRaw { value in try db.run(statement, key, value) } }
+                while last + 1 < order.count, Self.compare(rows[order[last + 1]].row, rows[order[i]].row) == 0 { last += 1 }
+                let row = rows[order[last]].row
+                try row.withKey { key in try row.withValue { value in try db.run(statement, key, value) } }
                 i = last + 1
             }
         }
     }
 
     /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.
-    private static func compare(_ a: InlineBytes, _ b: InlineBytes) -> Int {
-        a.withBytes { x in
-            b.withBytes { y in
+    private static func compare(_ a: LearnedRow, _ b: LearnedRow) -> Int {
+        a.withKey { x in
+            b.withKey { y in
                 let n = min(x.count, y.count)
                 let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
                 return c != 0 ? c : x.count - y.count
@@ -254,3 +251,50 @@ public final class IdentityStore {
     public func close() { db.close() }
 }
 
+
+/// A learned mapping's key and value bytes (and its table): inline when together they have at
+/// most 24 bytes, otherwise in one array, key first. 40 bytes.
+struct LearnedRow {
+    private var small: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private var smallKeyCount: UInt8 = 0
+    private var smallValueCount: UInt8 = 0
+    /// Whether the mapping is userId → groupId (else anonymousId → userId).
+    let isGroup: Bool
+    private var largeKeyCount: UInt32 = 0
+    private var large: [UInt8]?
+
+    init(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, isGroup: Bool) {
+        self.isGroup = isGroup
+        if key.count + value.count <= 24 {
+            smallKeyCount = UInt8(key.count)
+            smallValueCount = UInt8(value.count)
+            withUnsafeMutableBytes(of: &small) { w in
+                if let k = key.baseAddress { w.baseAddress!.copyMemory(from: k, byteCount: key.count) }
+                if let v = value.baseAddress { (w.baseAddress! + key.count).copyMemory(from: v, byteCount: value.count) }
+            }
+        } else {
+            largeKeyCount = UInt32(key.count)
+            large = Array(key) + Array(value)
+        }
+    }
+
+    /// Calls `body` with the key and the value's bytes.
+    private func withParts<R>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let large {
+            let k = Int(largeKeyCount)
+            return try large.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<k]), UnsafeBufferPointer(rebasing: $0[k...])) }
+        }
+        var copy = small
+        let k = Int(smallKeyCount), v = Int(smallValueCount)
+        return try withUnsafeBytes(of: &copy) { raw in
+            let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return try body(UnsafeBufferPointer(start: base, count: k), UnsafeBufferPointer(start: base + k, count: v))
+        }
+    }
+
+    /// Calls `body` with the key's bytes.
+    func withKey<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try withParts { k, _ in try body(k) } }
+
+    /// Calls `body` with the value's bytes.
+    func withValue<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try withParts { _, v in try body(v) } }
+}
