@@ -312,6 +312,16 @@ struct BlockArray<Element> {
         count = 0
     }
 
+    /// Drops the whole blocks before `index` (the elements before it are no longer needed) and
+    /// returns how many elements that removed; every index moves down by as many.
+    mutating func removeFirstBlocks(upTo index: Int) -> Int {
+        let n = min(index, count) >> Self.shift
+        guard n > 0 else { return 0 }
+        blocks.removeFirst(n)
+        count -= n << Self.shift
+        return n << Self.shift
+    }
+
     /// Keeps the elements for which `shouldBeRemoved` is false, in order.
     mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
         var kept = BlockArray()

@@ -22,7 +22,9 @@ public final class IdentityStore {
         let row: LearnedRow
         var isGroup: Bool { row.isGroup }
     }
-    private var pending: [Pending] = []
+    /// Learned mappings from `pendingStart` on are not committed yet. Kept in blocks: it holds
+    /// up to a second or two of mappings, and committed blocks are dropped from the front.
+    private var pending = BlockArray<Pending>()
     private var pendingStart = 0
     /// anonymousId → userId and userId → groupId in memory, keyed by bytes: the overlay of
     /// uncommitted mappings and a bounded cache of committed rows.
@@ -147,7 +149,7 @@ public final class IdentityStore {
         guard end > pendingStart || !metadata.isEmpty else { return }
         try db.execute("BEGIN")
         do {
-            try writeRows(pending[pendingStart..<end])
+            try writeRows(pendingStart..<end)
             for (key, value) in metadata {
                 if let value {
                     try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
@@ -160,16 +162,14 @@ public final class IdentityStore {
             try? db.execute("ROLLBACK")
             throw error
         }
-        for p in pending[pendingStart..<end] {
+        for i in pendingStart..<end {
+            let p = pending[i]
             p.row.withKey { key in
                 if p.isGroup { groups.markCommitted(key, sequence: p.sequence) } else { users.markCommitted(key, sequence: p.sequence) }
             }
         }
         pendingStart = end
-        if pendingStart > 4096, pendingStart * 2 > pending.count {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
-        }
+        pendingStart -= pending.removeFirstBlocks(upTo: pendingStart)
     }
 
     /// Upserts `rows` (in learning order) inside the caller's transaction.
@@ -179,11 +179,12 @@ public final class IdentityStore {
     /// keys share B-tree pages, so SQLite reads and dirties far fewer pages than with keys in
     /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
     /// Keys are compared as bytes, as SQLite compares them.
-    private func writeRows(_ rows: ArraySlice<Pending>) throws {
+    private func writeRows(_ range: Range<Int>) throws {
+        let rows = pending
         for isGroup in [false, true] {
             // Row positions by key, then by learning order; the last of each key wins. No
             // allocation per row (commits hold up to a second of mappings).
-            var order = rows.indices.filter { rows[$0].isGroup == isGroup }
+            var order = range.filter { rows[$0].isGroup == isGroup }
             order.sort { a, b in
                 let c = Self.compare(rows[a].row, rows[b].row)
                 return c != 0 ? c < 0 : a < b
