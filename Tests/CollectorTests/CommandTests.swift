@@ -82,15 +82,20 @@ final class CommandTests: XCTestCase {
 
     func testCommandStopsGracefullyOnSIGINT() async throws { try await run(signal: SIGINT) }
 
-    func testCommandRejectsBadFlags() throws {
+    /// Runs `mr-collector` with `arguments` (expected to exit at once) and returns its status.
+    private func exitStatus(_ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = try binary()
-        process.arguments = ["--write-key", "k", "--oversize-status", "500"]
+        process.arguments = arguments
         process.standardOutput = Pipe()
         process.standardError = Pipe()
         try process.run()
         process.waitUntilExit()
-        XCTAssertNotEqual(process.terminationStatus, 0)
+        return process.terminationStatus
+    }
+
+    func testCommandRejectsBadFlags() throws {
+        XCTAssertNotEqual(try exitStatus(["--write-key", "k", "--oversize-status", "500"]), 0)
     }
 
     /// `--count-only` runs the SwiftNIO count-only server: same first line, same signals, same stats.
@@ -154,13 +159,6 @@ final class CommandTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/never.ndjson"))
         // --threads is for --count-only only.
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = ["--write-key", "k", "--threads", "2"]
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 64)
+        XCTAssertEqual(try exitStatus(["--write-key", "k", "--threads", "2"]), 64)
     }
 }

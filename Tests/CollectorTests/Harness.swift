@@ -72,3 +72,27 @@ extension HTTPHarness {
 func temporaryPath(_ suffix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)\(suffix)").path
 }
+
+extension HTTPHarness {
+    /// The count-only checks shared by the Hummingbird count-only mode and the NIO server: a batch
+    /// with an invalid event (200: not checked), a truncated body (400), a wrong key (401). Then
+    /// `stats` must show what ``assertCountOnlyStats(_:body:file:line:)`` expects. Returns the
+    /// batch's body.
+    func postCountOnlyChecks(file: StaticString = #filePath, line: UInt = #line) async throws -> String {
+        let body = Fixtures.batch([Fixtures.track("a"), "{\"type\":\"nope\"}", Fixtures.track("a")])
+        do { let status = try await post(body).status; XCTAssertEqual(status, 200, file: file, line: line) }
+        do { let status = try await post("{\"batch\":[1,").status; XCTAssertEqual(status, 400, file: file, line: line) }
+        do { let status = try await post(body, auth: Harness.basic("wrong")).status; XCTAssertEqual(status, 401, file: file, line: line) }
+        return body
+    }
+}
+
+/// What the collector counted for ``HTTPHarness/postCountOnlyChecks(file:line:)``.
+func assertCountOnlyStats(_ stats: CollectorStats, body: String, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(stats.events, 3, file: file, line: line)
+    XCTAssertEqual(stats.requests, 3, file: file, line: line)
+    XCTAssertEqual(stats.maxBatchEvents, 3, file: file, line: line)
+    XCTAssertEqual(stats.unique, 0, file: file, line: line)
+    XCTAssertEqual(stats.invalid, 0, file: file, line: line)
+    XCTAssertEqual(stats.bytes, body.utf8.count * 2 + 12, file: file, line: line)
+}

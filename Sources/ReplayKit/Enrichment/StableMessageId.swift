@@ -85,13 +85,7 @@ enum StableMessageId {
             h2 = mix(h2 &+ (w &* 0x9FB2_1C65_1E98_DF25)) ^ h1
             i += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
+        let tail = ByteWords.tail(bytes, from: i)
         h1 = mix(h1 ^ tail ^ UInt64(n))
         h2 = mix(h2 ^ (tail &* 0xFF51_AFD7_ED55_8CCD) ^ UInt64(n) ^ h1)
         h1 = mix(h1 ^ h2)

@@ -186,14 +186,7 @@ struct IdentityMap {
             h ^= h >> 32
             i += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(base[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        h = (h ^ ByteWords.tail(bytes, from: i)) &* 0xC4CE_B9FE_1A85_EC53
         return h ^ (h >> 29)
     }
 

@@ -182,23 +182,39 @@ public final class IdentityStore {
     private func writeRows(_ range: Range<Int>) throws {
         let rows = pending
         for isGroup in [false, true] {
-            // Row positions by key, then by learning order; the last of each key wins. No
-            // allocation per row (commits hold up to a second of mappings).
-            var order = range.filter { rows[$0].isGroup == isGroup }
-            order.sort { a, b in
+            let statement = isGroup ? upsertGroup : upsertUser
+            // Row positions by key, then by learning order; the last of each key wins. Keys of
+            // up to 16 bytes (nearly all) sort as two big-endian words, which is memcmp order on
+            // the zero-padded key, the shorter first on a common prefix; longer keys (never equal
+            // to a short one) sort with memcmp. No allocation per row.
+            var short: [(hi: UInt64, lo: UInt64, length: Int, position: Int)] = []
+            var long: [Int] = []
+            for i in range where rows[i].isGroup == isGroup {
+                rows[i].row.withKey { key in
+                    guard key.count <= 16 else { return long.append(i) }
+                    var w: (UInt64, UInt64) = (0, 0)
+                    if let base = key.baseAddress { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base, byteCount: key.count) } }
+                    short.append((UInt64(bigEndian: w.0), UInt64(bigEndian: w.1), key.count, i))
+                }
+            }
+            short.sort { ($0.hi, $0.lo, $0.length, $0.position) < ($1.hi, $1.lo, $1.length, $1.position) }
+            for (k, s) in short.enumerated() {
+                if k + 1 < short.count, short[k + 1].hi == s.hi, short[k + 1].lo == s.lo, short[k + 1].length == s.length { continue }
+                try write(rows[s.position].row, statement)
+            }
+            long.sort { a, b in
                 let c = Self.compare(rows[a].row, rows[b].row)
                 return c != 0 ? c < 0 : a < b
             }
-            let statement = isGroup ? upsertGroup : upsertUser
-            var i = 0
-            while i < order.count {
-                var last = i
-                while last + 1 < order.count, Self.compare(rows[order[last + 1]].row, rows[order[i]].row) == 0 { last += 1 }
-                let row = rows[order[last]].row
-                try row.withKey { key in try row.withValue { value in try db.run(statement, key, value) } }
-                i = last + 1
+            for (k, position) in long.enumerated() {
+                if k + 1 < long.count, Self.compare(rows[long[k + 1]].row, rows[position].row) == 0 { continue }
+                try write(rows[position].row, statement)
             }
         }
+    }
+
+    private func write(_ row: LearnedRow, _ statement: SQLiteDatabase.Statement) throws {
+        try row.withKey { key in try row.withValue { value in try db.run(statement, key, value) } }
     }
 
     /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.

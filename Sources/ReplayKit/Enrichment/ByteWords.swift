@@ -1,0 +1,16 @@
+/// Reading bytes as little-endian 64-bit words, for the hashes of the hot path.
+enum ByteWords {
+    /// The bytes from `start` to the end of `bytes` (at most 7), as a little-endian word.
+    @inline(__always)
+    static func tail(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        var i = start
+        while i < bytes.count {
+            word |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        return word
+    }
+}
