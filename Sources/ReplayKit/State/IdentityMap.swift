@@ -69,9 +69,6 @@ struct IdentityValue {
         }
     }
 
-    /// The id's bytes.
-    var raw: [UInt8] { withRaw { Array($0) } }
-
     /// The id as a String (for the String-facing API).
     var string: String { withRaw { String(decoding: $0, as: UTF8.self) } }
 }
@@ -168,9 +165,6 @@ struct IdentityMap {
         uncommittedCount = 0
         isComplete = true
     }
-
-    /// Entries in memory (committed and uncommitted).
-    var count: Int { entries.count }
 
     // MARK: - The table
 
