@@ -100,14 +100,14 @@ final class HotPathTests: XCTestCase {
             }
             let line = Array(("{" + members.joined(separator: ",") + "}").utf8)
             var edits = TopLevelEdits()
-            func maybe(_ v: String) -> [UInt8]? { rng.next() % 2 == 0 ? Array(v.utf8) : nil }
+            func maybe(_ v: String) -> MemberValue? { rng.next() % 2 == 0 ? .bytes(Array(v.utf8)) : nil }
             edits.timestamp = maybe(#""2024-01-01T00:00:00Z""#)
             edits.removeSentAt = rng.next() % 2 == 0
             edits.removeWriteKey = rng.next() % 2 == 0
             edits.anonymousId = maybe(#""anon""#)
-            edits.userId = maybe(#""u""#)
-            edits.groupId = maybe(#""g""#)
-            edits.messageId = maybe(#""m-1""#)
+            edits.userId = rng.next() % 3 == 0 ? .identity(IdentityValue(raw: Array("u\"1".utf8))) : maybe(#""u""#)
+            edits.groupId = rng.next() % 3 == 0 ? .identity(IdentityValue(raw: Array("group-id-longer-than-16".utf8))) : maybe(#""g""#)
+            edits.messageId = rng.next() % 3 == 0 ? .messageId(StableMessageId.Parts(millis: 7, a: 1, b: 2)) : maybe(#""m-1""#)
             edits.properties = maybe("{}")
             edits.traits = maybe(#"{"a":1}"#)
             edits.context = maybe(#"{"library":{"name":"mr-replay"}}"#)

@@ -67,12 +67,6 @@ final class FDWriter {
 
     init(fd: Int32) { self.fd = fd }
 
-    /// Writes `bytes` and a newline.
-    func writeLine(_ bytes: [UInt8]) throws {
-        buffer.bytes += bytes
-        try endLine()
-    }
-
     /// Ends the line appended to ``buffer``.
     func endLine() throws {
         buffer.bytes.append(0x0A)

@@ -1,5 +1,15 @@
 /// Reading bytes as little-endian 64-bit words, for the hashes of the hot path.
 enum ByteWords {
+    /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
+    /// memory order.
+    @inline(__always)
+    static func first16(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        var w: (UInt64, UInt64) = (0, 0)
+        let n = min(bytes.count, 16)
+        if n > 0 { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: n) } }
+        return w
+    }
+
     /// The bytes from `start` to the end of `bytes` (at most 7), as a little-endian word.
     @inline(__always)
     static func tail(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {

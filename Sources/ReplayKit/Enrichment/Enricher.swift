@@ -17,9 +17,6 @@ public final class Enricher {
     public internal(set) var stats = EnrichStats()
     /// Where the String-returning ``process(_:lineNumber:sequence:)`` renders (reused).
     private var scratch: [UInt8] = []
-    /// The last event's anonymousId, kept only while ``keepsOrderingKey`` (for the String APIs).
-    private(set) var lastOrderingKey: String?
-    var keepsOrderingKey = false
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -37,16 +34,8 @@ public final class Enricher {
     /// Enriches one line. `sequence` is a global, increasing number for this line in read order,
     /// used to tag identity mappings learned from it (see ``IdentityStore/commit(throughSequence:)``).
     public func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
-        let kept = keepsOrderingKey
-        keepsOrderingKey = true
-        defer { keepsOrderingKey = kept }
-        switch process(line, lineNumber: lineNumber, sequence: sequence, into: &scratch) {
-        case .blank: return .blank
-        case .deadLetter(let reason, let detail): return .deadLetter(reason: reason, detail: detail)
-        case .event(let range, _):
-            defer { scratch.removeAll(keepingCapacity: true) }
-            return .event(bytes: Array(scratch[range]), orderingKey: lastOrderingKey)
-        }
+        defer { scratch.removeAll(keepingCapacity: true) }
+        return EnrichResult(process(line, lineNumber: lineNumber, sequence: sequence, into: &scratch), rendered: scratch)
     }
 
     /// The hot path: enriches one line and renders its event at the end of `out` (nothing is
@@ -88,7 +77,6 @@ public final class Enricher {
                 }
             }
             stats.add(e.counts)
-            if keepsOrderingKey { lastOrderingKey = e.anonymousId.string(line) }
             return .event(range: e.range, laneKey: e.anonymousId.laneKey(line))
         }
     }

@@ -116,7 +116,7 @@ extension LinePreparer {
     /// Whether adding `library` is the only rule that applies to the event's context `ctx`: no
     /// context defaults or privacy drops are configured and the context has no `library`, `app`,
     /// `device` or `os` member (and no escaped keys). Then the context is rendered straight into
-    /// the output (``TopLevelEdits/contextWithLibrary``): its members' spans joined by commas,
+    /// the output (``MemberValue/contextWithLibrary(_:library:)``): its members' spans joined by commas,
     /// then `library`, exactly what the general path renders, without an editor or an array.
     func libraryIsTheOnlyContextEdit(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
         guard defaults.isEmpty, config.privacy.dropProperties.isEmpty else { return false }
@@ -137,9 +137,7 @@ extension LinePreparer {
     /// general path is needed.
     func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard libraryIsTheOnlyContextEdit(ctx, buf) else { return nil }
-        var out: [UInt8] = []
-        TopLevelEdits.writeContext(ctx, library: libraryMemberJSON, buf, into: &out)
-        return out
+        return MemberValue.contextWithLibrary(ctx, library: libraryMemberJSON).bytes(buf)
     }
 
     /// Sets `context.<name>` to `value` when the event has none.

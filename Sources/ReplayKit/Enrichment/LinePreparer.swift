@@ -120,7 +120,7 @@ struct LinePreparer {
                 return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
             }
             millis = nowMillis()
-            edits.timestamp = JSONStrings.quoted(Timestamps.format(millis: millis))
+            edits.timestamp = .bytes(JSONStrings.quoted(Timestamps.format(millis: millis)))
             counts.timestampDefaulted = true
         } else {
             let ts = tsMember!
@@ -148,7 +148,7 @@ struct LinePreparer {
             anon = own
         } else {
             anon = deviceAnonymousId
-            edits.anonymousId = deviceAnonymousIdJSON
+            edits.anonymousId = .bytes(deviceAnonymousIdJSON)
             counts.anonymousIdFilled = true
         }
         let ownUserId = IdRef(member(top.userId), buf)
@@ -157,7 +157,7 @@ struct LinePreparer {
         do {
             if ownUserId == nil, let carried = try anon.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
                 carriedUserId = carried
-                edits.carriedUserId = carried
+                edits.userId = .identity(carried)
                 counts.userIdCarried = true
             }
             if !hasGroupId {
@@ -170,7 +170,7 @@ struct LinePreparer {
                     carried = nil
                 }
                 if let carried {
-                    edits.carriedGroupId = carried
+                    edits.groupId = .identity(carried)
                     counts.groupIdCarried = true
                 }
             }
@@ -180,20 +180,20 @@ struct LinePreparer {
 
         // messageId: the event's own is kept when it is an identifier.
         if !isIdentifier(member(top.messageId)) {
-            edits.generatedMessageId = StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: millis)
+            edits.messageId = .messageId(StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: millis))
             counts.messageIdGenerated = true
         }
 
         // Privacy on properties / traits, then context.
         if !config.privacy.dropProperties.isEmpty {
-            edits.properties = dropKeys(member(top.properties), buf)
-            edits.traits = dropKeys(member(top.traits), buf)
+            edits.properties = dropKeys(member(top.properties), buf).map(MemberValue.bytes)
+            edits.traits = dropKeys(member(top.traits), buf).map(MemberValue.bytes)
         }
         if let ctx = context, libraryIsTheOnlyContextEdit(ctx, buf) {
-            edits.contextWithLibrary = (ctx, libraryMemberJSON)
+            edits.context = .contextWithLibrary(ctx, library: libraryMemberJSON)
         } else {
             switch enrichContext(context, buf) {
-            case .success(let ctx): edits.context = ctx
+            case .success(let ctx): edits.context = .bytes(ctx)
             case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
             }
         }

@@ -24,6 +24,24 @@ enum LineResult {
     case deadLetter(reason: String, detail: String)
 }
 
+extension EnrichResult {
+    /// The String-facing form of a hot-path result whose event is `rendered[range]`: the bytes
+    /// copied, and the ordering key read back from them (every rendered event has its final
+    /// anonymousId). Off the hot path: `Enricher.process` and `LineWalker.walk` only.
+    init(_ result: LineResult, rendered: [UInt8]) {
+        switch result {
+        case .blank: self = .blank
+        case .deadLetter(let reason, let detail): self = .deadLetter(reason: reason, detail: detail)
+        case .event(let range, _):
+            let bytes = Array(rendered[range])
+            let key = bytes.withUnsafeBufferPointer { buf in
+                (try? ObjectLayout.scanDocument(buf)).flatMap { IdRef($0.member("anonymousId", in: buf), buf)?.string(buf) }
+            }
+            self = .event(bytes: bytes, orderingKey: key)
+        }
+    }
+}
+
 /// An id read from a line: its bytes in the line when written without escapes (the usual
 /// case, nothing copied), otherwise decoded into an array of its own.
 enum IdRef {

@@ -70,9 +70,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether an event with this identity key belongs to the shard. Events with no key belong to shard 0.
     public func contains(identity key: String?) -> Bool {
-        guard count > 1 else { return true }
-        guard let key else { return index == 0 }
-        return Int(FNV1a.hash(key.utf8) % UInt64(count)) == index
+        contains(laneKey: key.map { FNV1a.hash($0.utf8) })
     }
 
     /// ``contains(identity:)`` for an identity given as its FNV-1a hash (``LineResult``'s lane key).

@@ -13,9 +13,7 @@ struct InlineBytes {
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         if bytes.count <= 16 {
             smallCount = UInt8(bytes.count)
-            if let base = bytes.baseAddress {
-                withUnsafeMutableBytes(of: &small) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
-            }
+            small = ByteWords.first16(bytes)
         } else {
             large = Array(bytes)
         }
@@ -184,17 +182,8 @@ struct IdentityMap {
         return h ^ (h >> 29)
     }
 
-    /// A key's first 16 bytes as two zero-padded words.
-    @inline(__always)
-    private static func words(_ key: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-        var w: (UInt64, UInt64) = (0, 0)
-        let n = min(key.count, 16)
-        if n > 0 { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: n) } }
-        return w
-    }
-
     private func find(_ key: UnsafeBufferPointer<UInt8>, _ h: UInt64) -> Int? {
-        let (q0, q1) = Self.words(key)
+        let (q0, q1) = ByteWords.first16(key)
         let tag = h & 0xFFFF_FFFF_0000_0000
         return slots.withUnsafeBufferPointer { slots -> Int? in
             let mask = slots.count - 1
@@ -224,7 +213,7 @@ struct IdentityMap {
         if let i = find(key, h) { return i }
         makeRoom()
         if (entries.count + 1) * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        let (k0, k1) = Self.words(key)
+        let (k0, k1) = ByteWords.first16(key)
         entries.append(Entry(
             k0: k0, k1: k1, longKey: key.count > 16 ? Array(key) : nil, value: nil, keyLength: UInt32(key.count),
             uncommittedSequence: Self.committed))

@@ -192,8 +192,7 @@ public final class IdentityStore {
             for i in range where rows[i].isGroup == isGroup {
                 rows[i].row.withKey { key in
                     guard key.count <= 16 else { return long.append(i) }
-                    var w: (UInt64, UInt64) = (0, 0)
-                    if let base = key.baseAddress { withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base, byteCount: key.count) } }
+                    let w = ByteWords.first16(key)
                     short.append((UInt64(bigEndian: w.0), UInt64(bigEndian: w.1), key.count, i))
                 }
             }

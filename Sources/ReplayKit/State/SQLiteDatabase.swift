@@ -71,28 +71,6 @@ final class SQLiteDatabase {
         Statement(handle: try statement(sql))
     }
 
-    /// Runs a prepared statement with text parameters.
-    func run(_ st: Statement, _ params: [String]) throws {
-        let s = st.handle
-        sqlite3_reset(s)
-        for (i, p) in params.enumerated() { sqlite3_bind_text(s, Int32(i + 1), p, -1, transient) }
-        let rc = sqlite3_step(s)
-        sqlite3_reset(s)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
-    }
-
-    /// The first column of the first row of a prepared query with one text parameter.
-    func queryText(_ st: Statement, _ param: String) throws -> String? {
-        let s = st.handle
-        sqlite3_reset(s)
-        sqlite3_bind_text(s, 1, param, -1, transient)
-        defer { sqlite3_reset(s) }
-        let rc = sqlite3_step(s)
-        if rc == SQLITE_ROW, let text = sqlite3_column_text(s, 0) { return String(cString: text) }
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
-        return nil
-    }
-
     /// Runs a prepared statement with two text parameters given as UTF-8 bytes (exact lengths:
     /// no C-string truncation).
     func run(_ st: Statement, _ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) throws {

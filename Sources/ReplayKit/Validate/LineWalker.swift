@@ -46,22 +46,12 @@ public struct LineWalker {
         resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
     ) throws -> UInt64 {
         let output = EventBuffer()
-        let kept = enricher.keepsOrderingKey
-        enricher.keepsOrderingKey = true
-        defer { enricher.keepsOrderingKey = kept }
         return try walkRendered(
             inputs: inputs, config: config, enricher: enricher, output: output, firstSequence: firstSequence,
             resumeAt: resumeAt, onInputEnd: onInputEnd
         ) { item in
-            let result: EnrichResult
-            switch item.result {
-            case .blank: result = .blank
-            case .deadLetter(let reason, let detail): result = .deadLetter(reason: reason, detail: detail)
-            case .event(let range, _):
-                let bytes = Array(output.bytes[range])
-                output.bytes.removeAll(keepingCapacity: true)
-                result = .event(bytes: bytes, orderingKey: enricher.lastOrderingKey)
-            }
+            let result = EnrichResult(item.result, rendered: output.bytes)
+            output.bytes.removeAll(keepingCapacity: true)
             return try body(Item(
                 source: item.source, inputIndex: item.inputIndex, line: item.line, sequence: item.sequence,
                 result: result, settledThrough: item.settledThrough))
