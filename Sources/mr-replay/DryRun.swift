@@ -16,17 +16,24 @@ enum DryRun {
         defer { if fd != 1 { close(fd) } }
         let stats: EnrichStats
         do {
-            stats = try DryRunner.run(config: config, inputs: sources, outputFD: fd)
+            stats = try DryRunner.run(
+                config: config, inputs: sources, outputFD: fd,
+                onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) })
         } catch {
             FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
             throw ExitCode(2)  // nothing is ever sent by a dry run; 1 means dead letters
         }
         FileHandle.standardError.write(Data(
-            "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank; write key \(config.maskedWriteKey)\n".utf8))
+            "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n".utf8))
         if stats.invalid > 0 {
             FileHandle.standardError.write(Data(
                 "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
             throw ExitCode(1)  // like a real run: some lines would be dead-lettered
         }
+    }
+
+    /// `, 3 expired, 1 consent_dropped` for the events a rule settled, or nothing.
+    static func skippedText(_ stats: EnrichStats) -> String {
+        stats.skipped.keys.sorted().map { ", \(stats.skipped[$0]!) \($0)" }.joined()
     }
 }

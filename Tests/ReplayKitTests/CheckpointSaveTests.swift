@@ -48,7 +48,8 @@ final class CheckpointSaveTests: XCTestCase {
         try writeFile("\(dir)/a.ndjson", "{}\n{}\n")
         try writeFile("\(dir)/b.ndjson", "{}\n")
         let sources = ["a", "b"].map { InputSource(path: "\(dir)/\($0).ndjson", kind: .ndjson) }
-        let plan = try ResumePlan(sources: sources, checkpoint: Checkpoint(), fresh: false)
+        let plan = try ResumePlan(
+            sources: sources, checkpoint: Checkpoint(), fresh: false, config: .defaults, identity: nil, runStartMillis: 0)
         try FileManager.default.removeItem(atPath: "\(dir)/b.ndjson")
         let state = try StateDirectory(path: "\(dir)/state")
         return (state, try IdentityStore(stateDirectory: state.path), plan)

@@ -47,7 +47,7 @@ final class DeadLetterAndCommandTests: XCTestCase {
         XCTAssertEqual(s.problems.last?.line, 4)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/state"))
         let json = try JSONValue(parsing: s.json).objectValue!
-        XCTAssertEqual(json.keys, ["lines", "valid", "invalid", "blank", "reasons"])
+        XCTAssertEqual(json.keys, ["lines", "valid", "invalid", "blank", "reasons", "skipped", "warnings"])
         XCTAssertEqual(json["reasons"]?.objectValue?["invalid_json"], .number(JSONNumber(1)))
         XCTAssertTrue(s.text.hasPrefix("5 lines: 2 valid, 2 invalid, 1 blank\n"))
     }

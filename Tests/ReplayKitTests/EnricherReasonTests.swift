@@ -27,8 +27,9 @@ final class EnricherReasonTests: XCTestCase {
             ("{\"type\":\"page\"}", "missing_timestamp"),
             ("{\"type\":\"page\",\"timestamp\":\"yesterday\"}", "invalid_timestamp"),
             ("{\"type\":\"page\",\(ts),\"p\":\"\(String(repeating: "x", count: 200))\"}", "too_large"),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":false}}}", "consent_denied"),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true}}}", "consent_denied"),
+            ("{\"type\":\"alias\",\(ts),\"userId\":\"u\"}", "invalid_alias"),
+            ("{\"type\":\"alias\",\(ts),\"previousId\":\"p\"}", "invalid_alias"),
+            ("{\"type\":\"alias\",\(ts),\"previousId\":\"\",\"userId\":\"u\"}", "invalid_alias"),
             ("{\"type\":\"page\",\(ts),\"context\":[]}", "invalid_context"),
             ("{\"type\":\"page\",\(ts),\"context\":{\"device\":\"phone\"}}", "invalid_context"),
             ("{\"type\":\"page\",\(ts),\"context\":{\"os\":[1]}}", "invalid_context"),
@@ -44,8 +45,19 @@ final class EnricherReasonTests: XCTestCase {
                 XCTFail("expected event for \(line), got \(r)")
             }
         }
-        XCTAssertEqual(enricher.stats.deadLetters["consent_denied"], 2)
+        XCTAssertEqual(enricher.stats.deadLetters["invalid_alias"], 3)
         XCTAssertEqual(enricher.stats.events, 3)
+    }
+
+    func testConsentDenialIsSkippedNotDeadLettered() {
+        for line in [
+            "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":false}}}",
+            "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true}}}",
+        ] {
+            XCTAssertEqual(enrich(enricher, line), .skipped(.consentDropped), line)
+        }
+        XCTAssertEqual(enricher.stats.skipped, ["consent_dropped": 2])
+        XCTAssertEqual(enricher.stats.invalid, 0)
     }
 
     func testInvalidUTF8() {
@@ -65,7 +77,7 @@ final class EnricherReasonTests: XCTestCase {
     }
 
     func testAllTypesAccepted() {
-        for (type, extra) in [("track", ",\"event\":\"E\""), ("identify", ""), ("page", ""), ("screen", ""), ("group", ",\"groupId\":\"g\""), ("alias", ",\"userId\":\"u\"")] {
+        for (type, extra) in [("track", ",\"event\":\"E\""), ("identify", ""), ("page", ""), ("screen", ""), ("group", ",\"groupId\":\"g\""), ("alias", ",\"userId\":\"u\",\"previousId\":\"p\"")] {
             let r = enrich(enricher, "{\"type\":\"\(type)\"\(extra),\(ts)}")
             guard case .event = r else { return XCTFail("\(type): \(r)") }
         }

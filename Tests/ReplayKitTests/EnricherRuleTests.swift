@@ -132,7 +132,7 @@ final class EnricherRuleTests: XCTestCase {
         XCTAssertEqual(obj["context", "os", "name"], .string("iOS"))
         XCTAssertEqual(obj["context", "locale"], .string("fr-FR"))
         XCTAssertEqual(obj["context", "timezone"], .string("UTC"))
-        XCTAssertEqual(obj["context", "library", "name"], .string("mr-replay"))
+        XCTAssertEqual(obj["context", "library", "name"], .string("old"), "the event's own library is kept")
         let bare = try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\"}"))
         XCTAssertEqual(bare["context", "app", "name"], .string("cfg-app"))
         XCTAssertEqual(bare["context", "locale"], .string("en-US"))

@@ -257,7 +257,18 @@ final class IdentityCacheTests: XCTestCase {
                 XCTAssertEqual(String(decoding: quick, as: UTF8.self), String(decoding: general.rendered(buf), as: UTF8.self), text)
             }
         }
-        for text in [#"{"library":{}}"#, #"{"app":1}"#, #"{"device":{}}"#, #"{"os":null}"#, #"{"\u006fs":1}"#] {
+        for text in [#"{"library":{}}"#, #"{"locale":"x","library":{"name":"analytics-ios","version":"1.2"}}"#] {
+            // The event names its own library: kept byte for byte, as the general path keeps it.
+            let bytes = Array(text.utf8)
+            var e2 = e.preparer
+            try bytes.withUnsafeBufferPointer { buf in
+                let ctx = try ObjectLayout.scanDocument(buf)
+                XCTAssertEqual(e.preparer.contextWithLibraryOnly(ctx, buf), bytes, text)
+                guard case .success(let general) = e2.enrichContext(ctx, buf) else { return XCTFail(text) }
+                XCTAssertEqual(general, bytes, text)
+            }
+        }
+        for text in [#"{"library":null}"#, #"{"app":1}"#, #"{"device":{}}"#, #"{"os":null}"#, #"{"\u006fs":1}"#] {
             let bytes = Array(text.utf8)
             try bytes.withUnsafeBufferPointer { buf in
                 XCTAssertNil(e.preparer.contextWithLibraryOnly(try ObjectLayout.scanDocument(buf), buf), text)
@@ -377,7 +388,7 @@ final class RenderedPathTests: XCTestCase {
             #"{"type":"page","anonymousId":"a1","timestamp":"2024-01-01T00:00:03Z","sentAt":"x","writeKey":"w"}"#,
             #"{"type":"identify","anonymousId":"a-\u00e9","userId":12345,"timestamp":"2024-01-01T00:00:04Z"}"#,
             #"{"type":"track","event":"E","anonymousId":"a-é","timestamp":"2024-01-01T00:00:05Z","context":{"app":{"v":1}}}"#,
-            #"{"type":"alias","userId":"a-very-long-user-id-over-sixteen-bytes","anonymousId":"long-anonymous-id-0123456789","timestamp":"2024-01-01T00:00:06Z"}"#,
+            #"{"type":"alias","userId":"a-very-long-user-id-over-sixteen-bytes","previousId":"p","anonymousId":"long-anonymous-id-0123456789","timestamp":"2024-01-01T00:00:06Z"}"#,
             #"{"type":"screen","anonymousId":"long-anonymous-id-0123456789","timestamp":"2024-01-01T00:00:07Z","type":"screen"}"#,
             #"{"type":"track","event":"No anon","timestamp":"2024-01-01T00:00:08Z","messageId":""}"#,
             "not json",

@@ -162,9 +162,11 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(InputResolver.source(for: dir + "/lines.json").kind, .ndjson)
     }
 
-    func testSnapshotUnknownVersionIsEmptyAndBrokenArrayKeepsPrefix() throws {
+    func testSnapshotUnknownVersionIsRefusedAndBrokenArrayKeepsPrefix() throws {
         try writeFile(dir + "/queue.v1.json", "{\"version\":2,\"events\":[{\"type\":\"track\"}]}")
-        XCTAssertEqual(try readAll(InputSource(path: dir + "/queue.v1.json", kind: .snapshot)).count, 0)
+        XCTAssertThrowsError(try readAll(InputSource(path: dir + "/queue.v1.json", kind: .snapshot))) { error in
+            XCTAssertTrue("\(error)".contains("version 2"), "\(error)")
+        }
         try writeFile(dir + "/b.queue.v1.json", "{\"version\":1,\"events\":[{\"a\":1},{\"b\":2},{\"c\":tru")
         let lines = try readAll(InputSource(path: dir + "/b.queue.v1.json", kind: .snapshot))
         XCTAssertEqual(lines.map(\.text), ["{\"a\":1}", "{\"b\":2}", "{\"c\":tru"])

@@ -168,16 +168,21 @@ final class RunDeliveryTests: XCTestCase {
         XCTAssertEqual(grown.inputs.first?.checkpointLine, 130)
 
         try writeFile(input, "{\"changed\":true}\n" + text + more)
+        let refusing = "\(dir)/refuse.yaml"
+        try writeFile(refusing, try String(contentsOfFile: config, encoding: .utf8) + "\ninputs:\n  on_changed: refuse\n")
         do {
-            _ = try await replay(config: config, inputs: [input])
-            XCTFail("a changed input must be refused")
+            _ = try await replay(config: refusing, inputs: [input])
+            XCTFail("with on_changed: refuse, a changed input must be refused")
         } catch let error as UsageError {
             XCTAssertTrue(error.description.contains("changed under its checkpoint"), error.description)
         }
-        let fresh = try await replay(config: config, inputs: [input], fresh: true)
-        XCTAssertEqual(fresh.events.read, 131)
-        XCTAssertEqual(fresh.events.delivered, 130)
-        XCTAssertEqual(fresh.deadLetterReasons, ["missing_type": 1])
+        // By default it is read again from its start, with a warning.
+        let restarted = try await replay(config: config, inputs: [input])
+        XCTAssertEqual(restarted.events.read, 131)
+        XCTAssertEqual(restarted.events.delivered, 130)
+        XCTAssertEqual(restarted.deadLetterReasons, ["missing_type": 1])
+        XCTAssertNotNil(restarted.inputs.first?.restarted)
+        XCTAssertTrue(restarted.warnings.contains { $0.contains("read again from line 1") }, "\(restarted.warnings)")
         // Lines that carried a messageId keep it; generated ids depend on the line number, which moved.
         let got = try await target.received()
         XCTAssertGreaterThan(got.events.count, 130)

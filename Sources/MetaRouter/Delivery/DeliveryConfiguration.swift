@@ -35,6 +35,9 @@ public struct DeliveryConfiguration: Sendable {
     public var gzip = false
     /// Send `Trace: true`.
     public var tracing = false
+    /// The `User-Agent` of every request, when set (mr-replay sends `mr-replay/<version>`, so
+    /// the destination can tell replayed traffic apart without touching `context.library`).
+    public var userAgent: String?
     /// Per-request timeout handed to the transport.
     public var requestTimeout: Duration = .seconds(15)
     /// Plain `http` is allowed only to loopback hosts unless this is true.

@@ -199,6 +199,7 @@ public actor DeliveryEngine {
             ("Content-Type", "application/json"),
         ]
         if c.tracing { h.append(("Trace", "true")) }
+        if let agent = c.userAgent { h.append(("User-Agent", agent)) }
         return h
     }
 }

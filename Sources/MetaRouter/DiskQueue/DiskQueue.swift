@@ -81,18 +81,25 @@ public struct DiskQueue: Sendable {
         return out
     }
 
-    /// Decodes snapshot bytes resiliently; see the type's documentation.
+    /// Decodes snapshot bytes resiliently; see the type's documentation. The bytes after a
+    /// break (a file cut short) count as one corrupt element.
     public static func decode(_ bytes: [UInt8], now: Date = Date(), maxAge: Duration? = nil) -> Snapshot {
-        let elements = SnapshotReader.elements(bytes)
-        guard elements.version == version else {
-            return Snapshot(events: [], corrupt: 0, expired: 0, version: elements.version)
+        var reader = SnapshotReader(bytes: bytes)
+        var raw: [[UInt8]] = []
+        // In memory, the source cannot fail.
+        guard let summary = try? reader.walk(onEvent: { raw.append(Array($0.bytes)); return true }) else {
+            return Snapshot(events: [], corrupt: 0, expired: 0, version: nil)
         }
-        var result = Snapshot(events: [], corrupt: elements.corrupt, expired: 0, version: elements.version)
+        let found: Int? = if case .integer(let v) = summary.version { v } else { nil }
+        guard summary.isSupported else {
+            return Snapshot(events: [], corrupt: 0, expired: 0, version: found)
+        }
+        var result = Snapshot(events: [], corrupt: summary.tailBytes > 0 ? 1 : 0, expired: 0, version: found ?? version)
         let cutoff: Int64? = maxAge.map { age in
             Int64(now.timeIntervalSince1970 * 1000) - age.components.seconds * 1000
         }
-        for raw in elements.events {
-            guard let event = try? Event(parsing: raw) else {
+        for element in raw {
+            guard let event = try? Event(parsing: element[...]) else {
                 result.corrupt += 1
                 continue
             }

@@ -1,130 +1,335 @@
 import JSONCore
 
-/// Finds the `version` and the raw bytes of each element of `events` in a snapshot, tolerating
-/// damage: an element that does not scan is counted as corrupt, and the first element that
-/// cannot be delimited ends the list (the file was cut short), keeping what came before.
-public enum SnapshotReader {
-    /// The raw pieces of a snapshot.
-    public struct Elements: Sendable {
-        /// The `version` member, if it was an integer.
-        public var version: Int?
-        /// Each event's bytes, in order.
-        public var events: [ArraySlice<UInt8>]
-        /// Elements that could not be read.
-        public var corrupt: Int
+/// Reads a MetaRouter SDK offline snapshot, `{"version":1,"events":[...]}` (`queue.v1.json`,
+/// `overflow.v1.json`), as a stream: the file is never held whole, only the element being read.
+///
+/// The SDK's encoder writes the two top-level keys in either order, so both are accepted. Each
+/// element of `events` is delimited by its brackets and quotes, then handed over as raw bytes:
+/// an element that is delimited but not valid JSON is still handed over (the caller rejects it
+/// with its bytes), and reading goes on with the next one. The walk stops at a **break**: the
+/// file ends before an element or the top-level object is complete (a truncated capture), or
+/// the top-level structure itself is damaged. Everything from the break to the end of the file
+/// is handed to `onTail`, in pieces, so the caller can keep it whole.
+///
+/// The one snapshot reader of the package: ``DiskQueue`` and mr-replay's snapshot input both
+/// use it.
+package struct SnapshotReader {
+    /// The snapshot versions this reader understands.
+    package static let supportedVersions = [1]
+
+    /// What the top-level `version` member held.
+    package enum Version: Sendable, Equatable, CustomStringConvertible {
+        /// No `version` member was read (none in the file, or it stood after a break).
+        case missing
+        /// An integer.
+        case integer(Int)
+        /// Any other JSON value, as its text (`"1"`, `1.5`, `null`).
+        case other(String)
+
+        /// The version as a person reads it.
+        package var description: String {
+            switch self {
+            case .missing: "no version"
+            case .integer(let v): "version \(v)"
+            case .other(let text): "version \(text.prefix(40))"
+            }
+        }
     }
 
-    /// Splits `bytes` into the snapshot's parts.
-    public static func elements(_ bytes: [UInt8]) -> Elements {
-        bytes.withUnsafeBufferPointer { buffer in
-            var result = Elements(version: nil, events: [], corrupt: 0)
-            // Fast path: the whole file is valid.
-            if let layout = try? ObjectLayout.scanDocument(buffer) {
-                if let v = layout.member("version", in: buffer), v.kind == .number {
-                    result.version = Int(String(decoding: UnsafeBufferPointer(rebasing: buffer[v.value]), as: UTF8.self))
-                }
-                if let events = layout.member("events", in: buffer), events.kind == .array {
-                    result.events = arrayElements(buffer, events.value).map { bytes[$0] }
-                }
-                return result
+    /// What a walk found.
+    package struct Summary: Sendable, Equatable {
+        /// The `version` member.
+        package var version = Version.missing
+        /// Elements of `events` handed to `onEvent`.
+        package var elements = 0
+        /// Where the readable part ends, when the file is damaged or cut short.
+        package var breakOffset: UInt64?
+        /// Why it breaks there.
+        package var breakReason: String?
+        /// Bytes from the break to the end of the file (handed to `onTail`).
+        package var tailBytes: UInt64 = 0
+        /// The size of the whole stream.
+        package var totalBytes: UInt64 = 0
+        /// Whether the stream held nothing but whitespace.
+        package var isBlank = true
+        /// Whether an `events` array was found.
+        package var hasEventsArray = false
+        /// Whether something other than whitespace follows a complete top-level object (the file
+        /// is then not one snapshot: NDJSON whose first line looks like one, for example).
+        package var hasTrailingContent = false
+
+        /// Whether the file is damaged (it has a break).
+        package var isDamaged: Bool { breakOffset != nil }
+
+        /// Whether the events can be read as a supported version. A damaged file whose version
+        /// was not reached (it stood after the break) is read as version 1, the only one.
+        package var isSupported: Bool {
+            switch version {
+            case .integer(let v): SnapshotReader.supportedVersions.contains(v)
+            case .missing: isDamaged && hasEventsArray
+            case .other: false
             }
-            // Damaged file: find the version and walk the events array element by element.
-            result.version = findVersion(bytes)
-            guard let start = findEventsArray(bytes) else { return result }
-            var s = JSONScanner(buffer)
-            s.seek(to: start + 1)
+        }
+
+        /// Why the snapshot cannot be read, or nil when it can (a blank file can: it is empty).
+        package var unsupportedReason: String? {
+            if isBlank || isSupported { return nil }
+            let supported = SnapshotReader.supportedVersions.map(String.init).joined(separator: ", ")
+            if case .missing = version, !hasEventsArray {
+                return "it has no \"events\" array and no \"version\" (supported versions: \(supported))"
+            }
+            return "it has \(version); this mr-replay reads version \(supported)"
+        }
+    }
+
+    /// One element of `events`, valid only during the call.
+    package struct Element {
+        /// The element's bytes.
+        package let bytes: UnsafeBufferPointer<UInt8>
+        /// Its 0-based position in `events`.
+        package let index: Int
+        /// Where it starts and ends in the stream.
+        package let startOffset: UInt64
+        package let endOffset: UInt64
+    }
+
+    private let source: (UnsafeMutableRawBufferPointer) throws -> Int
+    /// Bytes `[base, base + storage.count)` of the stream.
+    private var storage: [UInt8] = []
+    private var base = 0
+    private var eof = false
+    private var summary = Summary()
+    static let readSize = 256 * 1024
+
+    /// A reader over `source`, which fills the buffer it is given and returns the count (0 at
+    /// the end of the stream).
+    package init(source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+        self.source = source
+    }
+
+    /// A reader over bytes in memory.
+    package init(bytes: [UInt8]) {
+        var offset = 0
+        self.init { buffer in
+            let n = min(buffer.count, bytes.count - offset)
+            // `bytes` has `n` bytes from `offset` on, and `buffer` has room for `n`.
+            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
+            offset += n
+            return n
+        }
+    }
+
+    /// Walks the snapshot: `onEvent` for each element of `events` in order (return false to stop
+    /// early), then `onTail` with the bytes from the break on, if there is one.
+    package mutating func walk(
+        onEvent: (Element) throws -> Bool, onTail: (UnsafeBufferPointer<UInt8>) throws -> Void = { _ in }
+    ) throws -> Summary {
+        summary = Summary()
+        if let stop = try walkObject(onEvent) {
+            switch stop {
+            case .stoppedEarly: return summary
+            case .broken(let at, let why): try finishBroken(at: at, why, onTail)
+            }
+        }
+        return summary
+    }
+
+    /// Why a walk ended before the end of the object.
+    private enum Stop: Error {
+        case stoppedEarly
+        case broken(Int, String)
+    }
+
+    private mutating func walkObject(_ onEvent: (Element) throws -> Bool) throws -> Stop? {
+        guard let first = try skipWhitespace(0) else {
+            summary.totalBytes = UInt64(base + storage.count)
+            return nil
+        }
+        summary.isBlank = false
+        guard byte(first) == UInt8(ascii: "{") else { return .broken(first, "the file does not start with a JSON object") }
+        guard var pos = try skipWhitespace(first + 1) else { return .broken(first, "the file ends after '{'") }
+        if byte(pos) != UInt8(ascii: "}") {
             while true {
-                s.skipWhitespace()
-                guard s.offset < buffer.count else { break }
-                if buffer[s.offset] == UInt8(ascii: "]") { break }
-                let elementStart = s.offset
-                do {
-                    let kind = try s.scanValue()
-                    if kind == .object { result.events.append(bytes[elementStart..<s.offset]) } else { result.corrupt += 1 }
-                } catch {
-                    // Skip to the next element boundary at depth 0, if any.
-                    guard let next = nextTopLevelComma(buffer, from: elementStart) else {
-                        result.corrupt += 1
-                        break
-                    }
-                    result.corrupt += 1
-                    s.seek(to: next)
+                if let stop = try member(at: pos, onEvent) { return stop }
+                pos = memberEndOffset
+                guard let next = try skipWhitespace(pos) else { return .broken(pos, "the file ends inside the top-level object") }
+                if byte(next) == UInt8(ascii: "}") {
+                    pos = next
+                    break
                 }
-                s.skipWhitespace()
-                if s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: ",") { s.seek(to: s.offset + 1) } else { break }
+                guard byte(next) == UInt8(ascii: ","), let key = try skipWhitespace(next + 1) else {
+                    return .broken(next, "expected ',' or '}' after a top-level member")
+                }
+                pos = key
             }
-            return result
         }
+        // Only whitespace may follow the object.
+        if let trailing = try skipWhitespace(pos + 1) {
+            summary.hasTrailingContent = true
+            return .broken(trailing, "bytes after the top-level object")
+        }
+        summary.totalBytes = UInt64(base + storage.count)
+        return nil
     }
 
-    static func arrayElements(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Range<Int>] {
-        var out: [Range<Int>] = []
-        var s = JSONScanner(UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]))
-        s.seek(to: range.lowerBound + 1)
+    /// Where the last member read by ``member(at:_:)`` ended.
+    private var memberEndOffset = 0
+
+    /// Reads one top-level member starting at its key.
+    private mutating func member(at pos: Int, _ onEvent: (Element) throws -> Bool) throws -> Stop? {
+        guard byte(pos) == UInt8(ascii: "\"") else { return .broken(pos, "expected a member name in the top-level object") }
+        guard let keyEnd = try delimit(pos) else { return .broken(pos, "the file ends inside a member name") }
+        let key = Array(storage[(pos + 1 - base)..<(keyEnd - 1 - base)])
+        guard let colon = try skipWhitespace(keyEnd), byte(colon) == UInt8(ascii: ":"),
+            let value = try skipWhitespace(colon + 1)
+        else { return .broken(pos, "a top-level member without a value") }
+        if key == Array("events".utf8), byte(value) == UInt8(ascii: "[") {
+            summary.hasEventsArray = true
+            return try walkEvents(open: value, onEvent)
+        }
+        guard let end = try delimit(value) else { return .broken(pos, "the file ends inside a top-level member") }
+        guard isValidJSON(value..<end) else { return .broken(pos, "a top-level member is not valid JSON") }
+        if key == Array("version".utf8) { summary.version = version(value..<end) }
+        memberEndOffset = end
+        return nil
+    }
+
+    /// Hands over each element of the `events` array that opens at `open`.
+    private mutating func walkEvents(open: Int, _ onEvent: (Element) throws -> Bool) throws -> Stop? {
+        guard var pos = try skipWhitespace(open + 1) else { return .broken(open + 1, "the file ends inside \"events\"") }
+        if byte(pos) == UInt8(ascii: "]") {
+            memberEndOffset = pos + 1
+            return nil
+        }
         while true {
-            s.skipWhitespace()
-            guard s.offset < range.upperBound, buffer[s.offset] != UInt8(ascii: "]") else { return out }
-            let start = s.offset
-            guard (try? s.scanValue()) != nil else { return out }
-            out.append(start..<s.offset)
-            s.skipWhitespace()
-            guard s.offset < range.upperBound, buffer[s.offset] == UInt8(ascii: ",") else { return out }
-            s.seek(to: s.offset + 1)
-        }
-    }
-
-    static func findVersion(_ bytes: [UInt8]) -> Int? {
-        guard let r = find(Array("\"version\"".utf8), in: bytes) else { return nil }
-        var k = r
-        while k < bytes.count, bytes[k] == UInt8(ascii: ":") || bytes[k] == 0x20 { k += 1 }
-        var digits = ""
-        while k < bytes.count, bytes[k] >= 48, bytes[k] <= 57 {
-            digits.append(Character(Unicode.Scalar(bytes[k])))
-            k += 1
-        }
-        return Int(digits)
-    }
-
-    static func findEventsArray(_ bytes: [UInt8]) -> Int? {
-        guard var k = find(Array("\"events\"".utf8), in: bytes) else { return nil }
-        while k < bytes.count, bytes[k] != UInt8(ascii: "[") {
-            guard bytes[k] == UInt8(ascii: ":") || bytes[k] == 0x20 || bytes[k] == 0x0A || bytes[k] == 0x0D || bytes[k] == 0x09
-            else { return nil }
-            k += 1
-        }
-        return k < bytes.count ? k : nil
-    }
-
-    /// Offset just after the needle's first occurrence.
-    static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard needle.count <= bytes.count else { return nil }
-        for k in 0...(bytes.count - needle.count) where bytes[k] == needle[0] {
-            if bytes[k..<k + needle.count].elementsEqual(needle) { return k + needle.count }
-        }
-        return nil
-    }
-
-    /// The offset of the next `,` at nesting depth 0 (outside strings) after `from`.
-    static func nextTopLevelComma(_ buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        var depth = 0
-        var inString = false
-        var k = from
-        while k < buffer.count {
-            let c = buffer[k]
-            if inString {
-                if c == UInt8(ascii: "\\") { k += 1 } else if c == UInt8(ascii: "\"") { inString = false }
-            } else if c == UInt8(ascii: "\"") {
-                inString = true
-            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                depth += 1
-            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                if depth == 0 { return nil }
-                depth -= 1
-            } else if c == UInt8(ascii: ","), depth == 0 {
-                return k
+            guard let end = try delimit(pos) else {
+                return .broken(pos, "the file ends inside event \(summary.elements + 1) of \"events\"")
             }
-            k += 1
+            let keepGoing = try storage.withUnsafeBufferPointer { buf in
+                try onEvent(Element(
+                    bytes: UnsafeBufferPointer(rebasing: buf[(pos - base)..<(end - base)]), index: summary.elements,
+                    startOffset: UInt64(pos), endOffset: UInt64(end)))
+            }
+            summary.elements += 1
+            if !keepGoing { return .stoppedEarly }
+            discard(before: end)
+            guard let next = try skipWhitespace(end) else { return .broken(end, "the file ends inside \"events\"") }
+            if byte(next) == UInt8(ascii: "]") {
+                memberEndOffset = next + 1
+                return nil
+            }
+            guard byte(next) == UInt8(ascii: ","), let element = try skipWhitespace(next + 1) else {
+                return .broken(next, "expected ',' or ']' after event \(summary.elements) of \"events\"")
+            }
+            pos = element
         }
-        return nil
+    }
+
+    /// Records the break and hands the rest of the stream to `onTail`.
+    private mutating func finishBroken(at offset: Int, _ why: String, _ onTail: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        summary.breakOffset = UInt64(offset)
+        summary.breakReason = why
+        var from = offset
+        while true {
+            if from < base + storage.count {
+                summary.tailBytes += UInt64(base + storage.count - from)
+                try storage.withUnsafeBufferPointer { try onTail(UnsafeBufferPointer(rebasing: $0[(from - base)...])) }
+                from = base + storage.count
+                discard(before: from)
+            }
+            if try eof || !fill() { break }
+        }
+        summary.totalBytes = UInt64(base + storage.count)
+    }
+
+    // MARK: - Buffer
+
+    @inline(__always) private func byte(_ offset: Int) -> UInt8 { storage[offset - base] }
+
+    /// Reads more of the stream; false at its end.
+    private mutating func fill() throws -> Bool {
+        guard !eof else { return false }
+        let old = storage.count
+        let want = max(Self.readSize, old)  // geometric growth for long elements
+        storage.append(contentsOf: repeatElement(0, count: want))
+        // The appended `want` bytes are ours to overwrite; the source writes at most that many.
+        let n = try storage.withUnsafeMutableBytes { try source(UnsafeMutableRawBufferPointer(rebasing: $0[old...])) }
+        storage.removeLast(want - n)
+        if n == 0 { eof = true }
+        return n > 0
+    }
+
+    /// Forgets the bytes before `offset` once enough of them have accumulated.
+    private mutating func discard(before offset: Int) {
+        let count = offset - base
+        guard count > 0, count >= storage.count || count >= 1 << 20 else { return }
+        storage.removeFirst(count)
+        base = offset
+    }
+
+    /// The first non-whitespace offset at or after `offset`, or nil at the end of the stream.
+    private mutating func skipWhitespace(_ offset: Int) throws -> Int? {
+        var k = offset
+        while true {
+            while k < base + storage.count {
+                switch storage[k - base] {
+                case 0x20, 0x0A, 0x0D, 0x09: k += 1
+                default: return k
+                }
+            }
+            guard try fill() else { return nil }
+        }
+    }
+
+    /// Where the value starting at `start` ends, found by its brackets and quotes (not by
+    /// validating it), or nil when the stream ends first. A scalar ends before the next `,`,
+    /// `]`, `}` or whitespace.
+    private mutating func delimit(_ start: Int) throws -> Int? {
+        let opening = byte(start)
+        var depth = 0
+        var inString = opening == UInt8(ascii: "\"")
+        var escaped = false
+        var k = start + 1
+        if opening == UInt8(ascii: "{") || opening == UInt8(ascii: "[") { depth = 1 }
+        let scalar = !inString && depth == 0
+        while true {
+            while k < base + storage.count {
+                let c = storage[k - base]
+                if inString {
+                    if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") {
+                        inString = false
+                        if depth == 0 { return k + 1 }
+                    }
+                } else if scalar {
+                    switch c {
+                    case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return k
+                    default: break
+                    }
+                } else if c == UInt8(ascii: "\"") {
+                    inString = true
+                } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                    depth += 1
+                } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { return k + 1 }
+                }
+                k += 1
+            }
+            guard try fill() else { return scalar ? k : nil }
+        }
+    }
+
+    private func isValidJSON(_ range: Range<Int>) -> Bool {
+        storage.withUnsafeBufferPointer { buf in
+            var scanner = JSONScanner(UnsafeBufferPointer(rebasing: buf[(range.lowerBound - base)..<(range.upperBound - base)]))
+            guard (try? scanner.scanValue()) != nil else { return false }
+            return scanner.offset == range.count
+        }
+    }
+
+    private func version(_ range: Range<Int>) -> Version {
+        let text = String(decoding: storage[(range.lowerBound - base)..<(range.upperBound - base)], as: UTF8.self)
+        if text.utf8.allSatisfy({ (48...57).contains($0) || $0 == UInt8(ascii: "-") }), let v = Int(text) { return .integer(v) }
+        return .other(text)
     }
 }

@@ -63,7 +63,7 @@ public enum ConfigLoader {
         let r = ConfigReader(file: file, environment: environment)
         let top = try r.members(
             root, section: "",
-            allowed: ["ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "state_dir"])
+            allowed: ["ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "inputs", "state_dir"])
         var writeKey: String?
         var keyNode: YAMLNode?
         if let (_, node) = top["ingestion"] {
@@ -163,7 +163,8 @@ public enum ConfigLoader {
             }
         }
         if let (_, node) = top["enrichment"] {
-            let m = try r.members(node, section: "enrichment", allowed: ["default_timestamp", "context"])
+            let m = try r.members(node, section: "enrichment", allowed: ["default_timestamp", "context", "identity"])
+            if let v = m["identity"]?.value { config.enrichment.identity = try identityRules(v, r) }
             if let v = m["default_timestamp"]?.value {
                 let text = try r.string(v, "enrichment.default_timestamp")
                 guard let d = ReplayConfig.Enrichment.DefaultTimestamp(rawValue: text) else {
@@ -184,9 +185,28 @@ public enum ConfigLoader {
             }
         }
         if let (_, node) = top["privacy"] {
-            let m = try r.members(node, section: "privacy", allowed: ["drop_properties"])
+            let m = try r.members(node, section: "privacy", allowed: ["drop_properties", "require_consent"])
             if let v = m["drop_properties"]?.value {
                 config.privacy.dropProperties = try r.stringList(v, "privacy.drop_properties")
+                if let bad = config.privacy.dropProperties.first(where: { DropPaths.problem($0) != nil }) {
+                    throw r.error(v, "'privacy.drop_properties': \(DropPaths.problem(bad)!)")
+                }
+            }
+            if let v = m["require_consent"]?.value { config.privacy.requireConsent = try r.bool(v, "privacy.require_consent") }
+        }
+        if let (_, node) = top["inputs"] {
+            let m = try r.members(node, section: "inputs", allowed: ["max_event_age", "on_changed"])
+            if let v = m["max_event_age"]?.value {
+                guard let age = ReplayConfig.EventAge(parsing: try r.string(v, "inputs.max_event_age")) else {
+                    throw r.error(v, "'inputs.max_event_age' must be 'auto', 'off', or a duration such as 7d, 36h, 90m")
+                }
+                config.inputs.maxEventAge = age
+            }
+            if let v = m["on_changed"]?.value {
+                guard let mode = ReplayConfig.OnChanged(rawValue: try r.string(v, "inputs.on_changed")) else {
+                    throw r.error(v, "'inputs.on_changed' must be 'restart' or 'refuse'")
+                }
+                config.inputs.onChanged = mode
             }
         }
         if let (_, node) = top["state_dir"] {
@@ -195,6 +215,25 @@ public enum ConfigLoader {
         }
         try finish(&config, writeKey: writeKey, keyNode: keyNode ?? root, file: file, requireWriteKey: requireWriteKey)
         return config
+    }
+
+    private static func identityRules(_ node: YAMLNode, _ r: ConfigReader) throws(ConfigError) -> ReplayConfig.IdentityRules {
+        let s = "enrichment.identity"
+        let m = try r.members(node, section: s, allowed: ["user_lines", "device_lines"])
+        var rules = ReplayConfig.IdentityRules()
+        if let v = m["user_lines"]?.value {
+            guard let x = ReplayConfig.IdentityRules.UserLines(rawValue: try r.string(v, "\(s).user_lines")) else {
+                throw r.error(v, "'\(s).user_lines' must be 'derived' or 'device'")
+            }
+            rules.userLines = x
+        }
+        if let v = m["device_lines"]?.value {
+            guard let x = ReplayConfig.IdentityRules.DeviceLines(rawValue: try r.string(v, "\(s).device_lines")) else {
+                throw r.error(v, "'\(s).device_lines' must be 'device' or 'reject'")
+            }
+            rules.deviceLines = x
+        }
+        return rules
     }
 
     private static func finish(

@@ -1,3 +1,4 @@
+import Foundation
 import JSONCore
 
 /// The whole `mr-replay` configuration, typed. Load it with ``ConfigLoader``.
@@ -17,6 +18,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     public var enrichment: Enrichment
     /// Privacy rules applied to every event.
     public var privacy: Privacy
+    /// How inputs are read: event age, changed files.
+    public var inputs = Inputs()
     /// Directory for state: identity database, dead letters, checkpoints.
     public var stateDir: String
     /// The file this configuration was read from, if any.
@@ -141,8 +144,104 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var defaultTimestamp: DefaultTimestamp = .none
         /// Context members filled in where the event lacks them.
         public var context = ContextDefaults()
+        /// Which anonymousId a line without one gets.
+        public var identity = IdentityRules()
         /// Creates the defaults.
         public init() {}
+    }
+
+    /// `enrichment.identity:` — the anonymousId of lines that have none.
+    public struct IdentityRules: Sendable, Equatable {
+        /// A line with a `userId` and no `anonymousId`.
+        public enum UserLines: String, Sendable {
+            /// An anonymousId derived from the userId alone (``DerivedAnonymousId``): two userIds
+            /// never share one, and the same userId always gets the same one.
+            case derived
+            /// The device anonymousId, as the SDK does on one device (every such user shares it).
+            case device
+        }
+        /// A line with neither `anonymousId` nor `userId`.
+        public enum DeviceLines: String, Sendable {
+            /// The state directory's device anonymousId; carry-forward applies among these lines.
+            case device
+            /// Dead-lettered as `missing_identity`.
+            case reject
+        }
+        /// `user_lines`.
+        public var userLines = UserLines.derived
+        /// `device_lines`.
+        public var deviceLines = DeviceLines.device
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// `inputs:` section.
+    public struct Inputs: Sendable, Equatable {
+        /// `max_event_age`: events older than this are not sent (`expired`).
+        public var maxEventAge = EventAge.auto
+        /// `on_changed`: what to do with an input that changed under its checkpoint.
+        public var onChanged = OnChanged.restart
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// How old an event may be and still be sent.
+    public enum EventAge: Sendable, Equatable, CustomStringConvertible {
+        /// SDK snapshots: the SDK's 7 days, counted back from the time the queue was written
+        /// (the file's modification time). NDJSON: no limit.
+        case auto
+        /// No limit for any input.
+        case off
+        /// This many seconds, for every input: counted back from the snapshot's modification
+        /// time, or from the start of the run for NDJSON.
+        case seconds(Int64)
+
+        /// The SDK's limit.
+        public static let sdkDefault: Int64 = 7 * 86_400
+
+        /// The limit for an input of `kind`, in seconds, or nil for none.
+        public func limit(for kind: InputSource.Kind) -> Int64? {
+            switch self {
+            case .auto: kind == .snapshot ? Self.sdkDefault : nil
+            case .off: nil
+            case .seconds(let s): s
+            }
+        }
+
+        /// `auto`, `off`, or the duration as written (`7d`, `36h`, `90m`, `3600s`).
+        public var description: String {
+            switch self {
+            case .auto: "auto"
+            case .off: "off"
+            case .seconds(let s):
+                s % 86_400 == 0 ? "\(s / 86_400)d" : s % 3600 == 0 ? "\(s / 3600)h" : s % 60 == 0 ? "\(s / 60)m" : "\(s)s"
+            }
+        }
+
+        /// Parses `auto`, `off`, or a whole number with a unit `s`, `m`, `h` or `d`.
+        public init?(parsing text: String) {
+            let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if t == "auto" { self = .auto; return }
+            if t == "off" || t == "none" { self = .off; return }
+            guard let unit = t.last, let n = Int64(t.dropLast()), n > 0, n <= 36_500 * 86_400 else { return nil }
+            switch unit {
+            case "s": self = .seconds(n)
+            case "m": self = .seconds(n * 60)
+            case "h": self = .seconds(n * 3600)
+            case "d": self = .seconds(n * 86_400)
+            default: return nil
+            }
+            if case .seconds(let s) = self, s > 36_500 * 86_400 { return nil }
+        }
+    }
+
+    /// What to do with an input that changed under its checkpoint (rewritten or rotated).
+    public enum OnChanged: String, Sendable {
+        /// Read it again from its start as a new file (a warning says so; events that carry their
+        /// own or a stable messageId are deduplicated by the destination).
+        case restart
+        /// Stop before sending anything (exit 2).
+        case refuse
     }
 
     /// `enrichment.context:` — values used only where the event has none.
@@ -163,8 +262,12 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
 
     /// `privacy:` section.
     public struct Privacy: Sendable {
-        /// Keys removed from `properties`, `traits` and `context.traits`.
+        /// Keys removed from `properties`, `traits` and `context.traits`; a dotted path
+        /// (`properties.user.email`, `context.traits.phone`, `user.email`) removes a nested member
+        /// (see ``DropPaths``).
         public var dropProperties: [String] = []
+        /// Drop every event that carries no consent grant in `context.consent`.
+        public var requireConsent = false
         /// Creates the defaults.
         public init() {}
     }

@@ -1,9 +1,13 @@
 import Foundation
+import MetaRouter
 import JSONCore
 
 /// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:
 /// `{"reason":..,"detail":..,"source":..,"line":N,"raw":..}` — `raw_base64` instead of `raw`
-/// when the original bytes are not valid UTF-8.
+/// when the original bytes are not valid UTF-8. Bytes over ``maximumInlineBytes`` (the rest of
+/// a large damaged snapshot) are never cut: they are written whole to a side file in
+/// `dead-letter-raw/` next to the dead-letter file, and the record names it (`raw_file`,
+/// `raw_bytes`) instead of holding them.
 public final class DeadLetterWriter {
     /// The file written to.
     public let path: String
@@ -11,6 +15,10 @@ public final class DeadLetterWriter {
     private var buffer: [UInt8] = []
     /// Records written so far by this writer.
     public private(set) var count = 0
+    /// The most bytes a record holds itself.
+    public static let maximumInlineBytes = 1 << 20
+    /// Where bytes too large for a record go.
+    public var sideDirectory: String { (path as NSString).deletingLastPathComponent + "/dead-letter-raw" }
 
     /// Opens `path` for appending (creating it and its directory).
     public init(path: String) throws {
@@ -53,12 +61,34 @@ public final class DeadLetterWriter {
         return out
     }
 
-    /// Appends one record (buffered; see ``flush()``).
+    /// Appends one record (buffered; see ``flush()``). Bytes over ``maximumInlineBytes`` are
+    /// written to their side file at once, before the record that names them.
     public func write(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) throws {
+        guard raw.count <= Self.maximumInlineBytes else {
+            return try writeAside(reason: reason, detail: detail, source: source, line: line, raw: raw)
+        }
         buffer.append(contentsOf: Self.record(reason: reason, detail: detail, source: source, line: line, raw: raw))
         buffer.append(0x0A)
         count += 1
         if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    private func writeAside(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) throws {
+        try FileManager.default.createDirectory(atPath: sideDirectory, withIntermediateDirectories: true)
+        let name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(UUID().uuidString.lowercased().prefix(8))-line\(line).raw"
+        let side = sideDirectory + "/" + name
+        try LocalFileSystem().writeAtomically(side, Array(raw))
+        var out = Array("{\"reason\":".utf8)
+        JSONStrings.appendQuoted(reason, to: &out)
+        out += Array(",\"detail\":".utf8)
+        JSONStrings.appendQuoted(detail, to: &out)
+        out += Array(",\"source\":".utf8)
+        JSONStrings.appendQuoted(source, to: &out)
+        out += Array(",\"line\":\(line),\"raw_bytes\":\(raw.count),\"raw_file\":".utf8)
+        JSONStrings.appendQuoted(side, to: &out)
+        buffer.append(contentsOf: out + [UInt8(ascii: "}"), 0x0A])
+        count += 1
+        try flush()
     }
 
     /// Appends one record from an array of bytes.

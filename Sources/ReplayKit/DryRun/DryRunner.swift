@@ -15,15 +15,25 @@ public enum DryRunner {
     }
 
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
+    /// `onWarning` hears what a person should know about an input (empty, damaged, purged).
+    /// Throws a ``UsageError`` before writing anything for a snapshot that cannot be replayed.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
-        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
+        nowMillis: @escaping () -> Int64 = Enricher.systemMillis, onWarning: (String) -> Void = { _ in }
     ) throws -> EnrichStats {
+        let rules: [InputRules]
+        do {
+            rules = try InputRules.plan(inputs, config: config, runStartMillis: nowMillis())
+        } catch let error as UnsupportedSnapshot {
+            throw UsageError("\(error)")
+        }
+        rules.enumerated().forEach { $0.element.warnings(for: inputs[$0.offset]).forEach(onWarning) }
         // Next to the state (same file system; a leftover after `kill -9` is easy to find).
         let scratch = config.stateDir + "/.dry-run-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
-            let state = try IdentityStore(stateDirectory: config.stateDir)  // creates the device id once
+            let device = try DeviceIdentity.shared(root: config.stateDir)  // creates the device id once
+            let state = try IdentityStore(stateDirectory: config.stateDir, deviceAnonymousId: device)
             defer { state.close() }
             try state.copy(toDirectory: scratch)
         }
@@ -35,14 +45,16 @@ public enum DryRunner {
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
         // Events are rendered straight into the output buffer; each is followed by a newline.
         let out = FDWriter(fd: outputFD)
-        try LineWalker.walkRendered(inputs: inputs, config: config, enricher: enricher, output: out.buffer) { item in
+        try LineWalker.walkRendered(
+            inputs: inputs, config: config, enricher: enricher, output: out.buffer, rules: rules, onWarning: onWarning
+        ) { item in
             // Nothing is in flight in a dry run: commit learned identities (to the scratch copy) as
             // we go, bounding memory.
             if item.sequence % 65_536 == 0 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event:
                 try out.endLine()
-            case .blank: break
+            case .blank, .skipped: break
             case .deadLetter(let reason, let detail):
                 try deadLetters.write(
                     reason: reason, detail: detail, source: item.source.path, line: item.line.lineNumber,

@@ -8,6 +8,20 @@ public enum EnrichResult: Sendable, Equatable {
     case blank
     /// A rejected line; `reason` is a stable code such as `invalid_json`.
     case deadLetter(reason: String, detail: String)
+    /// An event settled without being sent, by a rule rather than a failure (see ``SkipReason``).
+    case skipped(SkipReason)
+}
+
+/// Why an event is settled without being sent or dead-lettered: a policy, not a failure.
+/// Nothing of such an event is stored.
+public enum SkipReason: String, Sendable, Equatable, CaseIterable {
+    /// Older than the input's `max_event_age` (the SDK's 7-day rule for snapshots).
+    case expired
+    /// Consent denies sending (or, with `privacy.require_consent`, no consent was given), or a
+    /// later revocation in the same SDK queue purged it.
+    case consentDropped = "consent_dropped"
+    /// An event of a rewritten snapshot that an earlier run already settled (by messageId).
+    case alreadyDelivered = "already_delivered"
 }
 
 /// The stable dead-letter reason codes.
@@ -34,8 +48,14 @@ public enum DeadLetterReason {
     public static let invalidContext = "invalid_context"
     /// The line is longer than `batching.max_event_bytes`.
     public static let tooLarge = "too_large"
-    /// GDPR applies and data-usage consent is not given.
-    public static let consentDenied = "consent_denied"
+    /// A snapshot whose bytes from a break to the end could not be read (cut short or damaged).
+    public static let damagedSnapshot = "damaged_snapshot"
+    /// A snapshot of a version this mr-replay cannot read (`validate` only: `run` refuses it).
+    public static let unsupportedSnapshot = "unsupported_snapshot"
+    /// Neither `anonymousId` nor `userId`, and `enrichment.identity.device_lines` is `reject`.
+    public static let missingIdentity = "missing_identity"
+    /// An `alias` without a `previousId` or a `userId`.
+    public static let invalidAlias = "invalid_alias"
     /// An input could not be read to its end (e.g. truncated gzip); reported once per input.
     public static let readError = "read_error"
     /// The identity database failed.

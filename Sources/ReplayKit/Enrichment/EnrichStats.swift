@@ -4,13 +4,20 @@ public struct EnrichStats: Sendable, Equatable, Codable {
     public var events = 0
     /// Empty or whitespace-only lines (skipped, not dead-lettered).
     public var blank = 0
-    /// Dead-lettered lines by reason (includes `consent_denied`).
+    /// Dead-lettered lines by reason.
     public var deadLetters: [String: Int] = [:]
+    /// Events settled without being sent, by ``SkipReason`` (`expired`, `consent_dropped`,
+    /// `already_delivered`).
+    public var skipped: [String: Int] = [:]
+    /// Events whose anonymousId was derived from their userId.
+    public var anonymousIdsDerived = 0
+    /// Events whose `timestamp` was missing and whose `originalTimestamp` was used instead.
+    public var originalTimestampsUsed = 0
     /// `context.device.advertisingId` values removed by the privacy rules.
     public var advertisingIdsRemoved = 0
     /// Keys removed from `properties` / `traits` / `context.traits` by `privacy.drop_properties`.
     public var propertiesDropped = 0
-    /// Events that got the device anonymousId.
+    /// Events that got the device anonymousId (lines with neither id).
     public var anonymousIdsFilled = 0
     /// Events that got a userId carried forward.
     public var userIdsCarried = 0
@@ -30,6 +37,8 @@ public struct EnrichStats: Sendable, Equatable, Codable {
 
     /// All dead-lettered lines.
     public var invalid: Int { deadLetters.values.reduce(0, +) }
-    /// All lines seen (events + invalid + blank).
-    public var lines: Int { events + invalid + blank }
+    /// All events settled by a rule.
+    public var skippedTotal: Int { skipped.values.reduce(0, +) }
+    /// All lines seen (events + invalid + blank + skipped).
+    public var lines: Int { events + invalid + blank + skippedTotal }
 }

@@ -51,6 +51,12 @@ public final class Enricher {
         return .deadLetter(reason: reason, detail: detail)
     }
 
+    /// Counts and returns an event settled by a rule (expired, consent, already delivered).
+    func skipped(_ reason: SkipReason) -> LineResult {
+        stats.skipped[reason.rawValue, default: 0] += 1
+        return .skipped(reason)
+    }
+
     /// Learns identities from a prepared event and counts the outcome. `line` is the line the
     /// event was prepared from (its ids refer to it).
     func finish(_ prepared: consuming PreparedLine, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) -> LineResult {
@@ -60,6 +66,8 @@ public final class Enricher {
             return .blank
         case .deadLetter(let reason, let detail):
             return deadLetter(reason, detail)
+        case .skipped(let reason):
+            return skipped(reason)
         case .event(let e):
             // Learn only from lines that become events.
             if let u = e.ownUserId, e.type == .identify || e.type == .alias {

@@ -8,6 +8,12 @@ struct ContextDefaultsJSON {
     var os: [(key: String, value: [UInt8])] = []
     var locale: [UInt8]?
     var timezone: [UInt8]?
+    /// `device.advertisingId` of the config (kept out of ``device``: it is added only where the
+    /// advertising rules allow it, event by event).
+    var advertisingId: [UInt8]?
+    /// The config's own `device.adTrackingEnabled` and `device.trackingStatus`.
+    var adTrackingEnabled: Bool?
+    var trackingStatus: TrackingStatus?
 
     init(_ c: ReplayConfig.ContextDefaults) {
         func encode(_ o: JSONObject?) -> [(key: String, value: [UInt8])] {
@@ -18,15 +24,34 @@ struct ContextDefaultsJSON {
         os = encode(c.os)
         locale = c.locale.map(JSONStrings.quoted)
         timezone = c.timezone.map(JSONStrings.quoted)
+        if let k = device.firstIndex(where: { $0.key == "advertisingId" }) { advertisingId = device.remove(at: k).value }
+        if case .bool(let b)? = c.device?["adTrackingEnabled"] { adTrackingEnabled = b }
+        trackingStatus = c.device?["trackingStatus"].flatMap(TrackingStatus.init)
+    }
+
+    /// The config's `device` defaults for an event whose own context says `contextStatus` (its
+    /// `att_status`) and has no device: with the advertisingId when the rules allow it.
+    func deviceDefaults(contextStatus: TrackingStatus?, removed: inout Int) -> [(key: String, value: [UInt8])] {
+        guard let advertisingId else { return device }
+        let status = trackingStatus ?? contextStatus
+        if AdvertisingRules.allows(quoted: advertisingId, adTrackingEnabled: adTrackingEnabled, status: status) {
+            return device + [("advertisingId", advertisingId)]
+        }
+        removed += 1
+        return device
     }
 
     /// Whether no context default is configured.
-    var isEmpty: Bool { app.isEmpty && device.isEmpty && os.isEmpty && locale == nil && timezone == nil }
+    var isEmpty: Bool {
+        app.isEmpty && device.isEmpty && os.isEmpty && locale == nil && timezone == nil && advertisingId == nil
+    }
 
-    /// The `context` object for an event without one: `library` plus every configured default.
-    func contextWithout(library: [UInt8]) -> [UInt8] {
+    /// The `context` object for an event without one: `library` plus every configured default
+    /// (the advertisingId only where the rules allow it; `removed` counts it otherwise).
+    func contextWithout(library: [UInt8], removed: inout Int) -> [UInt8] {
         var members: [(key: String, value: [UInt8])] = [("library", library)]
         if !app.isEmpty { members.append(("app", ContextDefaultsJSON.object(app))) }
+        let device = deviceDefaults(contextStatus: nil, removed: &removed)
         if !device.isEmpty { members.append(("device", ContextDefaultsJSON.object(device))) }
         if !os.isEmpty { members.append(("os", ContextDefaultsJSON.object(os))) }
         if let locale { members.append(("locale", locale)) }
@@ -58,40 +83,59 @@ struct ContextFailure: Error {
 }
 
 extension LinePreparer {
-    /// Why consent forbids sending, if it does: `context.consent.isUserSubjectToGDPR` is `true`
-    /// and `context.consent.hasConsentForDataUsage` is not `true`.
-    func consentDenial(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let c = ctx.member("consent", in: buf), c.kind == .object,
-            let consent = ObjectLayout.scanNested(buf, c.value)
-        else { return nil }
-        guard literal(consent, "isUserSubjectToGDPR", buf) == true else { return nil }
-        guard literal(consent, "hasConsentForDataUsage", buf) != true else { return nil }
-        return "context.consent.isUserSubjectToGDPR is true and context.consent.hasConsentForDataUsage is not true"
+    /// `m` with the `paths` of `privacy.drop_properties` removed, when any were.
+    mutating func dropping(_ paths: [[String]], from m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let m, m.kind == .object else { return nil }
+        return dropping(paths, objectAt: m.value, buf)
     }
 
-    /// `object`'s member `key` with the `privacy.drop_properties` keys removed, when any were.
-    mutating func dropKeys(_ object: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard !config.privacy.dropProperties.isEmpty else { return nil }
-        return dropKeys(object.member(key, in: buf), buf)
+    /// The object at `range` with the `paths` of `privacy.drop_properties` removed, when any were.
+    mutating func dropping(_ paths: [[String]], objectAt range: Range<Int>, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let result = DropPaths.removing(paths, objectAt: range, buf) else { return nil }
+        counts.propertiesDropped += result.removed
+        return result.bytes
     }
 
-    /// `m`'s value with the `privacy.drop_properties` keys removed, when it is an object and any were.
-    mutating func dropKeys(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let drop = config.privacy.dropProperties
-        guard !drop.isEmpty, let m, m.kind == .object,
-            let nested = ObjectLayout.scanNested(buf, m.value)
-        else { return nil }
-        var e = ObjectEditor(nested)
-        var dropped = 0
-        for name in drop where e.remove(name, in: buf) { dropped += 1 }
-        guard dropped > 0 else { return nil }
-        counts.propertiesDropped += dropped
-        return e.rendered(buf)
+    /// What the context rules do to an event's own context, when it is simple enough to say
+    /// without an editor: nothing at all (it names its `library`), or only adding mr-replay's
+    /// `library`. Nil when the general path (``enrichContext(_:_:)``) is needed: context
+    /// defaults or context drop paths are configured, or the context has `app`, `device` or `os`
+    /// (or escaped keys).
+    func contextFastPath(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> ContextFastPath? {
+        guard defaults.isEmpty, drops.context.isEmpty else { return nil }
+        @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
+            guard m.key.count == word.utf8CodeUnitCount else { return false }
+            return memcmp(buf.baseAddress! + m.key.lowerBound, word.utf8Start, m.key.count) == 0
+        }
+        var hasLibrary = false
+        for i in ctx.members.indices {
+            let m = ctx.members[i]
+            if m.keyHasEscapes || isKey(m, "app") || isKey(m, "device") || isKey(m, "os") { return nil }
+            if isKey(m, "library") {
+                guard m.kind != .null else { return nil }
+                hasLibrary = true
+            }
+        }
+        return hasLibrary ? .unchanged : .addLibrary
     }
 
-    /// The enriched `context` object: library, config defaults where missing, privacy rules.
+    /// The context ``contextFastPath(_:_:)`` renders, as an array; nil when the general path
+    /// is needed.
+    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        switch contextFastPath(ctx, buf) {
+        case .addLibrary: MemberValue.contextWithLibrary(ctx, library: libraryMemberJSON).bytes(buf)
+        case .unchanged: Array(buf[ctx.range])
+        case nil: nil
+        }
+    }
+
+    /// The enriched `context` object: mr-replay's `library` where the event names none, config
+    /// defaults where missing, the advertising rules, then the context drop paths.
     mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
-        guard let ctx = context else { return .success(defaultContextJSON) }
+        guard let ctx = context else {
+            guard defaults.advertisingId != nil else { return .success(defaultContextJSON) }
+            return .success(defaults.contextWithout(library: libraryJSON, removed: &counts.advertisingIdsRemoved))
+        }
         // Reuse the scratch editor's storage; it drops `ctx` again before it is put back.
         var e = scratchContextEditor
         scratchContextEditor = ObjectEditor(ObjectLayout())
@@ -100,44 +144,19 @@ extension LinePreparer {
             scratchContextEditor = e
         }
         e.reset(ctx)
-        e.set("library", raw: libraryJSON, in: buf)
+        if ctx.member("library", in: buf).map({ $0.kind == .null }) ?? true { e.set("library", raw: libraryJSON, in: buf) }
         if let f = merge(ctx, "app", defaults.app, buf, into: &e) { return .failure(f) }
-        if let f = merge(ctx, "device", defaults.device, buf, into: &e) { return .failure(f) }
+        if let f = mergeDevice(ctx, buf, into: &e) { return .failure(f) }
         if let f = merge(ctx, "os", defaults.os, buf, into: &e) { return .failure(f) }
         fillScalar(ctx, "locale", defaults.locale, buf, into: &e)
         fillScalar(ctx, "timezone", defaults.timezone, buf, into: &e)
-        if let traits = dropKeys(ctx, "traits", buf) { e.set("traits", raw: traits, in: buf) }
         var out: [UInt8] = []
         out.reserveCapacity(e.renderedCapacity)
         e.render(buf, into: &out)
-        return .success(out)
-    }
-
-    /// Whether adding `library` is the only rule that applies to the event's context `ctx`: no
-    /// context defaults or privacy drops are configured and the context has no `library`, `app`,
-    /// `device` or `os` member (and no escaped keys). Then the context is rendered straight into
-    /// the output (``MemberValue/contextWithLibrary(_:library:)``): its members' spans joined by commas,
-    /// then `library`, exactly what the general path renders, without an editor or an array.
-    func libraryIsTheOnlyContextEdit(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard defaults.isEmpty, config.privacy.dropProperties.isEmpty else { return false }
-        @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
-            guard m.key.count == word.utf8CodeUnitCount else { return false }
-            return memcmp(buf.baseAddress! + m.key.lowerBound, word.utf8Start, m.key.count) == 0
-        }
-        for i in ctx.members.indices {
-            let m = ctx.members[i]
-            if m.keyHasEscapes || isKey(m, "library") || isKey(m, "app") || isKey(m, "device") || isKey(m, "os") {
-                return false
-            }
-        }
-        return true
-    }
-
-    /// The context ``libraryIsTheOnlyContextEdit(_:_:)`` renders, as an array; nil when the
-    /// general path is needed.
-    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard libraryIsTheOnlyContextEdit(ctx, buf) else { return nil }
-        return MemberValue.contextWithLibrary(ctx, library: libraryMemberJSON).bytes(buf)
+        guard !drops.context.isEmpty else { return .success(out) }
+        // The drop paths apply to the context as enriched (defaults included).
+        let dropped = out.withUnsafeBufferPointer { dropping(drops.context, objectAt: 0..<$0.count, $0) }
+        return .success(dropped ?? out)
     }
 
     /// Sets `context.<name>` to `value` when the event has none.
@@ -147,69 +166,66 @@ extension LinePreparer {
         if m == nil || m?.kind == .null { e.set(name, raw: value, in: buf) }
     }
 
-    /// Applies ``mergeObject(_:_:_:_:)`` to `e`; returns the failure, if any.
-    private mutating func merge(
+    /// Fills `context.<name>` (app, os) from `fill` where members are missing; returns the
+    /// failure, if any.
+    private func merge(
         _ ctx: ObjectLayout, _ name: String, _ fill: [(key: String, value: [UInt8])], _ buf: UnsafeBufferPointer<UInt8>,
         into e: inout ObjectEditor
     ) -> ContextFailure? {
-        if fill.isEmpty && name != "device" {
-            // Nothing to fill: only the shape matters.
-            if let m = ctx.member(name, in: buf), m.kind != .null, m.kind != .object {
-                return ContextFailure(detail: "\"context.\(name)\" is not an object")
-            }
+        guard let m = ctx.member(name, in: buf), m.kind != .null else {
+            if !fill.isEmpty { e.set(name, raw: ContextDefaultsJSON.object(fill), in: buf) }
             return nil
         }
-        switch mergeObject(ctx, name, fill, buf) {
-        case .success(let bytes?): e.set(name, raw: bytes, in: buf)
-        case .success(nil): break
-        case .failure(let f): return f
+        guard m.kind == .object, let nested = ObjectLayout.scanNested(buf, m.value) else {
+            return ContextFailure(detail: "\"context.\(name)\" is not an object")
         }
+        guard !fill.isEmpty else { return nil }
+        var object = ObjectEditor(nested)
+        for (k, v) in fill where nested.member(k, in: buf) == nil { object.set(k, raw: v, in: buf) }
+        if object.hasEdits { e.set(name, raw: object.rendered(buf), in: buf) }
         return nil
     }
 
-    /// `context.<name>` with missing members filled from `fill` (and, for `device`, the
-    /// advertisingId rules applied); nil when nothing changes.
-    private mutating func mergeObject(
-        _ ctx: ObjectLayout, _ name: String, _ fill: [(key: String, value: [UInt8])], _ buf: UnsafeBufferPointer<UInt8>
-    ) -> Result<[UInt8]?, ContextFailure> {
-        guard let m = ctx.member(name, in: buf), m.kind != .null else {
-            return .success(fill.isEmpty ? nil : ContextDefaultsJSON.object(fill))
+    /// `context.device` with the config's members filled in where missing and the advertising
+    /// rules applied to its advertisingId, whether the event's own or the config's.
+    private mutating func mergeDevice(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, into e: inout ObjectEditor) -> ContextFailure? {
+        let contextStatus = TrackingStatus(ctx.member("att_status", in: buf), buf)
+        guard let m = ctx.member("device", in: buf), m.kind != .null else {
+            let fill = defaults.deviceDefaults(contextStatus: contextStatus, removed: &counts.advertisingIdsRemoved)
+            if !fill.isEmpty { e.set("device", raw: ContextDefaultsJSON.object(fill), in: buf) }
+            return nil
         }
         guard m.kind == .object, let nested = ObjectLayout.scanNested(buf, m.value) else {
-            return .failure(ContextFailure(detail: "\"context.\(name)\" is not an object"))
+            return ContextFailure(detail: "\"context.device\" is not an object")
         }
-        var e = ObjectEditor(nested)
-        for (k, v) in fill where nested.member(k, in: buf) == nil { e.set(k, raw: v, in: buf) }
-        if name == "device", let ad = nested.member("advertisingId", in: buf) {
-            var remove = ad.kind != .string || !Self.isUsableAdvertisingId(buf, ad.value)
-            if literal(nested, "adTrackingEnabled", buf) == false { remove = true }
-            if let status = nonEmptyString(nested, "trackingStatus", buf) ?? nonEmptyString(ctx, "att_status", buf),
-                status.lowercased() != "authorized"
-            {
-                remove = true
+        var device = ObjectEditor(nested)
+        for (k, v) in defaults.device where nested.member(k, in: buf) == nil { device.set(k, raw: v, in: buf) }
+        let own = nested.member("advertisingId", in: buf)
+        if own != nil || defaults.advertisingId != nil {
+            let enabled = ConsentRules.literal(nested, "adTrackingEnabled", buf) ?? defaults.adTrackingEnabled
+            let status = TrackingStatus(nested.member("trackingStatus", in: buf), buf) ?? defaults.trackingStatus ?? contextStatus
+            let allowed: Bool
+            if let own {
+                allowed = own.kind == .string && AdvertisingRules.allows(buf, own.value, adTrackingEnabled: enabled, status: status)
+            } else {
+                allowed = AdvertisingRules.allows(quoted: defaults.advertisingId!, adTrackingEnabled: enabled, status: status)
             }
-            if remove {
-                e.remove("advertisingId", in: buf)
+            if !allowed {
+                if own != nil { device.remove("advertisingId", in: buf) }
                 counts.advertisingIdsRemoved += 1
+            } else if own == nil {
+                device.set("advertisingId", raw: defaults.advertisingId!, in: buf)
             }
         }
-        return .success(e.hasEdits ? e.rendered(buf) : nil)
+        if device.hasEdits { e.set("device", raw: device.rendered(buf), in: buf) }
+        return nil
     }
+}
 
-    /// Whether the string value at `range` (with quotes) is a UUID that is not all zeros.
-    static func isUsableAdvertisingId(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard range.count == 38 else { return false }
-        var nonZero = false
-        for (i, p) in ((range.lowerBound + 1)..<(range.upperBound - 1)).enumerated() {
-            let c = buf[p]
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard c == UInt8(ascii: "-") else { return false }
-                continue
-            }
-            let isHex = (48...57).contains(c) || (97...102).contains(c) || (65...70).contains(c)
-            guard isHex else { return false }
-            if c != UInt8(ascii: "0") { nonZero = true }
-        }
-        return nonZero
-    }
+/// What happens to an event's own context on the fast path (``LinePreparer/contextFastPath(_:_:)``).
+enum ContextFastPath {
+    /// Kept byte for byte: it names its own `library`.
+    case unchanged
+    /// mr-replay's `library` member is appended.
+    case addLibrary
 }

@@ -23,6 +23,10 @@ struct LinePreparer {
     /// The device anonymousId's bytes, and as a JSON string, encoded once.
     let deviceAnonymousId: IdRef
     let deviceAnonymousIdJSON: [UInt8]
+    /// `privacy.drop_properties`, sorted by the object each entry applies to.
+    let drops: DropPaths
+    /// Events whose time is before this (epoch ms) are `expired`; set per input by the walk.
+    var expiryCutoffMillis: Int64?
 
     // Per-line scratch storage, reused line after line so the hot path does not allocate it
     // again for every event. Each is moved out while a line is prepared and put back after.
@@ -43,7 +47,9 @@ struct LinePreparer {
         libMember.append(UInt8(ascii: ":"))
         libraryMemberJSON = libMember + lib
         defaults = ContextDefaultsJSON(config.enrichment.context)
-        defaultContextJSON = defaults.contextWithout(library: lib)
+        var removed = 0
+        defaultContextJSON = defaults.contextWithout(library: lib, removed: &removed)
+        drops = DropPaths(config.privacy.dropProperties)
         self.deviceAnonymousId = .bytes(Array(deviceAnonymousId.utf8))
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
@@ -62,75 +68,24 @@ struct LinePreparer {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
         counts = LineCounts()
-        // The scans reuse the scratch layouts' member storage. The local copies below end with
-        // this call, so that storage is uniquely referenced (reused, not copied) on the next line.
-        do {
-            try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
-        } catch {
-            switch error.kind {
-            case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
-            case .unexpectedType: return reject(DeadLetterReason.notAnObject, "the line is valid JSON but not an object")
-            case .syntax, .tooDeep:
-                if !UTF8Check.isValid(buf) { return reject(DeadLetterReason.invalidUTF8, "the line is not valid UTF-8") }
-                return reject(DeadLetterReason.invalidJSON, error.description)
-            }
-        }
-
+        if let rejected = scan(buf) { return rejected }
         let layout = scratch.top
         // Every top-level member the rules read, found in one pass.
         let top = TopLevelMembers(layout, buf)
-        @inline(__always) func member(_ idx: Int?) -> JSONMember? { idx.map { layout.members[$0] } }
-
-        // Type and type-specific required fields.
-        guard let typeMember = member(top.type) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
-        guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
-        guard let type = EventType(buf, typeMember.value) else {
-            let name = JSONLayoutValues.stringContent(buf, typeMember.value)
-            return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
-        }
-        if type == .track, !isNonEmptyString(member(top.event)) {
-            return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
-        }
-        var groupIdOfGroup: IdRef?
-        if type == .group {
-            guard let g = IdRef(member(top.groupId), buf) else {
-                return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
-            }
-            groupIdOfGroup = g
-        }
-
-        // Context shape and consent.
+        var line = LineState(type: .track)
+        if let stop = typeRules(top, layout, buf, &line) { return stop }
         var context: ObjectLayout?
-        if let c = member(top.context), c.kind != .null {
+        if let c = member(top.context, layout), c.kind != .null {
             guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &scratch.context) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
             context = scratch.context
         }
-        if let context, let denial = consentDenial(context, buf) {
-            return reject(DeadLetterReason.consentDenied, denial)
-        }
+        let verdict = context.map { ConsentRules.verdict($0, buf) } ?? .unknown
+        if ConsentRules.denial(verdict, requireConsent: config.privacy.requireConsent) != nil { return .skipped(.consentDropped) }
 
-        // Timestamp.
         var edits = TopLevelEdits()
-        let millis: Int64
-        let tsMember = member(top.timestamp)
-        if tsMember == nil || tsMember?.kind == .null {
-            guard config.enrichment.defaultTimestamp == .now else {
-                return reject(DeadLetterReason.missingTimestamp, "no \"timestamp\" (set enrichment.default_timestamp: now to use the replay time)")
-            }
-            millis = nowMillis()
-            edits.timestamp = .bytes(JSONStrings.quoted(Timestamps.format(millis: millis)))
-            counts.timestampDefaulted = true
-        } else {
-            let ts = tsMember!
-            guard ts.kind == .string,
-                let ms = Timestamps.parseMillis(UnsafeBufferPointer(rebasing: buf[(ts.value.lowerBound + 1)..<(ts.value.upperBound - 1)]))
-            else {
-                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
-            }
-            millis = ms
-        }
+        if let stop = timestampRules(top, layout, buf, &edits, &line) { return stop }
         if top.sentAt != nil {
             edits.removeSentAt = true
             counts.sentAtDropped = true
@@ -141,63 +96,24 @@ struct LinePreparer {
             edits.removeWriteKey = true
             counts.writeKeyDropped = true
         }
-
-        // Identity: anonymousId, then carried userId / groupId, looked up by their bytes.
-        var anon: IdRef
-        if let own = IdRef(member(top.anonymousId), buf) {
-            anon = own
-        } else {
-            anon = deviceAnonymousId
-            edits.anonymousId = .bytes(deviceAnonymousIdJSON)
-            counts.anonymousIdFilled = true
-        }
-        let ownUserId = IdRef(member(top.userId), buf)
-        let hasGroupId = groupIdOfGroup != nil || isIdentifier(member(top.groupId))
-        var carriedUserId: IdentityValue?
-        do {
-            if ownUserId == nil, let carried = try anon.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
-                carriedUserId = carried
-                edits.userId = .identity(carried)
-                counts.userIdCarried = true
-            }
-            if !hasGroupId {
-                let carried: IdentityValue?
-                if let ownUserId {
-                    carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) }
-                } else if let carriedUserId {
-                    carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
-                } else {
-                    carried = nil
-                }
-                if let carried {
-                    edits.groupId = .identity(carried)
-                    counts.groupIdCarried = true
-                }
-            }
-        } catch {
-            return reject(DeadLetterReason.identityStoreError, "\(error)")
-        }
-
+        if let stop = identityRules(top, layout, buf, identity, &edits, &line) { return stop }
         // messageId: the event's own is kept when it is an identifier.
-        if !isIdentifier(member(top.messageId)) {
-            edits.messageId = .messageId(StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: millis))
+        if !isIdentifier(member(top.messageId, layout)) {
+            edits.messageId = .messageId(StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: line.millis))
             counts.messageIdGenerated = true
         }
-
         // Privacy on properties / traits, then context.
-        if !config.privacy.dropProperties.isEmpty {
-            edits.properties = dropKeys(member(top.properties), buf).map(MemberValue.bytes)
-            edits.traits = dropKeys(member(top.traits), buf).map(MemberValue.bytes)
-        }
-        if let ctx = context, libraryIsTheOnlyContextEdit(ctx, buf) {
-            edits.context = .contextWithLibrary(ctx, library: libraryMemberJSON)
-        } else {
+        edits.properties = dropping(drops.properties, from: member(top.properties, layout), buf).map(MemberValue.bytes)
+        edits.traits = dropping(drops.traits, from: member(top.traits, layout), buf).map(MemberValue.bytes)
+        switch context.flatMap({ contextFastPath($0, buf) }) {
+        case .unchanged?: break
+        case .addLibrary?: edits.context = .contextWithLibrary(context!, library: libraryMemberJSON)
+        case nil:
             switch enrichContext(context, buf) {
             case .success(let ctx): edits.context = .bytes(ctx)
             case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
             }
         }
-
         let start = out.count
         if top.hasDuplicates {
             var editor = ObjectEditor(layout)
@@ -209,8 +125,149 @@ struct LinePreparer {
         }
         return .event(
             PreparedEvent(
-                range: start..<out.count, anonymousId: anon, ownUserId: ownUserId, carriedUserId: carriedUserId,
-                groupIdOfGroup: groupIdOfGroup, type: type, counts: counts))
+                range: start..<out.count, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
+                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, type: line.type, counts: counts))
+    }
+
+    /// What the rules learned about the line so far.
+    struct LineState {
+        var type: EventType
+        var groupIdOfGroup: IdRef?
+        var millis: Int64 = 0
+        var anonymousId: IdRef = .bytes([])
+        var ownUserId: IdRef?
+        var carriedUserId: IdentityValue?
+    }
+
+    @inline(__always) func member(_ idx: Int?, _ layout: ObjectLayout) -> JSONMember? { idx.map { layout.members[$0] } }
+
+    /// Validates the line into `scratch.top`; the rejection, if it is not a JSON object.
+    private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> PreparedLine? {
+        // The scan reuses the scratch layout's member storage.
+        do {
+            try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
+            return nil
+        } catch {
+            switch error.kind {
+            case .invalidUTF8: return reject(DeadLetterReason.invalidUTF8, error.description)
+            case .unexpectedType: return reject(DeadLetterReason.notAnObject, "the line is valid JSON but not an object")
+            case .syntax, .tooDeep:
+                if !UTF8Check.isValid(buf) { return reject(DeadLetterReason.invalidUTF8, "the line is not valid UTF-8") }
+                return reject(DeadLetterReason.invalidJSON, error.description)
+            }
+        }
+    }
+
+    /// `type` and the members each type needs.
+    private func typeRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout LineState
+    ) -> PreparedLine? {
+        guard let typeMember = member(top.type, layout) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
+        guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
+        guard let type = EventType(buf, typeMember.value) else {
+            let name = JSONLayoutValues.stringContent(buf, typeMember.value)
+            return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
+        }
+        line.type = type
+        switch type {
+        case .track where !isNonEmptyString(member(top.event, layout)):
+            return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
+        case .group:
+            guard let g = IdRef(member(top.groupId, layout), buf) else {
+                return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
+            }
+            line.groupIdOfGroup = g
+        case .alias:
+            guard isIdentifier(member(top.previousId, layout)), isIdentifier(member(top.userId, layout)) else {
+                return reject(DeadLetterReason.invalidAlias, "an alias event needs a non-empty \"previousId\" and \"userId\"")
+            }
+        default: break
+        }
+        return nil
+    }
+
+    /// The event's time: `timestamp`, else `originalTimestamp`, else the replay time with
+    /// `default_timestamp: now`; then the input's age limit.
+    private mutating func timestampRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits,
+        _ line: inout LineState
+    ) -> PreparedLine? {
+        func millis(_ m: JSONMember) -> Int64? {
+            guard m.kind == .string else { return nil }
+            return Timestamps.parseMillis(UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)]))
+        }
+        if let ts = member(top.timestamp, layout), ts.kind != .null {
+            guard let ms = millis(ts) else {
+                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
+            }
+            line.millis = ms
+        } else if let original = member(top.originalTimestamp, layout), original.kind != .null {
+            guard let ms = millis(original) else {
+                return reject(
+                    DeadLetterReason.invalidTimestamp,
+                    "no \"timestamp\", and \"originalTimestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
+            }
+            line.millis = ms
+            counts.originalTimestampUsed = true
+        } else {
+            guard config.enrichment.defaultTimestamp == .now else {
+                return reject(
+                    DeadLetterReason.missingTimestamp,
+                    "no \"timestamp\" or \"originalTimestamp\" (set enrichment.default_timestamp: now to use the replay time)")
+            }
+            line.millis = nowMillis()
+            edits.timestamp = .bytes(JSONStrings.quoted(Timestamps.format(millis: line.millis)))
+            counts.timestampDefaulted = true
+        }
+        if let cutoff = expiryCutoffMillis, line.millis < cutoff { return .skipped(.expired) }
+        return nil
+    }
+
+    /// anonymousId (own, derived from the userId, or the device's), then carried userId and
+    /// groupId, looked up by their bytes.
+    private mutating func identityRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
+        _ edits: inout TopLevelEdits, _ line: inout LineState
+    ) -> PreparedLine? {
+        line.ownUserId = IdRef(member(top.userId, layout), buf)
+        if let own = IdRef(member(top.anonymousId, layout), buf) {
+            line.anonymousId = own
+        } else if let user = line.ownUserId, config.enrichment.identity.userLines == .derived {
+            let derived = user.withBytes(buf) { DerivedAnonymousId.make(userId: $0) }
+            line.anonymousId = .bytes(derived)
+            edits.anonymousId = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
+            counts.anonymousIdDerived = true
+        } else if line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
+            return reject(DeadLetterReason.missingIdentity, "the event has neither \"anonymousId\" nor \"userId\"")
+        } else {
+            line.anonymousId = deviceAnonymousId
+            edits.anonymousId = .bytes(deviceAnonymousIdJSON)
+            counts.anonymousIdFilled = true
+        }
+        let hasGroupId = line.groupIdOfGroup != nil || isIdentifier(member(top.groupId, layout))
+        do {
+            if line.ownUserId == nil, let carried = try line.anonymousId.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
+                line.carriedUserId = carried
+                edits.userId = .identity(carried)
+                counts.userIdCarried = true
+            }
+            guard !hasGroupId else { return nil }
+            let carried: IdentityValue?
+            if let ownUserId = line.ownUserId {
+                carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) }
+            } else if let carriedUserId = line.carriedUserId {
+                carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
+            } else {
+                carried = nil
+            }
+            if let carried {
+                edits.groupId = .identity(carried)
+                counts.groupIdCarried = true
+            }
+        } catch {
+            return reject(DeadLetterReason.identityStoreError, "\(error)")
+        }
+        return nil
     }
 
     // MARK: - Helpers
@@ -229,17 +286,6 @@ struct LinePreparer {
         return m.kind == .number || (m.kind == .string && m.value.count > 2)
     }
 
-    /// A non-empty string member.
-    func nonEmptyString(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let m = layout.member(key, in: buf), m.kind == .string, m.value.count > 2 else { return nil }
-        return JSONLayoutValues.stringContent(buf, m.value)
-    }
-
-    /// Whether a member is the literal `true` / `false`.
-    func literal(_ layout: ObjectLayout, _ key: String, _ buf: UnsafeBufferPointer<UInt8>) -> Bool? {
-        guard let m = layout.member(key, in: buf), m.kind == .bool else { return nil }
-        return buf[m.value.lowerBound] == UInt8(ascii: "t")
-    }
 }
 
 /// Storage for one line's layouts, reused from line to line.

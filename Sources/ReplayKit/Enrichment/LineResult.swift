@@ -22,6 +22,8 @@ enum LineResult {
     case blank
     /// A rejected line.
     case deadLetter(reason: String, detail: String)
+    /// An event settled without being sent, by a rule.
+    case skipped(SkipReason)
 }
 
 extension EnrichResult {
@@ -32,6 +34,7 @@ extension EnrichResult {
         switch result {
         case .blank: self = .blank
         case .deadLetter(let reason, let detail): self = .deadLetter(reason: reason, detail: detail)
+        case .skipped(let reason): self = .skipped(reason)
         case .event(let range, _):
             let bytes = Array(rendered[range])
             let key = bytes.withUnsafeBufferPointer { buf in

@@ -5,6 +5,7 @@ import JSONCore
 enum PreparedLine {
     case blank
     case deadLetter(reason: String, detail: String)
+    case skipped(SkipReason)
     case event(PreparedEvent)
 }
 
@@ -13,7 +14,8 @@ enum PreparedLine {
 struct PreparedEvent {
     /// Where the rendered event sits in the output buffer.
     var range: Range<Int>
-    /// The event's anonymousId (its own, or the device's).
+    /// The event's anonymousId (its own, derived from its userId, or the device's): its lane
+    /// and shard key.
     var anonymousId: IdRef
     /// The event's own userId, if it has one.
     var ownUserId: IdRef?
@@ -32,6 +34,8 @@ struct LineCounts {
     var sentAtDropped = false
     var writeKeyDropped = false
     var anonymousIdFilled = false
+    var anonymousIdDerived = false
+    var originalTimestampUsed = false
     var messageIdGenerated = false
     var userIdCarried = false
     var groupIdCarried = false
@@ -47,6 +51,8 @@ extension EnrichStats {
         if c.sentAtDropped { sentAtDropped += 1 }
         if c.writeKeyDropped { writeKeysDropped += 1 }
         if c.anonymousIdFilled { anonymousIdsFilled += 1 }
+        if c.anonymousIdDerived { anonymousIdsDerived += 1 }
+        if c.originalTimestampUsed { originalTimestampsUsed += 1 }
         if c.messageIdGenerated { messageIdsGenerated += 1 }
         if c.userIdCarried { userIdsCarried += 1 }
         if c.groupIdCarried { groupIdsCarried += 1 }

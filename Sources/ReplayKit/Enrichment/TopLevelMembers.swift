@@ -18,6 +18,8 @@ struct TopLevelMembers {
     var messageId: Int?
     var properties: Int?
     var traits: Int?
+    var previousId: Int?
+    var originalTimestamp: Int?
     /// Whether some key appears more than once (then editors must drop the duplicates).
     var hasDuplicates = false
 
@@ -55,8 +57,9 @@ struct TopLevelMembers {
         case 7: if eq("context") { set(&context) } else if eq("groupId") { set(&groupId) }
         case 8: if eq("writeKey") { set(&writeKey) }
         case 9: if eq("timestamp") { set(&timestamp) } else if eq("messageId") { set(&messageId) }
-        case 10: if eq("properties") { set(&properties) }
+        case 10: if eq("properties") { set(&properties) } else if eq("previousId") { set(&previousId) }
         case 11: if eq("anonymousId") { set(&anonymousId) }
+        case 17: if eq("originalTimestamp") { set(&originalTimestamp) }
         default: break
         }
     }

@@ -44,6 +44,19 @@ public final class InputReader {
 
     /// Calls `body` for each line in order until the input ends or `body` returns false.
     public func forEachLine(_ body: (InputLine) throws -> Bool) throws {
+        let stream = try openStream()
+        if source.kind == .snapshot {
+            try SnapshotInput.read(stream: stream, reader: self, body)
+            return
+        }
+        try readLines(stream, skip: pendingSkip, body)
+    }
+
+    /// Decompressed bytes still to skip before the resume point (gzip or stdin).
+    private var pendingSkip: UInt64 = 0
+
+    /// The content as a stream (decompressed), positioned at the resume point for a plain file.
+    func openStream() throws -> ByteStream {
         let head = try raw.sniff(2)
         isGzip = head == [0x1F, 0x8B]
         raw.pushBack(head)
@@ -55,12 +68,8 @@ public final class InputReader {
                 skip = 0
             }
         }
-        let stream: ByteStream = isGzip ? try GunzipStream(source: raw, path: source.path) : raw
-        if source.kind == .snapshot {
-            try SnapshotReader.read(stream: stream, reader: self, body)
-            return
-        }
-        try readLines(stream, skip: skip, body)
+        pendingSkip = skip
+        return isGzip ? try GunzipStream(source: raw, path: source.path) : raw
     }
 
     private func readLines(_ stream: ByteStream, skip: UInt64, _ body: (InputLine) throws -> Bool) throws {

@@ -17,8 +17,9 @@ public struct InputError: Error, Sendable, CustomStringConvertible {
 ///   not recursing;
 /// - a pattern with `*`, `?` or `[` is expanded with `glob(3)`, sorted;
 /// - `-` is standard input.
-/// A file named `queue.v1.json` (or `*.queue.v1.json`), or any `.json` file whose content is a single
-/// object with an `events` array, is a MetaRouter SDK snapshot.
+/// A file named `queue.v1.json` or `overflow.v1.json` (also `*.queue.v1.json`, `*-queue.v1.json`,
+/// and with `.gz`), or any `.json` file that starts as an object whose first member is `version` or
+/// `events`, is a MetaRouter SDK snapshot.
 public enum InputResolver {
     /// File name endings accepted inside directories.
     public static let directoryExtensions = [".ndjson", ".jsonl", ".json", ".ndjson.gz", ".jsonl.gz", ".json.gz"]
@@ -61,8 +62,8 @@ public enum InputResolver {
     /// The source for one file, detecting snapshots.
     public static func source(for path: String) -> InputSource {
         let name = (path as NSString).lastPathComponent
-        if name == "queue.v1.json" || name.hasSuffix(".queue.v1.json") { return InputSource(path: path, kind: .snapshot) }
-        if name.hasSuffix(".json"), SnapshotReader.looksLikeSnapshot(path: path) {
+        if SnapshotInput.hasSnapshotName(name) { return InputSource(path: path, kind: .snapshot) }
+        if name.hasSuffix(".json"), SnapshotInput.looksLikeSnapshot(path: path) {
             return InputSource(path: path, kind: .snapshot)
         }
         return InputSource(path: path, kind: .ndjson)

@@ -4,7 +4,8 @@ public struct InputSource: Sendable, Equatable, Hashable {
     public enum Kind: String, Sendable, Equatable, Hashable {
         /// One JSON event per line (NDJSON / JSON Lines), possibly gzip-compressed.
         case ndjson
-        /// A MetaRouter SDK offline snapshot: `{"version":1,"events":[...]}` (`queue.v1.json`).
+        /// A MetaRouter SDK offline snapshot: `{"version":1,"events":[...]}` (`queue.v1.json`,
+        /// `overflow.v1.json`).
         case snapshot
     }
 
@@ -30,6 +31,9 @@ public struct ResumePoint: Sendable, Equatable, Codable {
     public var offset: UInt64
     /// The 1-based number of the line that starts at `offset`.
     public var lineNumber: Int
+    /// For a snapshot: whether the bytes after its break were already dead-lettered and the
+    /// file has not changed since, so they are not handed over again.
+    public var damagedTailSettled = false
 
     /// Creates a resume point.
     public init(offset: UInt64, lineNumber: Int) {
@@ -56,4 +60,7 @@ public struct InputLine {
     public let fileBytesRead: UInt64
     /// The file's size on disk, when known (nil for stdin), for progress.
     public let fileSize: UInt64?
+    /// For the rest of a damaged snapshot (from its break to the end of the file): why it
+    /// could not be read. Such a line is dead-lettered whole, never parsed.
+    public var damage: String? = nil
 }

@@ -52,6 +52,7 @@ final class DeliveryTarget: Sendable {
         d.path = config.ingestion.path
         d.gzip = config.ingestion.gzip
         d.tracing = config.ingestion.tracing
+        d.userAgent = "mr-replay/\(Enricher.libraryVersion)"
         d.requestTimeout = .milliseconds(Int64(config.ingestion.timeoutSeconds * 1000))
         d.allowInsecureHTTP = config.ingestion.allowInsecureHTTP
         d.maxBatchEvents = config.batching.maxEvents

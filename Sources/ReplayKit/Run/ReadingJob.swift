@@ -77,7 +77,8 @@ final class ReadingJob: @unchecked Sendable {
         }
         try LineWalker.walkRendered(
             inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
-            resumeAt: plan.inputs.map(\.resumeAt),
+            resumeAt: plan.inputs.map(\.resumeAt), rules: plan.inputs.map(\.rules),
+            onWarning: { warning in self.runState.counters.withLock { $0.report.warnings.append(warning) } },
             onInputEnd: { index in
                 // Lines of this input are recorded before it is marked as read to the end.
                 guard recordLines() else { return }
@@ -164,6 +165,13 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.skippedBlank += 1
                     c.perInput[input].skippedBlank += 1
                     settledLine()
+                case .skipped(let reason):
+                    // Settled by a rule: nothing of the event is stored, only counted.
+                    c.report.events.read += 1
+                    c.perInput[input].read += 1
+                    c.report.events.add(reason)
+                    c.perInput[input].skipped[reason.rawValue, default: 0] += 1
+                    settledLine()
                 case .deadLetter(let reason, let detail):
                     let raw = lines[i].raw ?? []
                     let written = raw.withUnsafeBufferPointer {
@@ -188,6 +196,9 @@ final class ReadingJob: @unchecked Sendable {
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
+                    if plan.inputs[input].source.kind == .snapshot {
+                        noteSnapshotEvent(input: input, range: range, sequence: seq)
+                    }
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
                     let lane = Int(laneKey % UInt64(laneChunks.count))
@@ -201,6 +212,13 @@ final class ReadingJob: @unchecked Sendable {
             }
             return nil
         }
+    }
+
+    /// Remembers the messageId of a snapshot event, to be committed with the checkpoint that
+    /// passes it: if the snapshot is rewritten, a later run skips the events it holds.
+    private func noteSnapshotEvent(input: Int, range: Range<Int>, sequence: UInt64) {
+        let id = output.bytes.withUnsafeBufferPointer { MessageIdProbe.messageId(of: UnsafeBufferPointer(rebasing: $0[range])) }
+        if let id { identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: sequence) }
     }
 
     /// Runs `body` on a new reader thread and returns its result.

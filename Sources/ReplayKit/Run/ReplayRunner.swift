@@ -22,6 +22,12 @@ public final class ReplayRunner: Sendable {
     /// The state directory in use.
     public var stateDirectory: String { options.stateDirectory ?? config.stateDir }
 
+    /// The state directory the shards of a sharded run share (it holds their device anonymousId).
+    var rootStateDirectory: String {
+        guard let shard = options.shard, stateDirectory.hasSuffix("/" + shard.directoryName) else { return stateDirectory }
+        return String(stateDirectory.dropLast(shard.directoryName.count + 1))
+    }
+
     /// Runs to the end, or until `stop` is raised or the engine stops, and returns the report
     /// (also written to `<state_dir>/report.json`; when the state directory fails at the end,
     /// the report's status and stop reason say so). Throws only for usage and setup errors,
@@ -29,17 +35,32 @@ public final class ReplayRunner: Sendable {
     public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
         let started = Date()
         let startInstant = ContinuousClock.now
-        let state = try StateDirectory(path: stateDirectory)
+        var state = try StateDirectory(path: stateDirectory)
+        state.destination = CheckpointDestination(config).encoded
         let sources = try InputResolver.resolve(options.inputs)
         let identity: IdentityStore
         do {
-            identity = try IdentityStore(stateDirectory: state.path)
+            let device = try DeviceIdentity.shared(root: rootStateDirectory)
+            identity = try IdentityStore(stateDirectory: state.path, deviceAnonymousId: device)
+        } catch let error as UsageError {
+            throw error
         } catch {
             throw UsageError("cannot open the state in \(state.path) (is another run using it?): \(error)")
         }
-        if options.fresh { try state.clearCheckpoint(identity: identity) }
-        let checkpoint = try state.loadCheckpoint(identity: identity)
-        let plan = try ResumePlan(sources: sources, checkpoint: checkpoint, fresh: options.fresh)
+        let checkpoint: Checkpoint
+        let plan: ResumePlan
+        do {
+            if options.fresh { try state.clearCheckpoint(identity: identity) }
+            try CheckpointDestination.check(config, identity: identity, stateDirectory: state.path)
+            checkpoint = try state.loadCheckpoint(identity: identity)
+            plan = try ResumePlan(
+                sources: sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
+                runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
+        } catch {
+            identity.close()
+            throw error
+        }
+        for warning in plan.warnings { logger.warning("\(warning)") }
 
         let target = try await DeliveryTarget.start(config: config, stateDirectory: state.path, logger: logger)
         let deliveryConfig: DeliveryConfiguration
@@ -57,9 +78,11 @@ public final class ReplayRunner: Sendable {
             c.report.shard = options.shard?.description
             c.report.settings = config.reportSettings
             c.bytesTotal = plan.totalBytes
+            c.report.warnings = plan.warnings
             for (k, input) in plan.inputs.enumerated() {
                 c.report.events.resumedPast += input.resumeAt.map { $0.lineNumber - 1 } ?? 0
                 c.perInput[k].checkpointLine = (input.resumeAt?.lineNumber ?? 1) - 1
+                c.perInput[k].restarted = input.restarted
             }
         }
         let engine = DeliveryEngine(

@@ -24,6 +24,11 @@ extension ReplayConfig {
             "retry.circuit_breaker.cooldown_ms": String(retry.circuitBreaker.cooldownMs),
             "retry.circuit_breaker.max_cooldown_ms": String(retry.circuitBreaker.maxCooldownMs),
             "retry.circuit_breaker.jitter": String(retry.circuitBreaker.jitter),
+            "enrichment.identity.user_lines": enrichment.identity.userLines.rawValue,
+            "enrichment.identity.device_lines": enrichment.identity.deviceLines.rawValue,
+            "privacy.require_consent": String(privacy.requireConsent),
+            "inputs.max_event_age": inputs.maxEventAge.description,
+            "inputs.on_changed": inputs.onChanged.rawValue,
             "state_dir": stateDir,
         ]
     }
@@ -36,6 +41,9 @@ extension EnrichStats {
             "advertising_ids_removed": advertisingIdsRemoved,
             "properties_dropped": propertiesDropped,
             "anonymous_ids_filled": anonymousIdsFilled,
+            "anonymous_ids_derived": anonymousIdsDerived,
+            "original_timestamps_used": originalTimestampsUsed,
+            "consent_dropped": skipped[SkipReason.consentDropped.rawValue] ?? 0,
             "user_ids_carried": userIdsCarried,
             "group_ids_carried": groupIdsCarried,
             "message_ids_generated": messageIdsGenerated,

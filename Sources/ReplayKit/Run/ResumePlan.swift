@@ -12,44 +12,120 @@ struct ResumePlan: Sendable {
         var resumable: Bool
         /// Bytes of earlier inputs, for the ETA.
         var bytesBefore: UInt64
-        /// An uncompressed NDJSON file, whose bytes before the checkpoint can be fingerprinted.
+        /// An uncompressed file, whose bytes before the checkpoint can be fingerprinted.
         var isPlainText: Bool
+        /// The input's rules: age limit, snapshot purge and already-settled events.
+        var rules = InputRules()
+        /// Why it is read again from its start, when it changed under its checkpoint.
+        var restarted: String?
     }
 
     var inputs: [Input]
     var totalBytes: UInt64
+    /// What a person should know before anything is read.
+    var warnings: [String] = []
 
     var paths: [String] { inputs.map(\.path) }
 
-    /// Checks every input against `checkpoint`. Fails, before anything is sent, when an input
-    /// changed under its checkpoint (a grown file is fine and continues where it stopped).
-    init(sources: [InputSource], checkpoint: Checkpoint, fresh: Bool) throws {
+    /// Checks every input against `checkpoint` and reads every snapshot once, before anything is
+    /// sent. Fails for a snapshot that cannot be replayed, and for an input that changed under
+    /// its checkpoint when `inputs.on_changed` is `refuse`. A grown file continues where it
+    /// stopped; a changed one is read again from its start (a rotated file whose content moved
+    /// to another input continues there); a rewritten snapshot is read again, skipping the events
+    /// earlier runs settled.
+    init(
+        sources: [InputSource], checkpoint: Checkpoint, fresh: Bool, config: ReplayConfig, identity: IdentityStore?,
+        runStartMillis: Int64
+    ) throws {
         var inputs: [Input] = []
         var total: UInt64 = 0
         for source in sources {
             let isStdin = source.path == "-"
             let path = isStdin ? "-" : URL(fileURLWithPath: source.path).standardizedFileURL.path
-            var resume: ResumePoint?
-            let plain = !isStdin && source.kind == .ndjson && !Self.isGzip(path)
+            var rules: InputRules
+            do {
+                rules = try InputRules.make(for: source, config: config, runStartMillis: runStartMillis)
+            } catch let error as UnsupportedSnapshot {
+                throw UsageError(
+                    "\(error). Nothing was sent and its checkpoint is unchanged; replay it with an mr-replay that reads its version.")
+            }
+            let plain = !isStdin && !Self.isGzip(path)
+            let size = isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0)
+            var input = Input(
+                source: source, path: path, resumeAt: nil, resumable: !isStdin, bytesBefore: total, isPlainText: plain, rules: rules)
             if !isStdin, !fresh, let cp = checkpoint.inputs[path], cp.offset > 0 || cp.line > 0 {
                 if let why = cp.fingerprint.mismatch(path: path, offset: cp.offset) {
-                    throw UsageError(
-                        "\(path) changed under its checkpoint: \(why). Replay it with --fresh, or use another --state-dir.")
-                }
-                resume = ResumePoint(offset: cp.offset, lineNumber: cp.line + 1)
-                // The last line read had no newline yet and the file grew since: it may have been
-                // cut mid-write, so it is read again, whole, under the same line number.
-                if plain, cp.line > 0, let start = Self.startOfUnterminatedLine(path: path, endingAt: cp.offset) {
-                    resume = ResumePoint(offset: start, lineNumber: cp.line)
+                    if config.inputs.onChanged == .refuse {
+                        throw UsageError(
+                            "\(path) changed under its checkpoint: \(why). Replay it with --fresh, or use another --state-dir "
+                                + "(inputs.on_changed is refuse).")
+                    }
+                    input.restarted = why
+                } else {
+                    input.resumeAt = Self.resumePoint(cp, input: input, size: size ?? 0)
                 }
             }
-            let size = isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0)
-            inputs.append(
-                Input(source: source, path: path, resumeAt: resume, resumable: !isStdin, bytesBefore: total, isPlainText: plain))
+            inputs.append(input)
             total += size ?? 0
         }
         self.inputs = inputs
         self.totalBytes = total
+        if !fresh { try adoptRotated(checkpoint: checkpoint, identity: identity) }
+        for input in self.inputs {
+            warnings += input.rules.warnings(for: input.source)
+        }
+    }
+
+    /// Where an unchanged (possibly grown) input resumes.
+    private static func resumePoint(_ cp: InputCheckpoint, input: Input, size: UInt64) -> ResumePoint {
+        var resume = ResumePoint(offset: cp.offset, lineNumber: cp.line + 1)
+        if input.source.kind == .snapshot {
+            // The bytes after a damaged snapshot's break were dead-lettered; while the file is
+            // the same, they are not handed over again. A completed file that grew is the
+            // capture replaced by its complete version: reading resumes at the damage.
+            resume.damagedTailSettled = cp.completed && size == cp.fingerprint.size
+        } else if input.isPlainText, cp.line > 0,
+            let start = startOfUnterminatedLine(path: input.path, endingAt: cp.offset)
+        {
+            // The last line read had no newline yet and the file grew since: it may have been
+            // cut mid-write, so it is read again, whole, under the same line number.
+            resume = ResumePoint(offset: start, lineNumber: cp.line)
+        }
+        return resume
+    }
+
+    /// Inputs that changed under their checkpoint are read again from the start, with a warning.
+    /// An input with no checkpoint of its own whose content is what another path's checkpoint
+    /// describes (that path now holds another file, or none: it was rotated) continues from that
+    /// checkpoint. A rewritten snapshot skips the events earlier runs settled, by messageId.
+    private mutating func adoptRotated(checkpoint: Checkpoint, identity: IdentityStore?) throws {
+        var movedAway = checkpoint.inputs.values.filter { cp in
+            guard cp.offset > 0 || cp.line > 0 else { return false }
+            if let k = inputs.firstIndex(where: { $0.path == cp.path }) { return inputs[k].restarted != nil }
+            return cp.fingerprint.mismatch(path: cp.path, offset: cp.offset) != nil
+        }
+        for k in inputs.indices where inputs[k].resumable && inputs[k].source.kind == .ndjson {
+            guard checkpoint.inputs[inputs[k].path] == nil || inputs[k].restarted != nil else { continue }
+            let path = inputs[k].path
+            guard let m = movedAway.firstIndex(where: { $0.path != path && $0.fingerprint.mismatch(path: path, offset: $0.offset) == nil })
+            else { continue }
+            let cp = movedAway.remove(at: m)
+            inputs[k].resumeAt = Self.resumePoint(cp, input: inputs[k], size: 0)
+            warnings.append("\(path): holds what \(cp.path) held at its checkpoint (rotated): it continues from line \(cp.line + 1)")
+        }
+        for k in inputs.indices {
+            guard let why = inputs[k].restarted else { continue }
+            if inputs[k].source.kind == .snapshot, let identity {
+                inputs[k].rules.settledMessageIds = try identity.settledMessageIds(input: inputs[k].path)
+                warnings.append(
+                    "\(inputs[k].path): the snapshot was rewritten since its checkpoint (\(why)): it is read again, and the "
+                        + "\(inputs[k].rules.settledMessageIds!.count) events earlier runs settled are skipped by messageId")
+            } else if inputs[k].resumeAt == nil {
+                warnings.append(
+                    "\(inputs[k].path): changed under its checkpoint (\(why)): it is read again from line 1 as a new file; "
+                        + "events that were sent before are sent again with the same messageIds")
+            }
+        }
     }
 
     /// When the byte before `offset` is not a newline and the file now extends past `offset`,

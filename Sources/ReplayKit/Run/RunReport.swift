@@ -2,8 +2,9 @@ import Foundation
 
 /// The end-of-run report, written to `<state_dir>/report.json`.
 ///
-/// Counts add up: `events.read` = `delivered` + `dead_lettered` + `filtered` + `pending`, where
-/// `pending` is only non-zero when the run stopped before settling everything.
+/// Counts add up: `events.read` = `delivered` + `dead_lettered` + `filtered` + `expired` +
+/// `consent_dropped` + `already_delivered` + `pending`, where `pending` is only non-zero when the
+/// run stopped before settling everything.
 public struct RunReport: Codable, Sendable, Equatable {
     /// How the run ended.
     public enum Status: String, Codable, Sendable {
@@ -31,15 +32,32 @@ public struct RunReport: Codable, Sendable, Equatable {
         public var deadLettered = 0
         public var skippedBlank = 0
         public var filtered = 0
+        /// Older than the input's `max_event_age`: not sent, not dead-lettered.
+        public var expired = 0
+        /// Not sent, not stored: consent denied it (or a later revocation in its queue purged it).
+        public var consentDropped = 0
+        /// Events of a rewritten snapshot that earlier runs had already settled (by messageId).
+        public var alreadyDelivered = 0
         public var pending = 0
         /// Events skipped because an earlier run already settled them.
         public var resumedPast = 0
 
         enum CodingKeys: String, CodingKey {
-            case read, delivered, pending, filtered
+            case read, delivered, pending, filtered, expired
             case deadLettered = "dead_lettered"
             case skippedBlank = "skipped_blank"
             case resumedPast = "resumed_past"
+            case consentDropped = "consent_dropped"
+            case alreadyDelivered = "already_delivered"
+        }
+
+        /// Counts one event settled by a rule.
+        mutating func add(_ reason: SkipReason) {
+            switch reason {
+            case .expired: expired += 1
+            case .consentDropped: consentDropped += 1
+            case .alreadyDelivered: alreadyDelivered += 1
+            }
         }
     }
 
@@ -70,12 +88,16 @@ public struct RunReport: Codable, Sendable, Equatable {
         public var deadLettered = 0
         public var skippedBlank = 0
         public var filtered = 0
+        /// Events settled by a rule (expired, consent, already delivered), by ``SkipReason``.
+        public var skipped: [String: Int] = [:]
         public var checkpointOffset: UInt64 = 0
         public var checkpointLine = 0
         public var completed = false
+        /// Why the input was read again from its start, when it changed under its checkpoint.
+        public var restarted: String?
 
         enum CodingKeys: String, CodingKey {
-            case path, read, delivered, filtered, completed
+            case path, read, delivered, filtered, completed, skipped, restarted
             case deadLettered = "dead_lettered"
             case skippedBlank = "skipped_blank"
             case checkpointOffset = "checkpoint_offset"
@@ -108,9 +130,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// The settings used, with the write key masked.
     public var settings: [String: String] = [:]
     public var inputs: [Input] = []
+    /// What a person should know about the inputs: empty, damaged, restarted, purged.
+    public var warnings: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case status, events, batches, responses, breaker, throughput, destination, shard, privacy, settings, inputs
+        case status, events, batches, responses, breaker, throughput, destination, shard, privacy, settings, inputs, warnings
         case stopReason = "stop_reason"
         case deadLetterReasons = "dead_letter_reasons"
         case durationSeconds = "duration_seconds"
@@ -136,6 +160,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         lines.append(
             "  events: \(events.read) read, \(events.delivered) delivered, \(events.deadLettered) dead-lettered, "
                 + "\(events.filtered) filtered, \(events.skippedBlank) blank lines"
+                + (events.expired > 0 ? ", \(events.expired) expired" : "")
+                + (events.consentDropped > 0 ? ", \(events.consentDropped) dropped for consent" : "")
+                + (events.alreadyDelivered > 0 ? ", \(events.alreadyDelivered) already delivered" : "")
                 + (events.pending > 0 ? ", \(events.pending) pending (a re-run resumes)" : "")
                 + (events.resumedPast > 0 ? "; resumed past \(events.resumedPast) lines settled earlier" : ""))
         if !deadLetterReasons.isEmpty {
@@ -148,7 +175,72 @@ public struct RunReport: Codable, Sendable, Equatable {
         if !responses.isEmpty {
             lines.append("  responses: " + responses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         }
+        for warning in warnings.prefix(10) { lines.append("  warning: \(warning)") }
+        if warnings.count > 10 { lines.append("  (\(warnings.count - 10) more warnings in the report)") }
         lines.append("  throughput: \(Int(throughput.eventsPerSecond)) events/s; destination: \(destination)")
         return lines.joined(separator: "\n")
+    }
+}
+
+// Reports written by older versions lack the newer counts; they read as zero, so `status`
+// keeps showing their last run.
+extension RunReport.Events {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        self.init()
+        read = try count(.read)
+        delivered = try count(.delivered)
+        deadLettered = try count(.deadLettered)
+        skippedBlank = try count(.skippedBlank)
+        filtered = try count(.filtered)
+        expired = try count(.expired)
+        consentDropped = try count(.consentDropped)
+        alreadyDelivered = try count(.alreadyDelivered)
+        pending = try count(.pending)
+        resumedPast = try count(.resumedPast)
+    }
+}
+
+extension RunReport.Input {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        self.init(path: try c.decode(String.self, forKey: .path))
+        read = try count(.read)
+        delivered = try count(.delivered)
+        deadLettered = try count(.deadLettered)
+        skippedBlank = try count(.skippedBlank)
+        filtered = try count(.filtered)
+        skipped = try c.decodeIfPresent([String: Int].self, forKey: .skipped) ?? [:]
+        checkpointOffset = try c.decodeIfPresent(UInt64.self, forKey: .checkpointOffset) ?? 0
+        checkpointLine = try count(.checkpointLine)
+        completed = try c.decodeIfPresent(Bool.self, forKey: .completed) ?? false
+        restarted = try c.decodeIfPresent(String.self, forKey: .restarted)
+    }
+}
+
+extension RunReport {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        status = try c.decode(Status.self, forKey: .status)
+        stopReason = try c.decodeIfPresent(String.self, forKey: .stopReason)
+        events = try c.decode(Events.self, forKey: .events)
+        deadLetterReasons = try c.decodeIfPresent([String: Int].self, forKey: .deadLetterReasons) ?? [:]
+        batches = try c.decodeIfPresent(Batches.self, forKey: .batches) ?? Batches()
+        responses = try c.decodeIfPresent([String: Int].self, forKey: .responses) ?? [:]
+        breaker = try c.decodeIfPresent(Breaker.self, forKey: .breaker) ?? Breaker()
+        throughput = try c.decodeIfPresent(Throughput.self, forKey: .throughput) ?? Throughput()
+        durationSeconds = try c.decodeIfPresent(Double.self, forKey: .durationSeconds) ?? 0
+        startedAt = try c.decodeIfPresent(String.self, forKey: .startedAt) ?? ""
+        finishedAt = try c.decodeIfPresent(String.self, forKey: .finishedAt) ?? ""
+        destination = try c.decodeIfPresent(String.self, forKey: .destination) ?? ""
+        deadLetterFile = try c.decodeIfPresent(String.self, forKey: .deadLetterFile) ?? ""
+        shard = try c.decodeIfPresent(String.self, forKey: .shard)
+        privacy = try c.decodeIfPresent([String: Int].self, forKey: .privacy) ?? [:]
+        settings = try c.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
+        inputs = try c.decodeIfPresent([Input].self, forKey: .inputs) ?? []
+        warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 }

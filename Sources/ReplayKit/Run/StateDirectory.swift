@@ -5,6 +5,9 @@ import MetaRouter
 /// file, the report, and (for the embedded target) the collected events.
 struct StateDirectory: Sendable {
     let path: String
+    /// The destination this run sends to (``CheckpointDestination``, encoded): stored with the
+    /// first checkpoint after an event was delivered.
+    var destination: String?
 
     init(path: String) throws {
         self.path = path
@@ -34,11 +37,12 @@ struct StateDirectory: Sendable {
         }
     }
 
-    /// Forgets the checkpoint and the learned identities (the device anonymousId stays), so a
-    /// fresh run enriches exactly like a first run.
+    /// Forgets the checkpoint, the destination it belonged to and the learned identities (the
+    /// device anonymousId stays), so a fresh run enriches exactly like a first run.
     func clearCheckpoint(identity: IdentityStore) throws {
         try identity.forgetLearnedIdentities()
-        try identity.commit(throughSequence: nil, metadata: [StateDirectory.checkpointKey: nil])
+        try identity.commit(
+            throughSequence: nil, metadata: [StateDirectory.checkpointKey: nil, CheckpointDestination.metadataKey: nil])
         try? LocalFileSystem().remove(checkpointMirrorPath)
     }
 
@@ -52,8 +56,8 @@ struct StateDirectory: Sendable {
     /// fails and nothing moves: committing the identities learned from those lines while the
     /// input's entry stayed behind would change how they enrich when read again.
     func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
-        let (watermark, positions, ended, lastSeq) = runState.counters.withLock { c in
-            (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence)
+        let (watermark, positions, ended, lastSeq, delivered) = runState.counters.withLock { c in
+            (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence, c.report.events.delivered)
         }
         // Every line before the watermark that was dead-lettered has its record in the writer's
         // buffer (records are written before a line is settled). Write them out before the
@@ -79,9 +83,9 @@ struct StateDirectory: Sendable {
         }
         next.updatedAt = MetaRouter.Timestamp.iso8601(Date())
         let text = String(decoding: try JSONEncoder().encode(next), as: UTF8.self)
-        try identity.commit(
-            throughSequence: watermark == 0 ? nil : watermark - 1,
-            metadata: [StateDirectory.checkpointKey: text])
+        var metadata: [String: String?] = [StateDirectory.checkpointKey: text]
+        if delivered > 0, let destination { metadata[CheckpointDestination.metadataKey] = destination }
+        try identity.commit(throughSequence: watermark == 0 ? nil : watermark - 1, metadata: metadata)
         checkpoint = next
         try? writeMirror(checkpoint)
     }

@@ -34,11 +34,17 @@ public final class IdentityStore {
     private let selectGroup: SQLiteDatabase.Statement
     private let upsertUser: SQLiteDatabase.Statement
     private let upsertGroup: SQLiteDatabase.Statement
+    /// messageIds of snapshot events, waiting for the checkpoint that passes their line.
+    private var pendingMessageIds: [(sequence: UInt64, input: String, messageId: String)] = []
 
     /// Opens (creating) the store in `stateDirectory`, or a private in-memory store when nil
-    /// (nothing is persisted: used by `validate`). The device anonymousId is created and
-    /// persisted at once on first use.
-    public init(stateDirectory: String?, makeUUID: () -> String = { UUID().uuidString.lowercased() }) throws {
+    /// (nothing is persisted: used by `validate`). The device anonymousId is `deviceAnonymousId`
+    /// when given (the state directory's shared one, see ``DeviceIdentity``; it is stored), else
+    /// the stored one, else one is created and persisted at once.
+    public init(
+        stateDirectory: String?, deviceAnonymousId shared: String? = nil,
+        makeUUID: () -> String = { UUID().uuidString.lowercased() }
+    ) throws {
         if let dir = stateDirectory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             db = try SQLiteDatabase(path: dir + "/identity.sqlite")
@@ -51,8 +57,13 @@ public final class IdentityStore {
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS anon_user (anonymous_id TEXT PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS user_group (user_id TEXT PRIMARY KEY, group_id TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS settled_message_id (input TEXT NOT NULL, message_id TEXT NOT NULL,
+                PRIMARY KEY (input, message_id)) WITHOUT ROWID;
             """)
-        if let id = try db.queryText("SELECT value FROM meta WHERE key = 'device_anonymous_id'", []) {
+        if let shared {
+            try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('device_anonymous_id', ?)", [shared])
+            deviceAnonymousId = shared
+        } else if let id = try db.queryText("SELECT value FROM meta WHERE key = 'device_anonymous_id'", []) {
             deviceAnonymousId = id
         } else {
             let id = makeUUID()
@@ -143,13 +154,18 @@ public final class IdentityStore {
     /// always move together, even after `kill -9`.
     public func commit(throughSequence sequence: UInt64?, metadata: [String: String?]) throws {
         var end = pendingStart
+        var idsEnd = 0
         if let sequence {
             while end < pending.count, pending[end].sequence <= sequence { end += 1 }
+            while idsEnd < pendingMessageIds.count, pendingMessageIds[idsEnd].sequence <= sequence { idsEnd += 1 }
         }
-        guard end > pendingStart || !metadata.isEmpty else { return }
+        guard end > pendingStart || idsEnd > 0 || !metadata.isEmpty else { return }
         try db.execute("BEGIN")
         do {
             try writeRows(pendingStart..<end)
+            for p in pendingMessageIds[..<idsEnd] {
+                try db.run("INSERT OR IGNORE INTO settled_message_id (input, message_id) VALUES (?, ?)", [p.input, p.messageId])
+            }
             for (key, value) in metadata {
                 if let value {
                     try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
@@ -170,6 +186,18 @@ public final class IdentityStore {
         }
         pendingStart = end
         pendingStart -= pending.removeFirstBlocks(upTo: pendingStart)
+        pendingMessageIds.removeFirst(idsEnd)
+    }
+
+    /// Remembers that the snapshot event with `messageId`, read from `input` as line
+    /// `sequence`, is settled once the checkpoint passes that line (committed with it).
+    func noteSettledMessageId(_ messageId: String, input: String, sequence: UInt64) {
+        pendingMessageIds.append((sequence, input, messageId))
+    }
+
+    /// The messageIds of the events of snapshot `input` that earlier runs settled.
+    func settledMessageIds(input: String) throws -> Set<String> {
+        Set(try db.queryTexts("SELECT message_id FROM settled_message_id WHERE input = ?", [input]))
     }
 
     /// Upserts `rows` (in learning order) inside the caller's transaction.
@@ -232,11 +260,13 @@ public final class IdentityStore {
         try db.queryText("SELECT value FROM meta WHERE key = ?", [key])
     }
 
-    /// Forgets every learned identity (committed or not); the device anonymousId stays. Used by
+    /// Forgets every learned identity (committed or not) and the settled snapshot messageIds; the
+    /// device anonymousId stays. Used by
     /// `run --fresh`, so a fresh run enriches exactly like a first run.
     public func forgetLearnedIdentities() throws {
-        try db.execute("BEGIN; DELETE FROM anon_user; DELETE FROM user_group; COMMIT;")
+        try db.execute("BEGIN; DELETE FROM anon_user; DELETE FROM user_group; DELETE FROM settled_message_id; COMMIT;")
         pending.removeAll()
+        pendingMessageIds.removeAll()
         pendingStart = 0
         users.reset()
         groups.reset()

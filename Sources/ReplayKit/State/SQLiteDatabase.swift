@@ -126,4 +126,18 @@ final class SQLiteDatabase {
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
         return nil
     }
+
+    /// The first column of every row, as text.
+    func queryTexts(_ sql: String, _ params: [String]) throws -> [String] {
+        let s = try statement(sql)
+        for (i, p) in params.enumerated() { sqlite3_bind_text(s, Int32(i + 1), p, -1, transient) }
+        defer { sqlite3_reset(s) }
+        var out: [String] = []
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { return out }
+            guard rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
+            if let text = sqlite3_column_text(s, 0) { out.append(String(cString: text)) }
+        }
+    }
 }

@@ -60,37 +60,61 @@ public struct LineWalker {
 
     /// The hot path of ``walk(inputs:config:enricher:firstSequence:resumeAt:onInputEnd:_:)``:
     /// each event is rendered at the end of `output.bytes` (the caller takes or clears them).
+    ///
+    /// `rules[i]` are input `i`'s rules (``InputRules``); where none are given they are made
+    /// here, and a snapshot that cannot be replayed then yields one `unsupported_snapshot` item
+    /// and is not read. `onWarning` hears what a person should know about an input (empty,
+    /// damaged, purged).
     @discardableResult
     static func walkRendered(
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, output: EventBuffer, firstSequence: UInt64 = 1,
-        resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (RenderedItem) throws -> Bool
+        resumeAt: [ResumePoint?] = [], rules: [InputRules] = [], onWarning: (String) -> Void = { _ in },
+        onInputEnd: (Int) throws -> Void = { _ in }, _ body: (RenderedItem) throws -> Bool
     ) throws -> UInt64 {
         var sequence = firstSequence
+        let runStart = enricher.preparer.nowMillis()
         for (index, source) in inputs.enumerated() {
             var stop = false
             let resume = index < resumeAt.count ? resumeAt[index] : nil
             var lastLine = (resume?.lineNumber ?? 1) - 1
             var lastEnd: UInt64 = resume?.offset ?? 0
+            var sawContent = false
+            func emit(_ line: InputLine, _ result: LineResult, settled: (UInt64, Int)) throws -> Bool {
+                let item = RenderedItem(
+                    source: source, inputIndex: index, line: line, sequence: sequence, result: result, settledThrough: settled)
+                sequence += 1
+                return try body(item)
+            }
             do {
+                let inputRules: InputRules
+                if index < rules.count {
+                    inputRules = rules[index]
+                } else {
+                    do {
+                        inputRules = try InputRules.make(for: source, config: config, runStartMillis: runStart)
+                    } catch let unsupported as UnsupportedSnapshot {
+                        let line = InputLine(
+                            bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: 0, startOffset: 0, endOffset: 0,
+                            truncated: false, fileBytesRead: 0, fileSize: nil)
+                        let result = enricher.deadLetter(DeadLetterReason.unsupportedSnapshot, unsupported.description)
+                        if try !emit(line, result, settled: (lastEnd, lastLine)) { break }
+                        continue
+                    }
+                }
+                inputRules.warnings(for: source).forEach(onWarning)
+                enricher.preparer.expiryCutoffMillis = inputRules.expiryCutoffMillis
                 let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
                 try reader.forEachLine { line in
-                    let result: LineResult
-                    if line.truncated {
-                        // Longer than the reader keeps whole, which is over max_event_bytes.
-                        result = enricher.deadLetter(
-                            DeadLetterReason.tooLarge,
-                            "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
-                                + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
-                    } else {
-                        result = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+                    let result = outcome(of: line, inputRules, config: config, enricher: enricher, sequence: sequence, output: output)
+                    if case .blank = result {} else { sawContent = true }
+                    // The rest of a damaged snapshot does not move its settled position: when the file
+                    // is later replaced by its complete version, reading resumes at the damage.
+                    let settled = line.damage == nil ? (line.endOffset, line.lineNumber) : (lastEnd, lastLine)
+                    if line.damage == nil {
+                        lastLine = line.lineNumber
+                        lastEnd = line.endOffset
                     }
-                    let item = RenderedItem(
-                        source: source, inputIndex: index, line: line, sequence: sequence, result: result,
-                        settledThrough: (line.endOffset, line.lineNumber))
-                    sequence += 1
-                    lastLine = line.lineNumber
-                    lastEnd = line.endOffset
-                    if try !body(item) {
+                    if try !emit(line, result, settled: settled) {
                         stop = true
                         return false
                     }
@@ -103,16 +127,36 @@ public struct LineWalker {
                 let line = InputLine(
                     bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
                     fileBytesRead: 0, fileSize: nil)
-                let item = RenderedItem(
-                    source: source, inputIndex: index, line: line, sequence: sequence,
-                    result: enricher.deadLetter(DeadLetterReason.readError, error.message),
-                    settledThrough: (lastEnd, lastLine))
-                sequence += 1
-                if try !body(item) { stop = true }
+                sawContent = true
+                if try !emit(line, enricher.deadLetter(DeadLetterReason.readError, error.message), settled: (lastEnd, lastLine)) {
+                    stop = true
+                }
             }
             if stop { break }
+            if !sawContent, resume == nil {
+                onWarning("\(source.path): the input is empty (no events, only blank lines or nothing at all)")
+            }
             try onInputEnd(index)
         }
         return sequence
+    }
+
+    /// What becomes of one line of an input with `rules`.
+    private static func outcome(
+        of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
+    ) -> LineResult {
+        if let damage = line.damage { return enricher.deadLetter(DeadLetterReason.damagedSnapshot, damage) }
+        if line.truncated {
+            // Longer than the reader keeps whole, which is over max_event_bytes.
+            return enricher.deadLetter(
+                DeadLetterReason.tooLarge,
+                "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
+                    + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
+        }
+        if line.lineNumber < rules.purgedThroughLine { return enricher.skipped(.consentDropped) }
+        if let settled = rules.settledMessageIds, let id = MessageIdProbe.messageId(of: line.bytes), settled.contains(id) {
+            return enricher.skipped(.alreadyDelivered)
+        }
+        return enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
     }
 }

@@ -27,6 +27,10 @@ public struct ValidationSummary: Sendable {
     public var blank = 0
     /// Invalid lines by reason.
     public var reasons: [String: Int] = [:]
+    /// Events that would be settled without being sent, by ``SkipReason`` (`expired`, ...).
+    public var skipped: [String: Int] = [:]
+    /// What a person should know about the inputs (empty, damaged, purged).
+    public var warnings: [String] = []
     /// The first problems, in read order.
     public var problems: [ValidationProblem] = []
     /// Enrichment counters (privacy actions and so on).
@@ -35,22 +39,25 @@ public struct ValidationSummary: Sendable {
     /// Whether every non-blank line is valid.
     public var allValid: Bool { invalid == 0 }
 
-    /// The `--json` form: `{"lines":..,"valid":..,"invalid":..,"blank":..,"reasons":{..}}`.
+    /// The `--json` form: `{"lines":..,"valid":..,"invalid":..,"blank":..,"reasons":{..},"skipped":{..},"warnings":[..]}`.
     public var json: String {
-        var reasonsObject = JSONObject()
-        for key in reasons.keys.sorted() { reasonsObject.members.append((key, .number(JSONNumber(reasons[key]!)))) }
+        func counts(_ d: [String: Int]) -> JSONValue {
+            .object(JSONObject(d.keys.sorted().map { ($0, JSONValue.number(JSONNumber(d[$0]!))) }))
+        }
         let value: JSONValue = .object(JSONObject([
             ("lines", .number(JSONNumber(lines))), ("valid", .number(JSONNumber(valid))),
             ("invalid", .number(JSONNumber(invalid))), ("blank", .number(JSONNumber(blank))),
-            ("reasons", .object(reasonsObject)),
+            ("reasons", counts(reasons)), ("skipped", counts(skipped)), ("warnings", .array(warnings.map { .string($0) })),
         ]))
         return value.encodedString
     }
 
     /// The human form: a summary line, reasons, then the listed problems.
     public var text: String {
-        var out = "\(lines) lines: \(valid) valid, \(invalid) invalid, \(blank) blank\n"
+        var out = "\(lines) lines: \(valid) valid, \(invalid) invalid, \(blank) blank"
+        out += skipped.keys.sorted().map { ", \(skipped[$0]!) \($0) (not sent)" }.joined() + "\n"
         for key in reasons.keys.sorted() { out += "  \(key): \(reasons[key]!)\n" }
+        for warning in warnings { out += "warning: \(warning)\n" }
         if !problems.isEmpty {
             out += "first \(problems.count) problem\(problems.count == 1 ? "" : "s"):\n"
             for p in problems { out += p.formatted + "\n" }
@@ -73,12 +80,16 @@ public enum Validator {
         var summary = ValidationSummary()
         // The hot path: events are rendered and dropped, only the outcomes are counted.
         let output = EventBuffer()
-        try LineWalker.walkRendered(inputs: inputs, config: config, enricher: enricher, output: output) { item in
+        var warnings: [String] = []
+        try LineWalker.walkRendered(
+            inputs: inputs, config: config, enricher: enricher, output: output, onWarning: { warnings.append($0) }
+        ) { item in
             output.bytes.removeAll(keepingCapacity: true)
             summary.lines += 1
             switch item.result {
             case .event: summary.valid += 1
             case .blank: summary.blank += 1
+            case .skipped(let reason): summary.skipped[reason.rawValue, default: 0] += 1
             case .deadLetter(let reason, let detail):
                 summary.invalid += 1
                 summary.reasons[reason, default: 0] += 1
@@ -90,6 +101,7 @@ public enum Validator {
             return true
         }
         summary.stats = enricher.stats
+        summary.warnings = warnings
         return summary
     }
 }
