@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs the system libraries the package links against, builds
 # everything (including mr-replay and mr-collector, which the end-to-end tests run), then runs
-# every test and prints a one-line total.
+# every test, XCTest and Swift Testing, and prints a one-line total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! pkg-config --exists yaml-0.1 sqlite3 zlib libdeflate 2>/dev/null; then
@@ -10,18 +10,28 @@ fi
 swift build --build-tests
 log=$(mktemp)
 set +e
-swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
+swift test --skip-build 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?" "$log" | tail -1)
-rm -f "$log"
+passed=0; failed=0; skipped=0
+# XCTest: "Executed N tests, with F failures (U unexpected) ..." (and "S tests skipped").
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?" "$log" | tail -1 || true)
 if [[ -n "$summary" ]]; then
   total=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")
-  failed=$(sed -E 's/.* ([0-9]+) failures?.*/\1/' <<<"$summary")
-  skipped=0
+  xfailed=$(sed -E 's/.* ([0-9]+) failures?.*/\1/' <<<"$summary")
+  xskipped=0
   if grep -qE "[0-9]+ tests? skipped" <<<"$summary"; then
-    skipped=$(sed -E 's/.* ([0-9]+) tests? skipped.*/\1/' <<<"$summary")
+    xskipped=$(sed -E 's/.* ([0-9]+) tests? skipped.*/\1/' <<<"$summary")
   fi
-  echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
+  passed=$((total - xfailed - xskipped)); failed=$xfailed; skipped=$xskipped
 fi
+# Swift Testing: one "✔ Test name() passed" / "✘ Test name() failed" / "➜ Test name() skipped" line
+# per test (colour codes removed first).
+plain=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")
+st_passed=$(grep -cE "^. Test .*\) passed" <<<"$plain" || true)
+st_failed=$(grep -cE "^. Test .*\) failed" <<<"$plain" || true)
+st_skipped=$(grep -cE "^. Test .*\) skipped" <<<"$plain" || true)
+passed=$((passed + st_passed)); failed=$((failed + st_failed)); skipped=$((skipped + st_skipped))
+rm -f "$log"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"

@@ -94,6 +94,23 @@ public enum JSONStrings {
         if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
     }
 
+    /// The length of `string`'s quoted encoding (what ``appendQuoted(_:to:)`` appends), in bytes.
+    static func quotedCount(_ string: String) -> Int {
+        var n = 2
+        for c in string.utf8 {
+            if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") {
+                n += 1
+            } else {
+                // `\"`, `\\` and the short escapes take 2 bytes; other controls `\u00XX`, 6.
+                switch c {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 2
+                default: n += 6
+                }
+            }
+        }
+        return n
+    }
+
     /// The quoted JSON encoding of `string`.
     public static func quoted(_ string: String) -> [UInt8] {
         var out: [UInt8] = []

@@ -17,6 +17,9 @@ public struct ObjectEditor {
     var edits: [Edit] = []
     /// The values of `.replace` edits.
     var replacements: [[UInt8]] = []
+    /// New members, in order. Their keys match by UTF-8 bytes (`JSONObject.sameKey`),
+    /// never by `String ==`, which would merge canonically equivalent keys such as `"é"` and
+    /// `"e\u{301}"`.
     var appended: [(key: String, value: [UInt8])] = []
 
     /// Starts an edit of the object described by `layout`.
@@ -43,7 +46,8 @@ public struct ObjectEditor {
     /// The edit for member `index`.
     func edit(_ index: Int) -> Edit { edits.isEmpty ? .keep : edits[index] }
 
-    /// Removes every member named `key`. Returns whether one existed.
+    /// Removes every member named `key` (compared by UTF-8 bytes). Returns whether one existed
+    /// in the original object.
     @discardableResult
     public mutating func remove(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         var found = false
@@ -54,7 +58,7 @@ public struct ObjectEditor {
                 found = true
             }
         }
-        appended.removeAll { $0.key == key }
+        appended.removeAll { JSONObject.sameKey($0.key, key) }
         return found
     }
 
@@ -62,7 +66,8 @@ public struct ObjectEditor {
     public mutating func remove(at index: Int) { mark(index, .remove) }
 
     /// Sets member `key` to the encoded JSON `value`: replaces the last existing member with
-    /// that key (dropping earlier duplicates), or appends a new member.
+    /// that key (dropping earlier duplicates), or appends a new member. Keys match by UTF-8
+    /// bytes, as in ``ObjectLayout``.
     public mutating func set(_ key: String, raw value: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) {
         if let idx = layout.index(of: key, in: buffer) {
             var k = key
@@ -72,7 +77,7 @@ public struct ObjectEditor {
                 }
             }
             markReplace(idx, value)
-        } else if let a = appended.firstIndex(where: { $0.key == key }) {
+        } else if let a = appended.firstIndex(where: { JSONObject.sameKey($0.key, key) }) {
             appended[a].value = value
         } else {
             appended.append((key, value))
@@ -100,7 +105,9 @@ public struct ObjectEditor {
         for (idx, e) in edits.enumerated() {
             if case .replace(let r) = e { n += replacements[r].count + 1 - layout.members[idx].value.count }
         }
-        for (key, v) in appended { n += key.utf8.count + v.count + 8 }
+        // Each appended member: its quoted key (escapes can make it up to 6 times as long as
+        // its UTF-8), `:`, the value and a `,`.
+        for (key, v) in appended { n += JSONStrings.quotedCount(key) + v.count + 2 }
         return n
     }
 

@@ -38,9 +38,26 @@ struct CommonOptions: ParsableArguments {
     @Argument(help: "Inputs: files, directories, glob patterns, or - for stdin.")
     var inputs: [String] = []
 
+    @Option(
+        name: .long,
+        help: "Overrides inputs.max_event_age: auto (7d for SDK snapshots, counted from the file's time; none for NDJSON), off, or e.g. 7d, 36h, 90m.")
+    var maxEventAge: String?
+
     /// Loads the configuration, or exits with code 2. `requireWriteKey: false` for commands that
     /// never send.
     func loadConfig(requireWriteKey: Bool = true) throws -> ReplayConfig {
+        var config = try loadConfigFile(requireWriteKey: requireWriteKey)
+        if let text = maxEventAge {
+            guard let age = ReplayConfig.EventAge(parsing: text) else {
+                FileHandle.standardError.write(Data("mr-replay: --max-event-age must be auto, off, or a duration such as 7d, 36h, 90m (got '\(text)')\n".utf8))
+                throw ExitCode(2)
+            }
+            config.inputs.maxEventAge = age
+        }
+        return config
+    }
+
+    private func loadConfigFile(requireWriteKey: Bool) throws -> ReplayConfig {
         let env = ProcessInfo.processInfo.environment
         do {
             if let path = config { return try ConfigLoader.load(path: path, environment: env, requireWriteKey: requireWriteKey) }

@@ -62,11 +62,12 @@ package struct SnapshotReader {
         package var isDamaged: Bool { breakOffset != nil }
 
         /// Whether the events can be read as a supported version. A damaged file whose version
-        /// was not reached (it stood after the break) is read as version 1, the only one.
+        /// was not reached (it stood after the break, or the file is not JSON at all) is read as
+        /// version 1, the only one: what is complete is replayed and the rest dead-lettered.
         package var isSupported: Bool {
             switch version {
             case .integer(let v): SnapshotReader.supportedVersions.contains(v)
-            case .missing: isDamaged && hasEventsArray
+            case .missing: isDamaged
             case .other: false
             }
         }
@@ -75,8 +76,8 @@ package struct SnapshotReader {
         package var unsupportedReason: String? {
             if isBlank || isSupported { return nil }
             let supported = SnapshotReader.supportedVersions.map(String.init).joined(separator: ", ")
-            if case .missing = version, !hasEventsArray {
-                return "it has no \"events\" array and no \"version\" (supported versions: \(supported))"
+            if case .missing = version {
+                return "it has no \"version\" (supported versions: \(supported))"
             }
             return "it has \(version); this mr-replay reads version \(supported)"
         }
@@ -98,6 +99,8 @@ package struct SnapshotReader {
     private var storage: [UInt8] = []
     private var base = 0
     private var eof = false
+    /// Where the source writes, before the bytes join ``storage``.
+    private var scratch: [UInt8] = []
     private var summary = Summary()
     static let readSize = 256 * 1024
 
@@ -246,15 +249,14 @@ package struct SnapshotReader {
 
     @inline(__always) private func byte(_ offset: Int) -> UInt8 { storage[offset - base] }
 
-    /// Reads more of the stream; false at its end.
+    /// Reads more of the stream into ``storage``; false at its end.
     private mutating func fill() throws -> Bool {
         guard !eof else { return false }
-        let old = storage.count
-        let want = max(Self.readSize, old)  // geometric growth for long elements
-        storage.append(contentsOf: repeatElement(0, count: want))
-        // The appended `want` bytes are ours to overwrite; the source writes at most that many.
-        let n = try storage.withUnsafeMutableBytes { try source(UnsafeMutableRawBufferPointer(rebasing: $0[old...])) }
-        storage.removeLast(want - n)
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.readSize) }
+        // The source fills at most `scratch.count` bytes of memory bound to UInt8 (an array's).
+        let n = try scratch.withUnsafeMutableBytes { try source($0) }
+        precondition(n >= 0 && n <= scratch.count, "a snapshot source returned \(n) for a \(scratch.count)-byte buffer")
+        storage.append(contentsOf: scratch[..<n])
         if n == 0 { eof = true }
         return n > 0
     }

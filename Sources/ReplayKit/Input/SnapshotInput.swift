@@ -87,8 +87,8 @@ extension ByteStream {
     var rawSource: (UnsafeMutableRawBufferPointer) throws -> Int {
         { buffer in
             guard let start = buffer.baseAddress, buffer.count > 0 else { return 0 }
-            // SnapshotReader hands out the spare capacity of its `[UInt8]` storage, memory that
-            // is bound to UInt8, so viewing it as UInt8 is the binding it already has.
+            // SnapshotReader hands out the bytes of a `[UInt8]` (its read buffer), memory that is
+            // bound to UInt8, so viewing it as UInt8 is the binding it already has.
             return try self.read(into: start.assumingMemoryBound(to: UInt8.self), count: buffer.count)
         }
     }
