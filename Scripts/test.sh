@@ -25,12 +25,13 @@ if [[ -n "$summary" ]]; then
   fi
   passed=$((total - xfailed - xskipped)); failed=$xfailed; skipped=$xskipped
 fi
-# Swift Testing: one "✔ Test name() passed" / "✘ Test name() failed" / "➜ Test name() skipped" line
-# per test (colour codes removed first).
+# Swift Testing: one "✔ Test name() passed after …" / "✘ Test name() failed after …" / "➜ Test
+# name() skipped" line per test function (colour codes removed first).
 plain=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")
-st_passed=$(grep -cE "^. Test .*\) passed" <<<"$plain" || true)
-st_failed=$(grep -cE "^. Test .*\) failed" <<<"$plain" || true)
-st_skipped=$(grep -cE "^. Test .*\) skipped" <<<"$plain" || true)
+tests=$(grep -E "^. Test " <<<"$plain" | grep -vE "^. Test run " || true)
+st_passed=$(grep -cE " passed after " <<<"$tests" || true)
+st_failed=$(grep -cE " failed after " <<<"$tests" || true)
+st_skipped=$(grep -cE " skipped" <<<"$tests" || true)
 passed=$((passed + st_passed)); failed=$((failed + st_failed)); skipped=$((skipped + st_skipped))
 rm -f "$log"
 echo "tests: $passed passed, $failed failed, $skipped skipped"

@@ -11,10 +11,12 @@ struct JSONTextGenerator {
     static let rawPieces: [String] = [
         "a", "page", "Order Completed", " ", "é", "ü", "ß", "中文", "日本語", "😀", "👍🏽", "e\u{301}", "\u{7F}",
         "\u{10FFFF}", "\u{FFFD}", "\u{2028}", "'", "/", "<tag>", "0", "{}", "[1,2]", ":", ",", "Ω≈ç√",
+        "\u{FEFF}",  // Foundation drops it at the start of a string or right after an escape
     ]
     static let escapePieces: [String] = [
         "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\u00E9", "\\u0000", "\\u001f",
         "\\uD83D\\uDE00", "\\ud83d\\ude00", "\\uDBFF\\uDFFF", "\\uFFFF", "\\uABCD", "\\u2028", "\\u0041",
+        "\\n\u{FEFF}", "\\u00e9\u{FEFF}", "\\uFEFF",  // a raw U+FEFF right after an escape, and an escaped one
     ]
 
     mutating func whitespace() -> String {
@@ -43,7 +45,8 @@ struct JSONTextGenerator {
         switch rng.int(0...9) {
         case 0: s += "0"
         case 1...4: s += digits(rng.int(1...18), leadingNonZero: true)
-        case 5: s += digits(rng.int(19...30), leadingNonZero: true)  // beyond Int64
+        case 5:  // 19 digits (Foundation reads negative ones as NSDecimalNumber) and beyond Int64
+            s += digits(rng.chance(0.5) ? 19 : rng.int(20...30), leadingNonZero: true)
         default: s += rng.chance(0.5) ? "0" : digits(rng.int(1...6), leadingNonZero: true)
         }
         if rng.chance(0.35) { s += "." + digits(rng.int(1...8), leadingNonZero: false) }
