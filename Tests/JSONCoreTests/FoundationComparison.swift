@@ -49,7 +49,8 @@ enum FoundationComparison {
             guard stripped != line, (try? JSONParser.parse(stripped)) != nil else {
                 return Outcome(valid: false, problems: ["Foundation accepts what JSONCore rejects"])
             }
-            return Outcome(valid: false, trailingComma: true, problems: valueProblems(stripped, theirs, "after removing trailing commas: "))
+            return Outcome(
+                valid: false, trailingComma: true, problems: valueProblems(stripped, theirs, "after removing trailing commas: "))
         case (let ours?, nil):
             if hasNonFiniteNumber(ours) { return Outcome(valid: true, hugeNumber: true) }
             return Outcome(valid: true, problems: ["JSONCore accepts what Foundation rejects"])
@@ -161,7 +162,13 @@ enum FoundationComparison {
         var escaped = false
         for (k, c) in line.enumerated() {
             if inString {
-                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if c == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if c == UInt8(ascii: "\"") {
+                    inString = false
+                }
             } else if c == UInt8(ascii: "\"") {
                 inString = true
             } else if c == UInt8(ascii: ",") {

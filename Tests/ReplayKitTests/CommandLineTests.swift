@@ -57,6 +57,23 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["validate", "--no-such-flag", "-"]).code, 2)
     }
 
+    /// A snapshot of an unknown version: `run` and `run --dry-run` exit 2 naming the file and the
+    /// version, send nothing and leave the file unread; `validate` exits 1 with the reason.
+    func testUnknownSnapshotVersionExitCodes() throws {
+        try writeFile(dir + "/queue.v1.json", "{\"events\":[" + good.dropLast() + "],\"version\":2}")
+        let run1 = try run(["run", "queue.v1.json"])
+        XCTAssertEqual(run1.code, 2, run1.err)
+        XCTAssertTrue(run1.err.contains("queue.v1.json") && run1.err.contains("version 2"), run1.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/.mr-replay/collected.ndjson"), "nothing was sent")
+        XCTAssertEqual(try run(["run", "--dry-run", "queue.v1.json"]).code, 2)
+        let check = try run(["validate", "queue.v1.json"])
+        XCTAssertEqual(check.code, 1)
+        XCTAssertTrue(check.out.contains("unsupported_snapshot"), check.out)
+        let flag = try run(["validate", "--max-event-age", "soon", "queue.v1.json"])
+        XCTAssertEqual(flag.code, 2)
+        XCTAssertTrue(flag.err.contains("--max-event-age"), flag.err)
+    }
+
     /// Options that cannot mean what they say are refused before anything is read or sent.
     func testMisleadingOptionCombinationsAreRefused() throws {
         try writeFile(dir + "/in.ndjson", good)

@@ -69,8 +69,9 @@ public final class Enricher {
         case .skipped(let reason):
             return skipped(reason)
         case .event(let e):
-            // Learn only from lines that become events.
-            if let u = e.ownUserId, e.type == .identify || e.type == .alias {
+            // Learn only from lines that become events. A derived anonymousId is its userId's
+            // alone, so there is nothing to carry from it: it teaches nothing.
+            if let u = e.ownUserId, e.type == .identify || e.type == .alias, !e.counts.anonymousIdDerived {
                 e.anonymousId.withBytes(line) { a in
                     u.withBytes(line) { identity.learnUser(anonymousId: a, userId: $0, sequence: sequence) }
                 }

@@ -142,6 +142,7 @@ struct LinePreparer {
     @inline(__always) func member(_ idx: Int?, _ layout: ObjectLayout) -> JSONMember? { idx.map { layout.members[$0] } }
 
     /// Validates the line into `scratch.top`; the rejection, if it is not a JSON object.
+    @inline(__always)
     private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> PreparedLine? {
         // The scan reuses the scratch layout's member storage.
         do {
@@ -159,6 +160,7 @@ struct LinePreparer {
     }
 
     /// `type` and the members each type needs.
+    @inline(__always)
     private func typeRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout LineState
     ) -> PreparedLine? {
@@ -188,6 +190,7 @@ struct LinePreparer {
 
     /// The event's time: `timestamp`, else `originalTimestamp`, else the replay time with
     /// `default_timestamp: now`; then the input's age limit.
+    @inline(__always)
     private mutating func timestampRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits,
         _ line: inout LineState
@@ -225,6 +228,7 @@ struct LinePreparer {
 
     /// anonymousId (own, derived from the userId, or the device's), then carried userId and
     /// groupId, looked up by their bytes.
+    @inline(__always)
     private mutating func identityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
         _ edits: inout TopLevelEdits, _ line: inout LineState

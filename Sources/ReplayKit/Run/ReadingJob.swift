@@ -18,6 +18,8 @@ final class ReadingJob: @unchecked Sendable {
     let enricher: Enricher
     let stop: StopSignal
     let pipe: ChunkPipe
+    /// Hears each warning about an input as it is found (the runner logs it).
+    let onWarning: @Sendable (String) -> Void
     var checkpoint: Checkpoint
     var lastCheckpoint = ContinuousClock.now
     static let chunkSize = 512
@@ -26,8 +28,10 @@ final class ReadingJob: @unchecked Sendable {
 
     init(
         config: ReplayConfig, options: RunOptions, plan: ResumePlan, state: StateDirectory, runState: RunState,
-        identity: IdentityStore, checkpoint: Checkpoint, stop: StopSignal, pipe: ChunkPipe
+        identity: IdentityStore, checkpoint: Checkpoint, stop: StopSignal, pipe: ChunkPipe,
+        onWarning: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.onWarning = onWarning
         self.config = config
         self.options = options
         self.plan = plan
@@ -78,7 +82,10 @@ final class ReadingJob: @unchecked Sendable {
         try LineWalker.walkRendered(
             inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
             resumeAt: plan.inputs.map(\.resumeAt), rules: plan.inputs.map(\.rules),
-            onWarning: { warning in self.runState.counters.withLock { $0.report.warnings.append(warning) } },
+            onWarning: { warning in
+                self.runState.counters.withLock { $0.report.warnings.append(warning) }
+                self.onWarning(warning)
+            },
             onInputEnd: { index in
                 // Lines of this input are recorded before it is marked as read to the end.
                 guard recordLines() else { return }
@@ -196,7 +203,7 @@ final class ReadingJob: @unchecked Sendable {
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
-                    if plan.inputs[input].source.kind == .snapshot {
+                    if snapshotInputs[input] {
                         noteSnapshotEvent(input: input, range: range, sequence: seq)
                     }
                     // Outcomes are matched by tag (the sequence number): the messageId is not
@@ -220,6 +227,9 @@ final class ReadingJob: @unchecked Sendable {
         let id = output.bytes.withUnsafeBufferPointer { MessageIdProbe.messageId(of: UnsafeBufferPointer(rebasing: $0[range])) }
         if let id { identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: sequence) }
     }
+
+    /// Whether each input is an SDK snapshot (whose settled messageIds are kept).
+    private lazy var snapshotInputs = plan.inputs.map { $0.source.kind == .snapshot }
 
     /// Runs `body` on a new reader thread and returns its result.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -99,7 +99,8 @@ public final class ReplayRunner: Sendable {
         let pipe = ChunkPipe()
         let job = ReadingJob(
             config: config, options: options, plan: plan, state: state, runState: runState,
-            identity: identity, checkpoint: checkpoint, stop: stop, pipe: pipe)
+            identity: identity, checkpoint: checkpoint, stop: stop, pipe: pipe,
+            onWarning: { [logger] in logger.warning("\($0)") })
         async let readOutcome = ReadingJob.onThread { try job.read() }
         for await chunks in pipe.stream {
             defer { pipe.taken() }

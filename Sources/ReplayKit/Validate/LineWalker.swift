@@ -79,12 +79,6 @@ public struct LineWalker {
             var lastLine = (resume?.lineNumber ?? 1) - 1
             var lastEnd: UInt64 = resume?.offset ?? 0
             var sawContent = false
-            func emit(_ line: InputLine, _ result: LineResult, settled: (UInt64, Int)) throws -> Bool {
-                let item = RenderedItem(
-                    source: source, inputIndex: index, line: line, sequence: sequence, result: result, settledThrough: settled)
-                sequence += 1
-                return try body(item)
-            }
             do {
                 let inputRules: InputRules
                 if index < rules.count {
@@ -97,7 +91,11 @@ public struct LineWalker {
                             bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: 0, startOffset: 0, endOffset: 0,
                             truncated: false, fileBytesRead: 0, fileSize: nil)
                         let result = enricher.deadLetter(DeadLetterReason.unsupportedSnapshot, unsupported.description)
-                        if try !emit(line, result, settled: (lastEnd, lastLine)) { break }
+                        let item = RenderedItem(
+                            source: source, inputIndex: index, line: line, sequence: sequence, result: result,
+                            settledThrough: (lastEnd, lastLine))
+                        sequence += 1
+                        if try !body(item) { break }
                         continue
                     }
                 }
@@ -114,7 +112,10 @@ public struct LineWalker {
                         lastLine = line.lineNumber
                         lastEnd = line.endOffset
                     }
-                    if try !emit(line, result, settled: settled) {
+                    let item = RenderedItem(
+                        source: source, inputIndex: index, line: line, sequence: sequence, result: result, settledThrough: settled)
+                    sequence += 1
+                    if try !body(item) {
                         stop = true
                         return false
                     }
@@ -128,9 +129,11 @@ public struct LineWalker {
                     bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
                     fileBytesRead: 0, fileSize: nil)
                 sawContent = true
-                if try !emit(line, enricher.deadLetter(DeadLetterReason.readError, error.message), settled: (lastEnd, lastLine)) {
-                    stop = true
-                }
+                let item = RenderedItem(
+                    source: source, inputIndex: index, line: line, sequence: sequence,
+                    result: enricher.deadLetter(DeadLetterReason.readError, error.message), settledThrough: (lastEnd, lastLine))
+                sequence += 1
+                if try !body(item) { stop = true }
             }
             if stop { break }
             if !sawContent, resume == nil {
@@ -142,6 +145,7 @@ public struct LineWalker {
     }
 
     /// What becomes of one line of an input with `rules`.
+    @inline(__always)
     private static func outcome(
         of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
     ) -> LineResult {
