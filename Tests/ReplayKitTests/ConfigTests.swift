@@ -35,7 +35,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(c.ingestion.host, "https://ingest.example.com")
         XCTAssertEqual(c.writeKey, "prod-secret-9876")
         XCTAssertEqual(c.maskedWriteKey, "****9876")
-        XCTAssertEqual(c.privacy.dropProperties, ["email", "phone", "password"])
+        XCTAssertEqual(c.privacy.dropProperties, ["email", "phone", "password", "context.traits.address"])
         XCTAssertThrowsError(try ConfigLoader.load(path: Self.repoRoot + "/Config/production.example.yaml", environment: [:]))
     }
 

@@ -44,18 +44,22 @@ extension MetaRouterClient {
         stats.rehydrated = events.count
         stats.snapshotCorrupt = snapshot.corrupt
         stats.snapshotExpired = snapshot.expired
-        if snapshot.version == DiskQueue.version {
+        if snapshot.readable, !snapshot.damaged {
             do { try queue.remove() } catch {
                 logger.error("cannot remove the disk queue", metadata: ["path": "\(queue.path)", "error": "\(error)"])
             }
             logger.info("disk queue loaded", metadata: [
                 "events": "\(events.count)", "expired": "\(snapshot.expired)", "corrupt": "\(snapshot.corrupt)"])
         } else if snapshot.found {
-            // Not a snapshot this version reads; shutdown would overwrite it, so keep it aside.
+            // Not a snapshot this version reads, or a damaged one whose complete events were
+            // loaded: shutdown would overwrite it, so the file is kept aside, whole.
             do {
                 let aside = try queue.setAside(now: now)
                 stats.snapshotsSetAside = 1
-                logger.warning("the disk queue could not be read; it was moved aside, its events are not sent", metadata: [
+                let what = snapshot.readable
+                    ? "the disk queue is damaged; its \(events.count) complete events are sent and the file was moved aside"
+                    : "the disk queue could not be read; it was moved aside, its events are not sent"
+                logger.warning("\(what)", metadata: [
                     "path": "\(queue.path)", "moved_to": "\(aside)",
                     "version": "\(snapshot.version.map(String.init) ?? "none")"])
             } catch {

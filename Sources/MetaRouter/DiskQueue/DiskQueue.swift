@@ -38,6 +38,12 @@ public struct DiskQueue: Sendable {
         public var version: Int?
         /// Whether there was a file (a missing file is an empty snapshot).
         public var found = true
+        /// Whether the events could be read: a supported version, or a damaged file whose
+        /// version stood after the damage (its complete events are in ``events``).
+        public var readable = true
+        /// Whether the file is damaged: bytes after its complete events could not be read (they
+        /// count as one ``corrupt`` element). Keep the file for a person before replacing it.
+        public var damaged = false
     }
 
     /// Loads the snapshot. A missing file is an empty snapshot.
@@ -92,9 +98,10 @@ public struct DiskQueue: Sendable {
         }
         let found: Int? = if case .integer(let v) = summary.version { v } else { nil }
         guard summary.isSupported else {
-            return Snapshot(events: [], corrupt: 0, expired: 0, version: found)
+            return Snapshot(events: [], corrupt: 0, expired: 0, version: found, readable: false)
         }
-        var result = Snapshot(events: [], corrupt: summary.tailBytes > 0 ? 1 : 0, expired: 0, version: found ?? version)
+        var result = Snapshot(
+            events: [], corrupt: summary.tailBytes > 0 ? 1 : 0, expired: 0, version: found, damaged: summary.isDamaged)
         let cutoff: Int64? = maxAge.map { age in
             Int64(now.timeIntervalSince1970 * 1000) - age.components.seconds * 1000
         }

@@ -103,10 +103,11 @@ struct SnapshotReaderTests {
         let list = "[" + events.joined(separator: ",") + "]"
         for text in [#"{"version":1,"events":\#(list)}"#, #"{"events":\#(list),"version":1}"#] {
             let whole = DiskQueue.decode(Array(text.utf8))
-            #expect(whole.events.count == 2 && whole.corrupt == 0)
+            #expect(whole.events.count == 2 && whole.corrupt == 0 && whole.readable && !whole.damaged)
             let cut = DiskQueue.decode(Array(text.utf8.prefix(text.utf8.count - 30)))
-            #expect(cut.events.count == 1 && cut.corrupt == 1, "\(text)")
+            #expect(cut.events.count == 1 && cut.corrupt == 1 && cut.readable && cut.damaged, "\(text)")
         }
-        #expect(DiskQueue.decode(Array(#"{"version":2,"events":\#(list)}"#.utf8)).events.isEmpty)
+        let future = DiskQueue.decode(Array(#"{"version":2,"events":\#(list)}"#.utf8))
+        #expect(future.events.isEmpty && !future.readable && future.version == 2)
     }
 }
