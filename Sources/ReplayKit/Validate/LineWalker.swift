@@ -82,10 +82,11 @@ public struct LineWalker {
             do {
                 let inputRules: InputRules
                 if index < rules.count {
-                    inputRules = rules[index]
+                    inputRules = rules[index]  // the caller planned them and told their warnings
                 } else {
                     do {
                         inputRules = try InputRules.make(for: source, config: config, runStartMillis: runStart)
+                        inputRules.warnings(for: source).forEach(onWarning)
                     } catch let unsupported as UnsupportedSnapshot {
                         let line = InputLine(
                             bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: 0, startOffset: 0, endOffset: 0,
@@ -99,7 +100,6 @@ public struct LineWalker {
                         continue
                     }
                 }
-                inputRules.warnings(for: source).forEach(onWarning)
                 enricher.preparer.expiryCutoffMillis = inputRules.expiryCutoffMillis
                 let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
                 try reader.forEachLine { line in
