@@ -103,6 +103,7 @@ package struct SnapshotReader {
     private var scratch: [UInt8] = []
     private var summary = Summary()
     static let readSize = 256 * 1024
+    static let firstReadSize = 4 * 1024
 
     /// A reader over `source`, which fills the buffer it is given and returns the count (0 at
     /// the end of the stream).
@@ -252,11 +253,15 @@ package struct SnapshotReader {
     /// Reads more of the stream into ``storage``; false at its end.
     private mutating func fill() throws -> Bool {
         guard !eof else { return false }
-        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.readSize) }
+        // The read buffer starts small (most queues are) and doubles while reads fill it.
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.firstReadSize) }
         // The source fills at most `scratch.count` bytes of memory bound to UInt8 (an array's).
         let n = try scratch.withUnsafeMutableBytes { try source($0) }
         precondition(n >= 0 && n <= scratch.count, "a snapshot source returned \(n) for a \(scratch.count)-byte buffer")
         storage.append(contentsOf: scratch[..<n])
+        if n == scratch.count, scratch.count < Self.readSize {
+            scratch = [UInt8](repeating: 0, count: scratch.count * 2)
+        }
         if n == 0 { eof = true }
         return n > 0
     }
