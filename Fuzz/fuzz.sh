@@ -14,7 +14,8 @@
 # with "-Onone -g" the Swift 6.3 driver crashes on a single-object module build),
 # FUZZ_MAX_LEN (default 4096), FUZZ_ARGS (extra libFuzzer flags), FUZZ_BUILD (default Fuzz/.build).
 #
-# Each target is a harness, Fuzz/<target>/*.swift plus Fuzz/Common/*.swift, whose
+# Each target is a harness, Fuzz/<target>/*.swift plus Fuzz/Common/*.swift (and the tests'
+# Tests/JSONCoreTests/SeededRandom.swift), whose
 # `LLVMFuzzerTestOneInput` libFuzzer calls with every input. The script compiles it, and the
 # project modules it tests, with `swiftc -sanitize=fuzzer,address` straight over the module sources
 # (no SwiftPM: NIO, BoringSSL and the other dependencies are neither needed nor rebuilt). Modules
@@ -160,7 +161,7 @@ harness() {
   [[ $BUILD_FAILED -eq 0 ]] || return 1  # a module it needs did not build
   local name=$1 target=$1$VARIANT; shift
   local files
-  mapfile -t files < <(swift_files "$FUZZ/Common" "$@")
+  mapfile -t files < <(swift_files "$FUZZ/Common" "$ROOT/Tests/JSONCoreTests/SeededRandom.swift" "$@")
   local key
   key=$(content_key "$MODULE_KEYS" "${files[@]}")
   mkdir -p "$BUILD/bin"

@@ -1,5 +1,12 @@
 // Shared by every fuzz harness (Fuzz/fuzz.sh compiles this file into each target).
 
+/// The input libFuzzer passes to `LLVMFuzzerTestOneInput`, copied.
+func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
+    // Safe: libFuzzer passes `size` readable bytes at `data` (nil only when `size` is 0), valid
+    // for this call; they are copied at once.
+    size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+}
+
 /// Calls `body` with a copy of `bytes` in an allocation of exactly `bytes.count` bytes, so that
 /// AddressSanitizer reports a read of even one byte past the end (a copy inside a larger buffer,
 /// such as an `Array` with spare capacity, would hide it).
@@ -58,29 +65,16 @@ func showBytes(_ bytes: some Collection<UInt8>, limit: Int = 1_500) -> String {
     return out
 }
 
-/// A small deterministic generator (SplitMix64) seeded from the input, so that the choices a
-/// harness makes beyond the input bytes (which edit, which key) are the same on every replay.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The harnesses' choices beyond the input bytes (which edit, which key) come from the tests'
+/// SplitMix64 generator (`Tests/JSONCoreTests/SeededRandom.swift`, compiled into every harness),
+/// seeded from the input, so that they are the same on every replay.
+typealias FuzzRandom = SeededRandom
 
+extension SeededRandom {
     /// A generator seeded with the FNV-1a hash of `bytes`.
     init(seededBy bytes: some Sequence<UInt8>) {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        state = h
+        self.init(seed: h)
     }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// An integer in `range`.
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-
-    /// A uniformly chosen element of a non-empty array.
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
 }

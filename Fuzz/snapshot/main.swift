@@ -5,10 +5,7 @@ import MetaRouter
 /// libFuzzer's entry point: called once per input, always from the same thread.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func snapshotFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    // Safe: libFuzzer passes `size` readable bytes at `data` (nil only when `size` is 0), valid
-    // for this call; they are copied at once.
-    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
-    SnapshotFuzz.run(input)
+    SnapshotFuzz.run(fuzzInput(data, size))
     return 0
 }
 
