@@ -51,6 +51,12 @@ public struct RunReport: Codable, Sendable, Equatable {
             case alreadyDelivered = "already_delivered"
         }
 
+        /// `, 2 expired, 1 consent_dropped` for the events settled by a rule, or nothing.
+        var settledByRules: String {
+            [(expired, "expired"), (consentDropped, "consent_dropped"), (alreadyDelivered, "already_delivered")]
+                .filter { $0.0 > 0 }.map { ", \($0.0) \($0.1)" }.joined()
+        }
+
         /// Counts one event settled by a rule.
         mutating func add(_ reason: SkipReason) {
             switch reason {

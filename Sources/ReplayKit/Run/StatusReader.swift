@@ -92,7 +92,7 @@ public struct StatusReader: Sendable {
             let e = s.lastRunEvents
             lines.append(
                 "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
-                    + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending" } ?? ""))
+                    + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending\($0.settledByRules)" } ?? ""))
         }
         for shard in s.shards {
             lines += text(shard).split(separator: "\n").map { "  " + $0 }
