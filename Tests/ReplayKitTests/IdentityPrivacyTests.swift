@@ -229,3 +229,11 @@ struct IdentityPrivacyTests {
         #expect(throws: ConfigError.self) { try testConfig("privacy:\n  drop_properties: [properties]\n") }
     }
 }
+
+extension DerivedAnonymousId {
+    /// The derived anonymousId of `userId`, as a String.
+    static func make(userId: String) -> String {
+        var id = userId
+        return id.withUTF8 { String(decoding: make(userId: $0), as: UTF8.self) }
+    }
+}

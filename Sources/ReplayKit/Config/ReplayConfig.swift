@@ -197,10 +197,10 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         case seconds(Int64)
 
         /// The SDK's limit.
-        public static let sdkDefault: Int64 = 7 * 86_400
+        static let sdkDefault: Int64 = 7 * 86_400
 
         /// The limit for an input of `kind`, in seconds, or nil for none.
-        public func limit(for kind: InputSource.Kind) -> Int64? {
+        func limit(for kind: InputSource.Kind) -> Int64? {
             switch self {
             case .auto: kind == .snapshot ? Self.sdkDefault : nil
             case .off: nil
@@ -223,15 +223,11 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
             let t = text.trimmingCharacters(in: .whitespaces).lowercased()
             if t == "auto" { self = .auto; return }
             if t == "off" || t == "none" { self = .off; return }
-            guard let unit = t.last, let n = Int64(t.dropLast()), n > 0, n <= 36_500 * 86_400 else { return nil }
-            switch unit {
-            case "s": self = .seconds(n)
-            case "m": self = .seconds(n * 60)
-            case "h": self = .seconds(n * 3600)
-            case "d": self = .seconds(n * 86_400)
-            default: return nil
-            }
-            if case .seconds(let s) = self, s > 36_500 * 86_400 { return nil }
+            let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            // At most 100 years, like every duration in the config.
+            guard let unit = t.last.flatMap({ units[$0] }), let n = Int64(t.dropLast()), n > 0, n <= 36_500 * 86_400 / unit
+            else { return nil }
+            self = .seconds(n * unit)
         }
     }
 

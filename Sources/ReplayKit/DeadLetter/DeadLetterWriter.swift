@@ -16,9 +16,9 @@ public final class DeadLetterWriter {
     /// Records written so far by this writer.
     public private(set) var count = 0
     /// The most bytes a record holds itself.
-    public static let maximumInlineBytes = 1 << 20
+    static let maximumInlineBytes = 1 << 20
     /// Where bytes too large for a record go.
-    public var sideDirectory: String { (path as NSString).deletingLastPathComponent + "/dead-letter-raw" }
+    var sideDirectory: String { (path as NSString).deletingLastPathComponent + "/dead-letter-raw" }
 
     /// Opens `path` for appending (creating it and its directory).
     public init(path: String) throws {

@@ -32,10 +32,4 @@ enum DerivedAnonymousId {
         }
         return out
     }
-
-    /// The derived anonymousId of `userId`, as a String.
-    static func make(userId: String) -> String {
-        var id = userId
-        return id.withUTF8 { String(decoding: make(userId: $0), as: UTF8.self) }
-    }
 }

@@ -32,8 +32,11 @@ public struct ResumePoint: Sendable, Equatable, Codable {
     /// The 1-based number of the line that starts at `offset`.
     public var lineNumber: Int
     /// For a snapshot: whether the bytes after its break were already dead-lettered and the
-    /// file has not changed since, so they are not handed over again.
-    public var damagedTailSettled = false
+    /// file has not changed since, so they are not handed over again. Set by the run's resume
+    /// plan; not part of the coded form.
+    var damagedTailSettled = false
+
+    enum CodingKeys: String, CodingKey { case offset, lineNumber }
 
     /// Creates a resume point.
     public init(offset: UInt64, lineNumber: Int) {
@@ -62,5 +65,5 @@ public struct InputLine {
     public let fileSize: UInt64?
     /// For the rest of a damaged snapshot (from its break to the end of the file): why it
     /// could not be read. Such a line is dead-lettered whole, never parsed.
-    public var damage: String? = nil
+    var damage: String? = nil
 }

@@ -70,7 +70,7 @@ struct ResumePlan: Sendable {
         }
         self.inputs = inputs
         self.totalBytes = total
-        if !fresh { try adoptRotated(checkpoint: checkpoint, identity: identity) }
+        if !fresh { try reconcileChangedInputs(checkpoint: checkpoint, identity: identity) }
         for input in self.inputs {
             warnings += input.rules.warnings(for: input.source)
         }
@@ -98,7 +98,7 @@ struct ResumePlan: Sendable {
     /// An input with no checkpoint of its own whose content is what another path's checkpoint
     /// describes (that path now holds another file, or none: it was rotated) continues from that
     /// checkpoint. A rewritten snapshot skips the events earlier runs settled, by messageId.
-    private mutating func adoptRotated(checkpoint: Checkpoint, identity: IdentityStore?) throws {
+    private mutating func reconcileChangedInputs(checkpoint: Checkpoint, identity: IdentityStore?) throws {
         var movedAway = checkpoint.inputs.values.filter { cp in
             guard cp.offset > 0 || cp.line > 0 else { return false }
             if let k = inputs.firstIndex(where: { $0.path == cp.path }) { return inputs[k].restarted != nil }
