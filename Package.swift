@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "mr-replay",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mr-replay", targets: ["mr-replay"]),
         .executable(name: "mr-collector", targets: ["mr-collector"]),
@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Debian's libyaml (apt-get install -y libyaml-dev).
@@ -76,19 +77,21 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "MetaRouter",
-                "Collector",
                 "CYAML",
                 "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(
             name: "mr-replay",
             dependencies: [
                 "ReplayKit",
+                "Collector",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

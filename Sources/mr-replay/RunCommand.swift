@@ -84,14 +84,10 @@ struct Run: AsyncParsableCommand {
         var logger = Logger(label: "mr-replay")
         logger.logLevel = .info
 
-        let stop = StopSignal()
-        let trap = SignalTrap(stop: stop) {
-            FileHandle.standardError.write(Data("\nmr-replay: stopping: settling in-flight batches (signal again to exit now)\n".utf8))
-        }
-        defer { trap.cancel() }
+        let runner = ReplayRunner(config: config, options: options, logger: logger, embeddedCollector: EmbeddedTarget.factory)
         let report: RunReport
         do {
-            report = try await ReplayRunner(config: config, options: options, logger: logger).run(stop: stop)
+            report = try await StopSignals.run { stop in try await runner.run(stop: stop) }
         } catch {
             FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
             throw ExitCode(2)

@@ -105,7 +105,9 @@ func replay(
     options.progress = .off
     var logger = Logger(label: "test-run")
     logger.logLevel = .error
-    return try await ReplayRunner(config: config, options: options, logger: logger).run(stop: stop)
+    return try await ReplayRunner(
+        config: config, options: options, logger: logger, embeddedCollector: TestEmbeddedCollector.factory
+    ).run(stop: stop)
 }
 
 /// Creates the state directory with a fixed device anonymousId, so two state directories

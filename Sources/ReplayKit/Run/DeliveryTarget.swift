@@ -1,43 +1,35 @@
-import Collector
 import Foundation
 import Logging
 import MetaRouter
 
-/// Where a run sends its events: a remote endpoint, or the embedded collector started in
-/// process on a loopback port (host `embedded`), which writes to `<state_dir>/collected.ndjson`.
-final class DeliveryTarget: Sendable {
+/// Where a run sends its events: a remote endpoint, or the embedded collector (host
+/// `embedded`), which the runner starts in process and which writes to
+/// `<state_dir>/collected.ndjson`.
+struct DeliveryTarget: Sendable {
+    /// The base URL events go to.
     let host: String
+    /// The HTTP client the engine sends with; shut down at the end of the run.
     let transport: HTTPDeliveryTransport
-    let embedded: CollectorServer?
+    /// What the report names as the destination.
     let description: String
-
-    private init(host: String, transport: HTTPDeliveryTransport, embedded: CollectorServer?, description: String) {
-        self.host = host
-        self.transport = transport
-        self.embedded = embedded
-        self.description = description
-    }
 
     /// The keyword that selects the embedded collector.
     static let embeddedKeyword = "embedded"
 
-    /// Starts the target named by the config.
-    static func start(config: ReplayConfig, stateDirectory: String, logger: Logger) async throws -> DeliveryTarget {
-        let transport = HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
-        guard config.ingestion.host == embeddedKeyword else {
-            return DeliveryTarget(
-                host: config.ingestion.host, transport: transport, embedded: nil,
-                description: config.ingestion.host + config.ingestion.path)
+    /// Where the embedded collector of a run in `stateDirectory` writes.
+    static func collectedPath(stateDirectory: String) -> String { stateDirectory + "/collected.ndjson" }
+
+    /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
+    /// when the config names it.
+    init(config: ReplayConfig, embeddedURL: String?, stateDirectory: String) {
+        transport = HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
+        if let embeddedURL {
+            host = embeddedURL
+            description = "embedded collector (\(embeddedURL)) -> \(Self.collectedPath(stateDirectory: stateDirectory))"
+        } else {
+            host = config.ingestion.host
+            description = config.ingestion.host + config.ingestion.path
         }
-        let collected = stateDirectory + "/collected.ndjson"
-        var collectorConfig = CollectorConfiguration(writeKey: config.writeKey)
-        collectorConfig.store = .ndjson(collected)
-        let server = CollectorServer(configuration: collectorConfig, logger: logger)
-        _ = try await server.start()
-        let url = await server.baseURL
-        return DeliveryTarget(
-            host: url, transport: transport, embedded: server,
-            description: "embedded collector (\(url)) -> \(collected)")
     }
 
     /// The engine configuration for this target and `config`.
@@ -72,9 +64,8 @@ final class DeliveryTarget: Sendable {
         return d
     }
 
-    /// Stops the embedded collector (flushing what it stored) and the HTTP client.
+    /// Shuts down the HTTP client.
     func shutdown() async throws {
         try await transport.shutdown()
-        try await embedded?.shutdown()
     }
 }

@@ -9,51 +9,47 @@ struct ProgressReporter: Sendable {
     /// Reads the engine's retry count.
     let retries: @Sendable () async -> Int
 
-    /// Starts the reporting task; cancel it to stop.
-    func start() -> Task<Void, Never> {
+    /// Reports until the calling task is cancelled.
+    func run() async {
         let interactive = isatty(STDERR_FILENO) == 1
         let interval: Duration
         switch mode {
-        case .off: return Task {}
+        case .off: return
         case .log(let every): interval = every
         case .automatic: interval = interactive ? .seconds(1) : .seconds(10)
         }
         let live = interactive && mode == .automatic
-        let state = self.state
-        let logger = self.logger
-        return Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                if Task.isCancelled { break }
-                let snapshot = state.counters.withLock { c in
-                    (c.report.events.delivered, c.report.events.deadLettered, c.report.events.read, c.bytesRead, c.bytesTotal)
-                }
-                let elapsed = Double((clock.now - start).components.seconds) + 1e-9
-                let rate = Double(snapshot.0) / elapsed
-                var eta = "?"
-                if snapshot.4 > 0, snapshot.3 > 0 {
-                    let remaining = Double(snapshot.4 - min(snapshot.3, snapshot.4)) / (Double(snapshot.3) / elapsed)
-                    eta = "\(Int(remaining))s"
-                }
-                let retried = await retries()
-                let text =
-                    "\(Int(rate)) ev/s, \(snapshot.0) delivered, \(snapshot.1) dead-lettered, \(retried) retries, "
-                    + "\(snapshot.2) read, ETA \(eta)"
-                if live {
-                    FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
-                } else {
-                    logger.info(
-                        "progress",
-                        metadata: [
-                            "events_per_second": "\(Int(rate))", "delivered": "\(snapshot.0)",
-                            "dead_lettered": "\(snapshot.1)", "retries": "\(retried)", "read": "\(snapshot.2)",
-                            "eta": "\(eta)",
-                        ])
-                }
+        let clock = ContinuousClock()
+        let start = clock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { break }
+            let snapshot = state.counters.withLock { c in
+                (c.report.events.delivered, c.report.events.deadLettered, c.report.events.read, c.bytesRead, c.bytesTotal)
             }
-            if live { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            let elapsed = Double((clock.now - start).components.seconds) + 1e-9
+            let rate = Double(snapshot.0) / elapsed
+            var eta = "?"
+            if snapshot.4 > 0, snapshot.3 > 0 {
+                let remaining = Double(snapshot.4 - min(snapshot.3, snapshot.4)) / (Double(snapshot.3) / elapsed)
+                eta = "\(Int(remaining))s"
+            }
+            let retried = await retries()
+            let text =
+                "\(Int(rate)) ev/s, \(snapshot.0) delivered, \(snapshot.1) dead-lettered, \(retried) retries, "
+                + "\(snapshot.2) read, ETA \(eta)"
+            if live {
+                FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+            } else {
+                logger.info(
+                    "progress",
+                    metadata: [
+                        "events_per_second": "\(Int(rate))", "delivered": "\(snapshot.0)",
+                        "dead_lettered": "\(snapshot.1)", "retries": "\(retried)", "read": "\(snapshot.2)",
+                        "eta": "\(eta)",
+                    ])
+            }
         }
+        if live { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 }

@@ -1,9 +1,20 @@
-import Foundation
 import Synchronization
 
-/// A request to stop a run early, from a signal handler or a caller.
+/// A request to stop a run early: from a signal (the CLI turns SIGINT and SIGTERM into one), from
+/// a caller, or from cancelling the task that runs ``ReplayRunner/run(stop:)``.
+///
+/// A stop is graceful: the run stops reading, lets in-flight batches settle (`stopGrace`), and
+/// writes its checkpoint and report. The reader thread polls ``isRequested``; async code awaits
+/// ``requested()``.
 public final class StopSignal: Sendable {
-    private let requests = Atomic<Int>(0)
+    private struct State {
+        var requests = 0
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+    private let state = Mutex(State())
+    /// Mirrors `state.requests > 0`, for the reader thread's per-line check without a lock.
+    private let raised = Atomic<Bool>(false)
 
     /// Creates a signal that has not been raised.
     public init() {}
@@ -11,39 +22,41 @@ public final class StopSignal: Sendable {
     /// Asks the run to stop reading and settle what it can. Returns how many stop requests there
     /// have been, including this one.
     @discardableResult
-    public func request() -> Int { requests.add(1, ordering: .relaxed).newValue }
-
-    /// Whether a stop was requested.
-    public var isRequested: Bool { requests.load(ordering: .relaxed) > 0 }
-}
-
-/// Turns SIGINT and SIGTERM into stop requests. The first signal asks the run to stop cleanly;
-/// a second one exits at once with code 75 (the checkpoint on disk is always consistent,
-/// because it is only ever replaced atomically).
-public final class SignalTrap {
-    private let sources: [any DispatchSourceSignal]
-
-    /// Installs the handlers.
-    public init(stop: StopSignal, onFirst: @escaping @Sendable () -> Void = {}) {
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                if stop.request() > 1 {
-                    FileHandle.standardError.write(Data("mr-replay: second signal, exiting now\n".utf8))
-                    _exit(75)
-                }
-                onFirst()
-            }
-            source.resume()
-            sources.append(source)
+    public func request() -> Int {
+        let (count, waiters) = state.withLock { s -> (Int, [CheckedContinuation<Bool, Never>]) in
+            s.requests += 1
+            let waiting = Array(s.waiters.values)
+            s.waiters.removeAll()
+            return (s.requests, waiting)
         }
-        self.sources = sources
+        raised.store(true, ordering: .releasing)
+        for waiter in waiters { waiter.resume(returning: true) }
+        return count
     }
 
-    /// Removes the handlers.
-    public func cancel() {
-        for s in sources { s.cancel() }
+    /// Whether a stop was requested.
+    public var isRequested: Bool { raised.load(ordering: .acquiring) }
+
+    /// Suspends until a stop is requested (returns true) or the calling task is cancelled
+    /// (returns false, unless a stop was requested too).
+    package func requested() async -> Bool {
+        let id = state.withLock { s -> UInt64 in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let resumeNow = state.withLock { s -> Bool? in
+                    if s.requests > 0 { return true }
+                    if Task.isCancelled { return false }
+                    s.waiters[id] = continuation
+                    return nil
+                }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: isRequested)
+        }
     }
 }

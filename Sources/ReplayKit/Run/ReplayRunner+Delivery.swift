@@ -1,0 +1,140 @@
+import Foundation
+import MetaRouter
+
+extension ReplayRunner {
+    /// Sends every event of the plan to `target` and returns the report (without its timing).
+    /// Closes the identity store, the dead-letter file and the target.
+    func deliver(_ opened: OpenedState, target: DeliveryTarget, stop: StopSignal, started: Date) async throws -> RunReport {
+        let deliveryConfig: DeliveryConfiguration
+        let runState: RunState
+        do {
+            deliveryConfig = try target.deliveryConfiguration(config)
+            runState = RunState(
+                inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath))
+        } catch {
+            opened.identity.close()
+            try? await target.shutdown()
+            throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
+        }
+        startReport(runState, opened: opened, target: target, started: started)
+        let engine = DeliveryEngine(
+            configuration: deliveryConfig, transport: transport ?? target.transport, logger: logger,
+            onOutcomes: { runState.apply($0) })
+        let pipe = ChunkPipe()
+        let job = ReadingJob(
+            config: config, options: options, plan: opened.plan, state: opened.state, runState: runState,
+            identity: opened.identity, checkpoint: opened.checkpoint, stop: stop, pipe: pipe,
+            onWarning: { [logger] in logger.warning("\($0)") })
+        let progress = ProgressReporter(mode: options.progress, state: runState, logger: logger) {
+            await engine.stats.batchesRetried
+        }
+        let grace = options.stopGrace
+        let checkpointInterval = options.checkpointInterval
+        let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
+            helpers.addTask { await progress.run() }
+            // A stop cancels the engine: in-flight batches get the grace period, the rest stay pending.
+            helpers.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
+            let early = await feed(job: job, engine: engine, pipe: pipe)
+            // The reader is done: checkpoints go on being written while the engine settles.
+            helpers.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: checkpointInterval)
+                    if !Task.isCancelled { try? job.saveCheckpoint() }
+                }
+            }
+            let stats = early == nil && !stop.isRequested ? await engine.finish() : await engine.cancel(grace: grace)
+            helpers.cancelAll()
+            await helpers.waitForAll()
+            return (early, stats, await engine.stopCause)
+        }
+        var (report, stateFailure) = await closeRun(job: job, runState: runState, opened: opened, target: target)
+        report.apply(stats)
+        report.privacy = job.enricher.stats.privacyCounts
+        // A dead letter that could not be written (its event stays pending) stops the run even
+        // when it happened after reading was done.
+        let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
+        report.classify(
+            early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
+            engineStop: engineStop)
+        if let stateFailure { report.noteStateFailure(stateFailure) }
+        return report
+    }
+
+    /// Runs the reader on its thread and hands the chunks it sends to the engine. Returns why
+    /// reading stopped early, if it did.
+    ///
+    /// The reader is one dedicated thread, not a task: it parses and enriches every line in a
+    /// tight synchronous loop (and blocks on the pipe for backpressure), which would otherwise
+    /// hold one of the concurrency pool's few threads. Measured, this is the fastest design.
+    private func feed(job: ReadingJob, engine: DeliveryEngine, pipe: ChunkPipe) async -> (RunReport.Status, String)? {
+        async let readOutcome = ReadingJob.onThread { try job.read() }
+        for await chunks in pipe.stream {
+            defer { pipe.taken() }
+            // One actor hop per chunk; fewer accepted than given means the engine stopped.
+            for chunk in chunks where !pipe.isClosed {
+                if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
+            }
+        }
+        pipe.close()  // the stream ended early when this task was cancelled: the reader stops too
+        do {
+            return try await readOutcome
+        } catch {
+            _ = await engine.cancel(grace: options.stopGrace)
+            return (.stoppedTransient, "reading or checkpointing failed: \(error)")
+        }
+    }
+
+    /// Fills in the report's header before anything is read.
+    private func startReport(_ runState: RunState, opened: OpenedState, target: DeliveryTarget, started: Date) {
+        let plan = opened.plan
+        runState.counters.withLock { c in
+            c.report.startedAt = MetaRouter.Timestamp.iso8601(started)
+            c.report.destination = target.description
+            c.report.deadLetterFile = opened.state.deadLetterPath
+            c.report.shard = options.shard?.description
+            c.report.settings = config.reportSettings
+            c.bytesTotal = plan.totalBytes
+            c.report.warnings = plan.warnings
+            for (k, input) in plan.inputs.enumerated() {
+                c.report.events.resumedPast += input.resumeAt.map { $0.lineNumber - 1 } ?? 0
+                c.perInput[k].checkpointLine = (input.resumeAt?.lineNumber ?? 1) - 1
+                c.perInput[k].restarted = input.restarted
+            }
+        }
+    }
+
+    /// Writes the last checkpoint, closes the state and the target, and returns the report of
+    /// the counters, with how the state directory failed, if it did. Events were sent: from here
+    /// on the run ends with a report even when the state directory fails (the report says so,
+    /// and the exit status asks for a retry).
+    private func closeRun(
+        job: ReadingJob, runState: RunState, opened: OpenedState, target: DeliveryTarget
+    ) async -> (RunReport, String?) {
+        var stateFailure: String?
+        do {
+            try job.saveCheckpoint()
+        } catch {
+            stateFailure = "cannot save the checkpoint in \(opened.state.path): \(error)"
+        }
+        opened.identity.close()
+        do {
+            try runState.deadLetters.withLock { try $0.close() }
+        } catch {
+            stateFailure = stateFailure ?? "cannot write the dead-letter file \(opened.state.deadLetterPath): \(error)"
+        }
+        try? await target.shutdown()
+        var report = runState.counters.withLock { c -> RunReport in
+            var r = c.report
+            r.inputs = c.perInput
+            r.events.pending = c.inFlightEvents
+            return r
+        }
+        for (k, input) in report.inputs.enumerated() {
+            guard let cp = job.checkpoint.inputs[input.path] else { continue }
+            report.inputs[k].checkpointOffset = cp.offset
+            report.inputs[k].checkpointLine = cp.line
+            report.inputs[k].completed = cp.completed
+        }
+        return (report, stateFailure)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import MetaRouter
+import Testing
+
+@testable import ReplayKit
+
+/// How a run starts and stops: the stop signal, task cancellation, and the embedded target.
+@Suite struct RunLifecycleTests {
+    @Test func stopSignalWakesEveryWaiter() async {
+        let stop = StopSignal()
+        async let first = stop.requested()
+        async let second = stop.requested()
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(!stop.isRequested)
+        #expect(stop.request() == 1)
+        #expect(await first)
+        #expect(await second)
+        #expect(stop.request() == 2)
+        #expect(await stop.requested(), "a raised signal answers at once")
+    }
+
+    @Test func cancellingAWaiterDoesNotRaiseTheSignal() async {
+        let stop = StopSignal()
+        let waiter = Task { await stop.requested() }
+        waiter.cancel()
+        #expect(await waiter.value == false)
+        #expect(!stop.isRequested)
+    }
+
+    @Test func embeddedHostWithoutACollectorIsAUsageError() async throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writeFile("\(dir)/in.ndjson", #"{"type":"track","event":"E","anonymousId":"a"}"# + "\n")
+        let config = try ConfigLoader.load(text: "ingestion:\n  host: embedded\n", file: "t.yaml", environment: [:])
+        var options = RunOptions(inputs: ["\(dir)/in.ndjson"])
+        options.stateDirectory = "\(dir)/state"
+        options.progress = .off
+        let runner = ReplayRunner(config: config, options: options, logger: Logger(label: "t"))
+        await #expect(throws: UsageError.self) { try await runner.run() }
+    }
+
+    /// Cancelling the task that runs a replay is a stop request: the run ends as interrupted,
+    /// with its checkpoint and report written, and a second run resumes where it stopped.
+    @Test func cancellingTheRunTaskStopsItCleanly() async throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let target = try await RunTarget.start(dir: dir)
+        let (text, valid) = generateEvents(count: 10_000)
+        try writeFile("\(dir)/in.ndjson", text)
+        let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
+        let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
+        try await Task.sleep(for: .milliseconds(600))
+        run.cancel()
+        let first = try await run.value
+        #expect(first.status == .interrupted)
+        #expect(first.events.delivered > 0)
+        #expect(first.events.delivered < valid)
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/state/report.json"))
+        let second = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+        #expect(second.status == .completed)
+        let got = try await target.received()
+        #expect(Set(got.events.keys).count == valid, "every event arrives, none lost at the stop")
+    }
+}

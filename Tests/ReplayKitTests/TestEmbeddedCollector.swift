@@ -1,0 +1,25 @@
+import Collector
+import Logging
+import ReplayKit
+
+/// The embedded collector for runs in tests (the `mr-replay` executable has its own).
+struct TestEmbeddedCollector: EmbeddedCollector {
+    let server: CollectorServer
+
+    static let factory: EmbeddedCollectorFactory = { writeKey, outputPath, logger in
+        var configuration = CollectorConfiguration(writeKey: writeKey)
+        configuration.store = .ndjson(outputPath)
+        return TestEmbeddedCollector(server: CollectorServer(configuration: configuration, logger: logger))
+    }
+
+    func run() async throws {
+        _ = try await server.start()
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        try await server.shutdown()
+    }
+
+    func baseURL() async throws -> String {
+        while await server.baseURL.hasSuffix(":0") { try await Task.sleep(for: .milliseconds(5)) }
+        return await server.baseURL
+    }
+}
