@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replay benchmark (issue 12): one run on this machine, ratios against Segment's Python library.
+# The replay benchmark: one run, with ratios against Segment's Python library measured in the same run.
 #
 #   Scripts/bench.sh [--no-build] [--events N] [--big-events N] [--repeat R] [--skip-big] [--skip-python] [--out DIR]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Alternating A/B of two mr-replay binaries on one NDJSON file, on this machine, in one sitting:
+# Alternating A/B of two mr-replay binaries on one NDJSON file, both measured in the same run:
 #
 #   Scripts/bench/ab.sh OLD_MR_REPLAY NEW_MR_REPLAY FILE [ROUNDS] [MR_COLLECTOR]
 #

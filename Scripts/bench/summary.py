@@ -51,7 +51,7 @@ def main():
     with open(os.path.join(run, "meta.json")) as f:
         meta = json.load(f)
     n, big = meta["events"], meta.get("big_events")
-    dry_n = meta.get("dry_run_events", n)  # runs before issue 12 ran the dry run on the N-event file
+    dry_n = meta.get("dry_run_events", n)  # the dry run may use its own (bigger) file
     steps = {k: load(run, k) for k in ["raw_read", "dry_run", "python_peer", "e2e", "e2e_gzip", "e2e_big"]}
     raw = rate(steps["raw_read"], meta.get("raw_read_lines", n))
     dry = rate(steps["dry_run"], dry_n)
