@@ -27,17 +27,17 @@ import NIOPosix
 /// let events = await server.stats().events
 /// try await server.shutdown()              // lets requests in progress finish
 /// ```
-public actor CountOnlyServer {
+package actor CountOnlyServer {
     /// Event loop threads used when none are given. One thread measured as cheap as two under the
     /// benchmark's load on the 2-core project machine (see `docs/collector.md`), and leaves the
     /// other core to the client being measured.
-    public static let defaultEventLoopThreads = 1
+    package static let defaultEventLoopThreads = 1
 
     /// The configuration this server runs with (`host`, `port`, `writeKey`, `basePath` and
     /// `oversizeStatus` are used; `countOnly` and `strict` are ignored).
-    public let configuration: CollectorConfiguration
+    package let configuration: CollectorConfiguration
     /// The number of event loop threads serving connections.
-    public let eventLoopThreads: Int
+    package let eventLoopThreads: Int
 
     private let recorder = CountOnlyStatsRecorder()
     private let registry = ConnectionRegistry()
@@ -50,7 +50,7 @@ public actor CountOnlyServer {
     static let shutdownGrace: TimeAmount = .seconds(10)
 
     /// Errors from ``start()``.
-    public enum StartError: Error, CustomStringConvertible, Equatable {
+    package enum StartError: Error, CustomStringConvertible, Equatable {
         /// `start()` was called twice.
         case alreadyStarted
         /// The configuration asks for something the count-only server does not do
@@ -58,7 +58,7 @@ public actor CountOnlyServer {
         case unsupported(String)
 
         /// A readable message.
-        public var description: String {
+        package var description: String {
             switch self {
             case .alreadyStarted: return "the count-only server is already started"
             case .unsupported(let what): return "the count-only server does not support \(what)"
@@ -72,7 +72,7 @@ public actor CountOnlyServer {
     ///     `faults` must be ``FaultConfiguration/none`` and `store` ``CollectorStore/none``:
     ///     ``start()`` refuses anything else rather than ignore it.
     ///   - eventLoopThreads: threads serving connections (at least 1).
-    public init(configuration: CollectorConfiguration, eventLoopThreads: Int = CountOnlyServer.defaultEventLoopThreads) {
+    package init(configuration: CollectorConfiguration, eventLoopThreads: Int = CountOnlyServer.defaultEventLoopThreads) {
         self.configuration = configuration
         self.eventLoopThreads = max(1, eventLoopThreads)
     }
@@ -80,7 +80,7 @@ public actor CountOnlyServer {
     /// Binds and starts serving. Returns the bound port.
     /// - Throws: ``StartError`` for a second call or an unsupported configuration, or the
     ///   bind error (for example a port in use).
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         guard !started else { throw StartError.alreadyStarted }
         if configuration.faults != .none { throw StartError.unsupported("fault injection") }
         if configuration.store != .none { throw StartError.unsupported("a store") }
@@ -122,18 +122,18 @@ public actor CountOnlyServer {
     }
 
     /// The bound port (0 before ``start()``).
-    public var port: Int { boundPort }
+    package var port: Int { boundPort }
 
     /// `http://HOST:PORT` of the running server.
-    public var baseURL: String { "http://\(configuration.host):\(boundPort)" }
+    package var baseURL: String { "http://\(configuration.host):\(boundPort)" }
 
     /// A snapshot of the counters (the same as `GET /stats`).
-    public func stats() async -> CollectorStats { recorder.snapshot() }
+    package func stats() async -> CollectorStats { recorder.snapshot() }
 
     /// Stops accepting connections, lets requests in progress finish (each is answered with
     /// `Connection: close`; idle connections are closed at once; after 10 s any connection left
     /// is closed), then stops the event loop threads.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         guard let group, let listener else { return }
         self.group = nil
         self.listener = nil

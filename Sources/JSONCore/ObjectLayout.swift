@@ -1,28 +1,28 @@
 /// Where one member of a JSON object sits in a buffer.
-public struct JSONMember: Sendable, Equatable {
+package struct JSONMember: Sendable, Equatable {
     /// The member's span from the key's opening quote to the end of its value.
-    public let span: Range<Int>
+    package let span: Range<Int>
     /// The key's content, without quotes.
-    public let key: Range<Int>
+    package let key: Range<Int>
     /// Whether the key holds escape sequences (then compare it decoded).
-    public let keyHasEscapes: Bool
+    package let keyHasEscapes: Bool
     /// The value's bytes.
-    public let value: Range<Int>
+    package let value: Range<Int>
     /// The value's kind.
-    public let kind: JSONKind
+    package let kind: JSONKind
 }
 
 /// The top-level members of one JSON object, found by a single validating scan.
 ///
 /// The layout holds offsets only. Read values with the same buffer that was scanned.
-public struct ObjectLayout: Sendable {
+package struct ObjectLayout: Sendable {
     /// The members in document order.
-    public private(set) var members: [JSONMember]
+    package private(set) var members: [JSONMember]
     /// The object's bytes, from `{` to `}`.
-    public private(set) var range: Range<Int>
+    package private(set) var range: Range<Int>
 
     /// An empty layout, for example scratch storage for ``scanDocument(_:reusing:)``.
-    public init() {
+    package init() {
         members = []
         range = 0..<0
     }
@@ -34,7 +34,7 @@ public struct ObjectLayout: Sendable {
 
     /// Validates `buffer` as exactly one JSON object (optional surrounding whitespace) and
     /// records its top-level members. Throws `.unexpectedType` for valid JSON that is not an object.
-    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
+    package static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
         var s = JSONScanner(buffer)
         s.skipWhitespace()
         guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{") else {
@@ -49,7 +49,7 @@ public struct ObjectLayout: Sendable {
 
     /// Like ``scanDocument(_:)``, but stores the result in `layout`, reusing its member storage
     /// (no allocation once the storage is big enough). On error `layout` holds no members.
-    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
+    package static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0
         var s = JSONScanner(buffer)
@@ -71,7 +71,7 @@ public struct ObjectLayout: Sendable {
 
     /// Like ``scanNested(_:_:)``, but stores the result in `layout`, reusing its member storage.
     /// Returns false (and leaves `layout` empty) when `range` is not a valid object.
-    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
+    package static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0
         guard range.lowerBound < range.upperBound, buffer[range.lowerBound] == UInt8(ascii: "{") else { return false }
@@ -89,7 +89,7 @@ public struct ObjectLayout: Sendable {
 
     /// Records the members of an already-validated object at `range` (for example a nested
     /// member's value from another layout of the same buffer).
-    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ObjectLayout? {
+    package static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ObjectLayout? {
         let sub = UnsafeBufferPointer(rebasing: buffer[..<range.upperBound])
         var s = JSONScanner(sub)
         s.i = range.lowerBound
@@ -98,7 +98,7 @@ public struct ObjectLayout: Sendable {
     }
 
     /// Index of the last member named `key`, if any.
-    public func index(of key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+    package func index(of key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
         var k = key
         return k.withUTF8 { want -> Int? in
             for idx in members.indices.reversed() where keyEquals(members[idx], want, buffer) {
@@ -109,18 +109,18 @@ public struct ObjectLayout: Sendable {
     }
 
     /// The last member named `key`, if any.
-    public func member(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> JSONMember? {
+    package func member(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> JSONMember? {
         index(of: key, in: buffer).map { members[$0] }
     }
 
     /// The decoded string value of member `key`, if it exists and is a string.
-    public func string(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> String? {
+    package func string(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> String? {
         guard let m = member(key, in: buffer), m.kind == .string else { return nil }
         return JSONLayoutValues.stringContent(buffer, m.value)
     }
 
     /// The decoded key of `member`.
-    public func keyString(_ member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>) -> String {
+    package func keyString(_ member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>) -> String {
         JSONStrings.decode(buffer, member.key, hasEscapes: member.keyHasEscapes)
     }
 
@@ -140,9 +140,9 @@ public struct ObjectLayout: Sendable {
 }
 
 /// Helpers that read values out of a scanned buffer.
-public enum JSONLayoutValues {
+package enum JSONLayoutValues {
     /// Decodes a string value's range (including its quotes).
-    public static func stringContent(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> String {
+    package static func stringContent(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> String {
         let inner = (value.lowerBound + 1)..<(value.upperBound - 1)
         var escaped = false
         for p in inner where buffer[p] == UInt8(ascii: "\\") {

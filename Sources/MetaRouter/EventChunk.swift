@@ -6,19 +6,19 @@
 /// ``EncodedEvent/init(uncheckedBytes:messageId:orderingKey:tag:)``, spanning exactly from its
 /// `{` to its `}` (no whitespace around): the engine then never reads an event's bytes before
 /// encoding its batch. Bytes of the storage that no entry names are ignored.
-public struct EventChunk: Sendable {
+package struct EventChunk: Sendable {
     /// One event of a chunk.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// Where the event's bytes are in ``EventChunk/storage``.
-        public var range: Range<Int>
+        package var range: Range<Int>
         /// The FNV-1a hash of the event's ordering key's UTF-8 bytes (`FNV1a.hash(key.utf8)`),
         /// which picks its lane as the key itself would; nil for an event without one.
-        public var laneKey: UInt64?
+        package var laneKey: UInt64?
         /// An opaque caller value echoed in this event's outcome.
-        public var tag: UInt64
+        package var tag: UInt64
 
         /// Creates an entry.
-        public init(range: Range<Int>, laneKey: UInt64?, tag: UInt64) {
+        package init(range: Range<Int>, laneKey: UInt64?, tag: UInt64) {
             self.range = range
             self.laneKey = laneKey
             self.tag = tag
@@ -26,12 +26,12 @@ public struct EventChunk: Sendable {
     }
 
     /// The events' bytes.
-    public var storage: [UInt8]
+    package var storage: [UInt8]
     /// The events, in submit order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// Creates a chunk.
-    public init(storage: [UInt8] = [], entries: [Entry] = []) {
+    package init(storage: [UInt8] = [], entries: [Entry] = []) {
         self.storage = storage
         self.entries = entries
     }

@@ -1,9 +1,9 @@
 /// The circuit breaker around the endpoint: closed → open (after `failureThreshold` consecutive
 /// retryable failures) → half-open (after the cooldown, a limited number of probes) → closed on a
 /// probe's success, or open again with the cooldown doubled (up to `maxCooldown`) on its failure.
-public struct CircuitBreaker: Sendable {
+package struct CircuitBreaker: Sendable {
     /// The breaker's state.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Requests flow; `failures` consecutive retryable failures so far.
         case closed(failures: Int)
         /// No requests until `until` (monotonic engine time).
@@ -13,7 +13,7 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// What a caller that wants to send should do.
-    public enum Permission: Sendable, Equatable {
+    package enum Permission: Sendable, Equatable {
         /// Send now; `probe` is true for a half-open probe (report its result).
         case proceed(probe: Bool)
         /// The breaker is open: ask again at this time.
@@ -23,22 +23,22 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// The settings.
-    public let configuration: BreakerConfiguration
+    package let configuration: BreakerConfiguration
     /// The current state.
-    public private(set) var state: State = .closed(failures: 0)
+    package private(set) var state: State = .closed(failures: 0)
     /// The cooldown (before jitter) used the next time the breaker opens from half-open.
-    public private(set) var nextCooldown: Duration
+    package private(set) var nextCooldown: Duration
     /// The jittered cooldown chosen when the breaker last opened.
-    public private(set) var lastCooldown: Duration = .zero
+    package private(set) var lastCooldown: Duration = .zero
 
     /// Creates a closed breaker.
-    public init(configuration: BreakerConfiguration) {
+    package init(configuration: BreakerConfiguration) {
         self.configuration = configuration
         self.nextCooldown = configuration.cooldown
     }
 
     /// Asks to send at `now`; moves open → half-open when the cooldown is over.
-    public mutating func acquire(now: Duration) -> Permission {
+    package mutating func acquire(now: Duration) -> Permission {
         switch state {
         case .closed:
             return .proceed(probe: false)
@@ -54,20 +54,20 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// The end of the current open period, if open.
-    public var openUntil: Duration? {
+    package var openUntil: Duration? {
         if case .open(let until) = state { return until }
         return nil
     }
 
     /// Records a success (any non-retryable answer counts: the endpoint is up). Closes the breaker.
-    public mutating func recordSuccess() {
+    package mutating func recordSuccess() {
         state = .closed(failures: 0)
         nextCooldown = configuration.cooldown
     }
 
     /// Records a retryable failure at `now`; `random` is in 0..<1 for jitter.
     /// Returns true when this failure opened the breaker.
-    public mutating func recordFailure(now: Duration, probe: Bool, random: Double) -> Bool {
+    package mutating func recordFailure(now: Duration, probe: Bool, random: Double) -> Bool {
         switch state {
         case .closed(let failures):
             let f = failures + 1
@@ -89,7 +89,7 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// Releases a probe slot without a verdict (for example the engine stopped before it was sent).
-    public mutating func releaseProbe() {
+    package mutating func releaseProbe() {
         if case .halfOpen(let probes) = state { state = .halfOpen(probes: max(probes - 1, 0)) }
     }
 

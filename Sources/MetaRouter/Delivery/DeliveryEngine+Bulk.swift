@@ -23,7 +23,7 @@ extension DeliveryEngine {
     /// events keep sharing the chunk's storage until their batches are sent. Suspends while too
     /// many events are pending. Returns how many events were accepted: fewer than
     /// `chunk.entries.count` only when the engine stopped, and then the caller keeps the rest.
-    public func submit(chunk: EventChunk) async -> Int {
+    package func submit(chunk: EventChunk) async -> Int {
         var accepted = 0
         let storage = chunk.storage
         for i in chunk.entries.indices {

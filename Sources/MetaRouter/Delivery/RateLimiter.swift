@@ -3,19 +3,19 @@
 /// Each 429 halves the effective rates (down to 1/64). When the request rate is unlimited, a
 /// throttled engine starts from `unlimitedFallback` requests per second (the engine uses its
 /// concurrency), so a 429 always slows the sender down. A success restores the configured rates.
-public struct RateLimiter: Sendable {
+package struct RateLimiter: Sendable {
     /// Limits events per second.
-    public private(set) var events: TokenBucket
+    package private(set) var events: TokenBucket
     /// Limits requests per second.
-    public private(set) var requests: TokenBucket
+    package private(set) var requests: TokenBucket
     /// How many 429s since the last success (0 = not throttled).
-    public private(set) var throttleLevel = 0
+    package private(set) var throttleLevel = 0
     private let eventsPerSecond: Double
     private let requestsPerSecond: Double
     private let unlimitedFallback: Double
 
     /// Creates full buckets (0 = unlimited).
-    public init(eventsPerSecond: Double, requestsPerSecond: Double, unlimitedFallback: Double, now: Duration = .zero) {
+    package init(eventsPerSecond: Double, requestsPerSecond: Double, unlimitedFallback: Double, now: Duration = .zero) {
         self.eventsPerSecond = eventsPerSecond
         self.requestsPerSecond = requestsPerSecond
         self.unlimitedFallback = max(unlimitedFallback, 0.01)
@@ -28,20 +28,20 @@ public struct RateLimiter: Sendable {
     static func burst(_ rate: Double) -> Double { max(rate / 10, 1) }
 
     /// Reserves one request carrying `eventCount` events; returns the wait before sending.
-    public mutating func reserve(eventCount: Int, now: Duration) -> Duration {
+    package mutating func reserve(eventCount: Int, now: Duration) -> Duration {
         let a = events.reserve(Double(eventCount), now: now)
         let b = requests.reserve(1, now: now)
         return max(a, b)
     }
 
     /// A 429 arrived: halve the rates.
-    public mutating func throttle(now: Duration) {
+    package mutating func throttle(now: Duration) {
         throttleLevel = min(throttleLevel + 1, 6)
         apply(now: now)
     }
 
     /// A success arrived: restore the configured rates.
-    public mutating func recover(now: Duration) {
+    package mutating func recover(now: Duration) {
         guard throttleLevel > 0 else { return }
         throttleLevel = 0
         apply(now: now)

@@ -1,18 +1,18 @@
 /// A token bucket on the engine clock. Reservations may run into debt: a request for more tokens
 /// than are available is granted at the time the balance would have refilled, so long-run
 /// throughput is exactly `rate` even when one request needs more than the bucket holds.
-public struct TokenBucket: Sendable, Equatable {
+package struct TokenBucket: Sendable, Equatable {
     /// Tokens per second; 0 means unlimited.
-    public private(set) var rate: Double
+    package private(set) var rate: Double
     /// The most tokens the bucket holds (burst).
-    public private(set) var capacity: Double
+    package private(set) var capacity: Double
     /// The balance at ``updated`` (negative while in debt).
-    public private(set) var tokens: Double
+    package private(set) var tokens: Double
     /// When ``tokens`` was last brought up to date.
-    public private(set) var updated: Duration
+    package private(set) var updated: Duration
 
     /// Creates a full bucket; `capacity` defaults to one second of tokens (at least 1).
-    public init(rate: Double, capacity: Double? = nil, now: Duration = .zero) {
+    package init(rate: Double, capacity: Double? = nil, now: Duration = .zero) {
         self.rate = rate
         self.capacity = capacity ?? max(rate, 1)
         self.tokens = self.capacity
@@ -20,10 +20,10 @@ public struct TokenBucket: Sendable, Equatable {
     }
 
     /// Whether the bucket limits anything.
-    public var isUnlimited: Bool { rate <= 0 }
+    package var isUnlimited: Bool { rate <= 0 }
 
     /// Takes `count` tokens at `now`; returns how long the caller must wait before going ahead.
-    public mutating func reserve(_ count: Double, now: Duration) -> Duration {
+    package mutating func reserve(_ count: Double, now: Duration) -> Duration {
         guard !isUnlimited else { return .zero }
         refill(now: now)
         tokens -= count
@@ -32,7 +32,7 @@ public struct TokenBucket: Sendable, Equatable {
 
     /// Changes the rate (keeping the balance), for example to slow down after a 429. The burst
     /// becomes `capacity`, or one second of tokens (at least 1) when it is nil.
-    public mutating func setRate(_ newRate: Double, capacity newCapacity: Double? = nil, now: Duration) {
+    package mutating func setRate(_ newRate: Double, capacity newCapacity: Double? = nil, now: Duration) {
         refill(now: now)
         rate = newRate
         if newRate > 0 { capacity = newCapacity ?? max(newRate, 1) }

@@ -7,47 +7,47 @@ import JSONCore
 /// skipped, not the whole file, and a file cut short keeps the events before the cut. An unknown
 /// version reads as empty. With `maxAge` set, events whose `timestamp` is older are dropped,
 /// as the SDK does with its 7-day rule.
-public struct DiskQueue: Sendable {
+package struct DiskQueue: Sendable {
     /// The snapshot format version this type reads and writes.
-    public static let version = 1
+    package static let version = 1
     /// The SDK's default age cap: 7 days.
-    public static let sevenDays: Duration = .seconds(7 * 86_400)
+    package static let sevenDays: Duration = .seconds(7 * 86_400)
 
     /// Where the snapshot lives.
-    public let path: String
+    package let path: String
     /// Events older than this are dropped when loading; `nil` keeps all.
-    public var maxAge: Duration?
+    package var maxAge: Duration?
     let fileSystem: any FileSystem
 
     /// A queue file at `path`.
-    public init(path: String, maxAge: Duration? = DiskQueue.sevenDays, fileSystem: any FileSystem = LocalFileSystem()) {
+    package init(path: String, maxAge: Duration? = DiskQueue.sevenDays, fileSystem: any FileSystem = LocalFileSystem()) {
         self.path = path
         self.maxAge = maxAge
         self.fileSystem = fileSystem
     }
 
     /// What a load found.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// The events that passed, in order.
-        public var events: [Event]
+        package var events: [Event]
         /// Elements skipped because they were not valid events.
-        public var corrupt: Int
+        package var corrupt: Int
         /// Events dropped by the age cap.
-        public var expired: Int
+        package var expired: Int
         /// The file's version, when it had one.
-        public var version: Int?
+        package var version: Int?
         /// Whether there was a file (a missing file is an empty snapshot).
-        public var found = true
+        package var found = true
         /// Whether the events could be read: a supported version, or a damaged file whose
         /// version stood after the damage (its complete events are in ``events``).
-        public var readable = true
+        package var readable = true
         /// Whether the file is damaged: bytes after its complete events could not be read (they
         /// count as one ``corrupt`` element). Keep the file for a person before replacing it.
-        public var damaged = false
+        package var damaged = false
     }
 
     /// Loads the snapshot. A missing file is an empty snapshot.
-    public func load(now: Date = Date()) throws -> Snapshot {
+    package func load(now: Date = Date()) throws -> Snapshot {
         guard let bytes = try fileSystem.read(path) else {
             return Snapshot(events: [], corrupt: 0, expired: 0, version: nil, found: false)
         }
@@ -57,27 +57,27 @@ public struct DiskQueue: Sendable {
     /// Moves a snapshot this type cannot read (another version, or no version to be found) to
     /// `<path>.unreadable-<epoch millis>`, so that its events are kept for a person or a newer
     /// reader instead of being overwritten. Returns the new path.
-    public func setAside(now: Date = Date()) throws -> String {
+    package func setAside(now: Date = Date()) throws -> String {
         let target = besidePath("unreadable", now: now)
         try fileSystem.move(path, to: target)  // fails rather than overwrite an earlier one
         return target
     }
 
     /// `<path>.<label>-<epoch millis>`: where files that must not replace the snapshot go.
-    public func besidePath(_ label: String, now: Date) -> String {
+    package func besidePath(_ label: String, now: Date) -> String {
         "\(path).\(label)-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
     }
 
     /// Writes `events` atomically.
-    public func save(_ events: [Event]) throws {
+    package func save(_ events: [Event]) throws {
         try fileSystem.writeAtomically(path, Self.encode(events))
     }
 
     /// Deletes the snapshot, as the SDK does after a successful rehydration.
-    public func remove() throws { try fileSystem.remove(path) }
+    package func remove() throws { try fileSystem.remove(path) }
 
     /// The snapshot bytes for `events`.
-    public static func encode(_ events: [Event]) -> [UInt8] {
+    package static func encode(_ events: [Event]) -> [UInt8] {
         var out = Array("{\"version\":\(version),\"events\":[".utf8)
         for (k, e) in events.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
@@ -89,7 +89,7 @@ public struct DiskQueue: Sendable {
 
     /// Decodes snapshot bytes resiliently; see the type's documentation. The bytes after a
     /// break (a file cut short) count as one corrupt element.
-    public static func decode(_ bytes: [UInt8], now: Date = Date(), maxAge: Duration? = nil) -> Snapshot {
+    package static func decode(_ bytes: [UInt8], now: Date = Date(), maxAge: Duration? = nil) -> Snapshot {
         var reader = SnapshotReader(bytes: bytes)
         var raw: [[UInt8]] = []
         // In memory, the source cannot fail.

@@ -3,13 +3,13 @@ import Foundation
 /// The SDK's persisted identity: anonymousId, userId, groupId and advertisingId, stored under
 /// the SDK's keys (`metarouter:anonymous_id`, `metarouter:user_id`, `metarouter:group_id`,
 /// `metarouter:advertising_id`).
-public actor PersistedIdentity {
+package actor PersistedIdentity {
     /// The storage keys, as the SDK names them.
-    public enum Key {
-        public static let anonymousId = "metarouter:anonymous_id"
-        public static let userId = "metarouter:user_id"
-        public static let groupId = "metarouter:group_id"
-        public static let advertisingId = "metarouter:advertising_id"
+    package enum Key {
+        package static let anonymousId = "metarouter:anonymous_id"
+        package static let userId = "metarouter:user_id"
+        package static let groupId = "metarouter:group_id"
+        package static let advertisingId = "metarouter:advertising_id"
     }
 
     private let storage: any KeyValueStorage
@@ -17,7 +17,7 @@ public actor PersistedIdentity {
     private var current: Identity
 
     /// Loads the identity from `storage`, creating and persisting an anonymousId on first use.
-    public init(storage: any KeyValueStorage, makeUUID: @escaping @Sendable () -> UUID = { UUID() }) throws {
+    package init(storage: any KeyValueStorage, makeUUID: @escaping @Sendable () -> UUID = { UUID() }) throws {
         self.storage = storage
         self.makeUUID = makeUUID
         let anonymousId: String
@@ -35,16 +35,16 @@ public actor PersistedIdentity {
     }
 
     /// The current identity.
-    public var identity: Identity { current }
+    package var identity: Identity { current }
 
     /// Sets the user, as `identify` and `alias` do.
-    public func identify(userId: String) throws {
+    package func identify(userId: String) throws {
         try storage.set(userId, forKey: Key.userId)
         current.userId = userId
     }
 
     /// Sets the group, as `group` does.
-    public func group(groupId: String) throws {
+    package func group(groupId: String) throws {
         try storage.set(groupId, forKey: Key.groupId)
         current.groupId = groupId
     }
@@ -52,7 +52,7 @@ public actor PersistedIdentity {
     /// Sets the advertising id. Invalid or all-zero values are refused (the id is cleared) and
     /// `false` is returned.
     @discardableResult
-    public func setAdvertisingId(_ value: String?) throws -> Bool {
+    package func setAdvertisingId(_ value: String?) throws -> Bool {
         let valid = AdvertisingID.validated(value)
         try storage.set(valid, forKey: Key.advertisingId)
         current.advertisingId = valid
@@ -60,7 +60,7 @@ public actor PersistedIdentity {
     }
 
     /// Clears every field and makes a new anonymousId, as the SDK's `reset()` does.
-    public func reset() throws {
+    package func reset() throws {
         for key in [Key.userId, Key.groupId, Key.advertisingId] { try storage.set(nil, forKey: key) }
         let fresh = makeUUID().uuidString.lowercased()
         try storage.set(fresh, forKey: Key.anonymousId)

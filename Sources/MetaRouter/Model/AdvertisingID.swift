@@ -1,12 +1,12 @@
 import Foundation
 
 /// The SDK's advertising identifier (IDFA) rules.
-public enum AdvertisingID {
+package enum AdvertisingID {
     /// The IDFA that devices report when tracking is not allowed.
-    public static let zero = "00000000-0000-0000-0000-000000000000"
+    package static let zero = "00000000-0000-0000-0000-000000000000"
 
     /// Returns `value` when it is a valid UUID that is not all zeros, else `nil` (absent).
-    public static func validated(_ value: String?) -> String? {
+    package static func validated(_ value: String?) -> String? {
         guard let value, let uuid = UUID(uuidString: value) else { return nil }
         return uuid.uuidString == zero ? nil : value
     }

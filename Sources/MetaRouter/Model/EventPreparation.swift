@@ -2,14 +2,14 @@ import Foundation
 import JSONCore
 
 /// The SDK's enrichment of a new event: identity, context, messageId and timestamp.
-public enum EventPreparation {
+package enum EventPreparation {
     /// Returns `event` ready to queue:
     /// - `anonymousId`, `userId` and `groupId` are filled from `identity` where missing;
     /// - an alias without `previousId` gets the current userId, or else the anonymousId;
     /// - `messageId` is generated (`<epochMillis>-<uuid>`) and `timestamp` set to `now` when missing;
     /// - `context` gets `library` and the configured parts, plus `device.advertisingId` when set;
     /// - a captured `sentAt` is removed (the engine stamps it at each attempt).
-    public static func prepare(
+    package static func prepare(
         _ event: Event, identity: Identity, context: ContextInfo, now: Date, uuid: UUID = UUID()
     ) -> Event {
         var e = event

@@ -1,14 +1,14 @@
 import Foundation
 
 /// ISO 8601 timestamps as the SDKs write them: UTC with milliseconds, `2025-10-23T12:34:56.789Z`.
-public enum Timestamp {
+package enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
-    public static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// Formats milliseconds since 1970, for example `2026-11-22T06:50:53.123Z`.
-    public static func iso8601(epochMillis totalMillis: Int64) -> String {
+    package static func iso8601(epochMillis totalMillis: Int64) -> String {
         var days = totalMillis / 86_400_000
         var ms = totalMillis % 86_400_000
         if ms < 0 {
@@ -28,13 +28,13 @@ public enum Timestamp {
 
     /// Parses an ISO 8601 / RFC 3339 timestamp (`YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]`, and
     /// `Z` or `±HH[:]MM`) into milliseconds since 1970. Returns `nil` when it is not one.
-    public static func epochMillis(_ text: String) -> Int64? {
+    package static func epochMillis(_ text: String) -> Int64? {
         var s = text
         return s.withUTF8 { epochMillis(utf8: $0) }
     }
 
     /// Parses ISO 8601 bytes; see ``epochMillis(_:)``.
-    public static func epochMillis(utf8 b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func epochMillis(utf8 b: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
         func num(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }

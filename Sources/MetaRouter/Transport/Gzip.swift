@@ -5,10 +5,10 @@ import Synchronization
 
 /// Gzip for request bodies: compression through Debian's libdeflate, decompression through
 /// CompressNIO (zlib).
-public enum Gzip {
+package enum Gzip {
     /// Why a body could not be compressed.
-    public struct CompressionError: Error, CustomStringConvertible {
-        public let description: String
+    package struct CompressionError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// libdeflate's level for request bodies: its fastest. Batches of similar JSON events still
@@ -21,7 +21,7 @@ public enum Gzip {
     private static let pool = CompressorPool(level: requestLevel, keep: 8)
 
     /// Gzips `bytes` (libdeflate level 1).
-    public static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+    package static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
         try pool.withCompressor { compressor in
             let bound = libdeflate_gzip_compress_bound(compressor, bytes.count)
             var out = [UInt8](repeating: 0, count: bound)
@@ -37,7 +37,7 @@ public enum Gzip {
     }
 
     /// Gunzips `bytes` (at most `maxSize` bytes of output).
-    public static func decompress(_ bytes: [UInt8], maxSize: Int = 64 << 20) throws -> [UInt8] {
+    package static func decompress(_ bytes: [UInt8], maxSize: Int = 64 << 20) throws -> [UInt8] {
         var input = ByteBuffer(bytes: bytes)
         let output = try input.decompress(with: .gzip(), maxSize: maxSize)
         return Array(output.readableBytesView)

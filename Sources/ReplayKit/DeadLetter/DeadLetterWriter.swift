@@ -8,20 +8,20 @@ import JSONCore
 /// a large damaged snapshot) are never cut: they are written whole to a side file in
 /// `dead-letter-raw/` next to the dead-letter file, and the record names it (`raw_file`,
 /// `raw_bytes`) instead of holding them.
-public final class DeadLetterWriter {
+package final class DeadLetterWriter {
     /// The file written to.
-    public let path: String
+    package let path: String
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     /// Records written so far by this writer.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// The most bytes a record holds itself.
     static let maximumInlineBytes = 1 << 20
     /// Where bytes too large for a record go.
     var sideDirectory: String { (path as NSString).deletingLastPathComponent + "/dead-letter-raw" }
 
     /// Opens `path` for appending (creating it and its directory).
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
@@ -38,7 +38,7 @@ public final class DeadLetterWriter {
     deinit { try? flush() }
 
     /// Encodes one dead-letter record as JSON (no newline).
-    public static func record(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    package static func record(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count + 128)
         out.append(contentsOf: Array("{\"reason\":".utf8))
@@ -63,7 +63,7 @@ public final class DeadLetterWriter {
 
     /// Appends one record (buffered; see ``flush()``). Bytes over ``maximumInlineBytes`` are
     /// written to their side file at once, before the record that names them.
-    public func write(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) throws {
+    package func write(reason: String, detail: String, source: String, line: Int, raw: UnsafeBufferPointer<UInt8>) throws {
         guard raw.count <= Self.maximumInlineBytes else {
             return try writeAside(reason: reason, detail: detail, source: source, line: line, raw: raw)
         }
@@ -92,19 +92,19 @@ public final class DeadLetterWriter {
     }
 
     /// Appends one record from an array of bytes.
-    public func write(reason: String, detail: String, source: String, line: Int, raw: [UInt8]) throws {
+    package func write(reason: String, detail: String, source: String, line: Int, raw: [UInt8]) throws {
         try raw.withUnsafeBufferPointer { try write(reason: reason, detail: detail, source: source, line: line, raw: $0) }
     }
 
     /// Writes buffered records to the file.
-    public func flush() throws {
+    package func flush() throws {
         guard !buffer.isEmpty else { return }
         try handle.write(contentsOf: Data(buffer))
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes and closes the file.
-    public func close() throws {
+    package func close() throws {
         try flush()
         try handle.close()
     }

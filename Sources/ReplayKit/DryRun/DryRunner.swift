@@ -19,8 +19,9 @@ public enum DryRunner {
     /// Throws a ``UsageError`` before writing anything for a snapshot that cannot be replayed.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
-        nowMillis: @escaping () -> Int64 = Enricher.systemMillis, onWarning: (String) -> Void = { _ in }
+        nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }
     ) throws -> EnrichStats {
+        let nowMillis = nowMillis ?? Enricher.systemMillis
         let rules: [InputRules]
         do {
             rules = try InputRules.plan(inputs, config: config, runStartMillis: nowMillis())

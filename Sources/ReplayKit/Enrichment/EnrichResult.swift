@@ -1,5 +1,5 @@
 /// What became of one input line.
-public enum EnrichResult: Sendable, Equatable {
+package enum EnrichResult: Sendable, Equatable {
     /// A correct, enriched event ready to send (no trailing newline; it always has a
     /// `messageId`). `orderingKey` is the identity lane (the event's anonymousId) that must keep
     /// its order.
@@ -14,7 +14,7 @@ public enum EnrichResult: Sendable, Equatable {
 
 /// Why an event is settled without being sent or dead-lettered: a policy, not a failure.
 /// Nothing of such an event is stored.
-public enum SkipReason: String, Sendable, Equatable, CaseIterable {
+package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     /// Older than the input's `max_event_age` (the SDK's 7-day rule for snapshots).
     case expired
     /// Consent denies sending (or, with `privacy.require_consent`, no consent was given), or a
@@ -25,39 +25,39 @@ public enum SkipReason: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The stable dead-letter reason codes.
-public enum DeadLetterReason {
+package enum DeadLetterReason {
     /// The line is not valid JSON.
-    public static let invalidJSON = "invalid_json"
+    package static let invalidJSON = "invalid_json"
     /// Valid JSON but not an object.
-    public static let notAnObject = "not_an_object"
+    package static let notAnObject = "not_an_object"
     /// The line is not valid UTF-8.
-    public static let invalidUTF8 = "invalid_utf8"
+    package static let invalidUTF8 = "invalid_utf8"
     /// No string `type`.
-    public static let missingType = "missing_type"
+    package static let missingType = "missing_type"
     /// `type` is not track/identify/page/screen/group/alias.
-    public static let unknownType = "unknown_type"
+    package static let unknownType = "unknown_type"
     /// A track event without `event`.
-    public static let missingEventName = "missing_event_name"
+    package static let missingEventName = "missing_event_name"
     /// A group event without `groupId`.
-    public static let missingGroupId = "missing_group_id"
+    package static let missingGroupId = "missing_group_id"
     /// No `timestamp` (and `enrichment.default_timestamp` is not `now`).
-    public static let missingTimestamp = "missing_timestamp"
+    package static let missingTimestamp = "missing_timestamp"
     /// `timestamp` is not an ISO-8601 date-time.
-    public static let invalidTimestamp = "invalid_timestamp"
+    package static let invalidTimestamp = "invalid_timestamp"
     /// `context` (or `context.device`/`app`/`os`) is present but not an object.
-    public static let invalidContext = "invalid_context"
+    package static let invalidContext = "invalid_context"
     /// The line is longer than `batching.max_event_bytes`.
-    public static let tooLarge = "too_large"
+    package static let tooLarge = "too_large"
     /// A snapshot whose bytes from a break to the end could not be read (cut short or damaged).
-    public static let damagedSnapshot = "damaged_snapshot"
+    package static let damagedSnapshot = "damaged_snapshot"
     /// A snapshot of a version this mr-replay cannot read (`validate` only: `run` refuses it).
-    public static let unsupportedSnapshot = "unsupported_snapshot"
+    package static let unsupportedSnapshot = "unsupported_snapshot"
     /// Neither `anonymousId` nor `userId`, and `enrichment.identity.device_lines` is `reject`.
-    public static let missingIdentity = "missing_identity"
+    package static let missingIdentity = "missing_identity"
     /// An `alias` without a `previousId` or a `userId`.
-    public static let invalidAlias = "invalid_alias"
+    package static let invalidAlias = "invalid_alias"
     /// An input could not be read to its end (e.g. truncated gzip); reported once per input.
-    public static let readError = "read_error"
+    package static let readError = "read_error"
     /// The identity database failed.
-    public static let identityStoreError = "identity_store_error"
+    package static let identityStoreError = "identity_store_error"
 }

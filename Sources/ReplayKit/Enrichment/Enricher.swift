@@ -6,26 +6,26 @@ import JSONCore
 /// ``LinePreparer`` validates and enriches the line; ``finish(_:sequence:)`` then lets the identity
 /// store learn from it and counts the outcome. See `docs/enrichment.md`.
 /// Not thread-safe: one enricher per pipeline, fed in read order.
-public final class Enricher {
+package final class Enricher {
     /// The `context.library.version` written into every event.
-    public static let libraryVersion = "0.1.0"
+    package static let libraryVersion = "0.1.0"
 
     let identity: IdentityStore
     /// Validation and the per-line rules.
     var preparer: LinePreparer
     /// What enrichment did so far.
-    public internal(set) var stats = EnrichStats()
+    package internal(set) var stats = EnrichStats()
     /// Where the String-returning ``process(_:lineNumber:sequence:)`` renders (reused).
     private var scratch: [UInt8] = []
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
-    public init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
+    package init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
         self.identity = identity
         self.preparer = LinePreparer(config: config, deviceAnonymousId: identity.deviceAnonymousId, nowMillis: nowMillis)
     }
 
     /// The system clock in epoch milliseconds.
-    public static func systemMillis() -> Int64 {
+    package static func systemMillis() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
@@ -33,7 +33,7 @@ public final class Enricher {
 
     /// Enriches one line. `sequence` is a global, increasing number for this line in read order,
     /// used to tag identity mappings learned from it (see ``IdentityStore/commit(throughSequence:)``).
-    public func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
+    package func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
         defer { scratch.removeAll(keepingCapacity: true) }
         return EnrichResult(process(line, lineNumber: lineNumber, sequence: sequence, into: &scratch), rendered: scratch)
     }

@@ -6,23 +6,23 @@ import Foundation
 /// Offsets are in the decompressed stream; `endOffset` is after the newline. Lines longer than
 /// `maxLineBytes` are handed over truncated (`truncated == true`) so memory stays bounded.
 /// Snapshot sources (``InputSource/Kind/snapshot``) yield one line per event.
-public final class InputReader {
+package final class InputReader {
     /// The input being read.
-    public let source: InputSource
+    package let source: InputSource
     /// Where reading starts.
-    public let resumeAt: ResumePoint?
+    package let resumeAt: ResumePoint?
     /// Longest line kept whole.
-    public let maxLineBytes: Int
+    package let maxLineBytes: Int
     /// Whether the content turned out to be gzip-compressed (known after the first read).
-    public private(set) var isGzip = false
+    package private(set) var isGzip = false
     /// The file's size on disk (nil for stdin).
-    public let fileSize: UInt64?
+    package let fileSize: UInt64?
 
     private let raw: FileDescriptorStream
 
     /// Opens `source`; reading starts at `resumeAt` (offset and line number) when given.
     /// `stdinDescriptor` is the descriptor read for `-` (tests pass a pipe).
-    public init(
+    package init(
         source: InputSource, resumeAt: ResumePoint? = nil, maxLineBytes: Int = 16 << 20, stdinDescriptor: Int32 = 0
     ) throws {
         self.source = source
@@ -43,7 +43,7 @@ public final class InputReader {
     }
 
     /// Calls `body` for each line in order until the input ends or `body` returns false.
-    public func forEachLine(_ body: (InputLine) throws -> Bool) throws {
+    package func forEachLine(_ body: (InputLine) throws -> Bool) throws {
         let stream = try openStream()
         if source.kind == .snapshot {
             try SnapshotInput.read(stream: stream, reader: self, body)

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Why inputs could not be resolved.
-public struct InputError: Error, Sendable, CustomStringConvertible {
+package struct InputError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, naming the input.
-    public let message: String
+    package let message: String
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Turns command-line input arguments into ordered ``InputSource`` values.

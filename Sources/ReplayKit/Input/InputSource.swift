@@ -26,11 +26,11 @@ public struct InputSource: Sendable, Equatable, Hashable {
 
 /// Where to resume reading an input: the byte offset in the decompressed stream of the next
 /// line to read, and that line's 1-based number.
-public struct ResumePoint: Sendable, Equatable, Codable {
+package struct ResumePoint: Sendable, Equatable, Codable {
     /// Byte offset (decompressed) where the next line starts.
-    public var offset: UInt64
+    package var offset: UInt64
     /// The 1-based number of the line that starts at `offset`.
-    public var lineNumber: Int
+    package var lineNumber: Int
     /// For a snapshot: whether the bytes after its break were already dead-lettered and the
     /// file has not changed since, so they are not handed over again. Set by the run's resume
     /// plan; not part of the coded form.
@@ -39,7 +39,7 @@ public struct ResumePoint: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey { case offset, lineNumber }
 
     /// Creates a resume point.
-    public init(offset: UInt64, lineNumber: Int) {
+    package init(offset: UInt64, lineNumber: Int) {
         self.offset = offset
         self.lineNumber = lineNumber
     }
@@ -48,21 +48,21 @@ public struct ResumePoint: Sendable, Equatable, Codable {
 /// One line (or one snapshot event) handed to ``InputReader/forEachLine(_:)``.
 ///
 /// `bytes` is only valid during the call; copy it to keep it.
-public struct InputLine {
+package struct InputLine {
     /// The line's bytes without the trailing `\n` (a trailing `\r` is kept; JSON treats it as whitespace).
-    public let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// 1-based line number (for snapshots: event index + 1).
-    public let lineNumber: Int
+    package let lineNumber: Int
     /// Byte offset (decompressed) where the line starts.
-    public let startOffset: UInt64
+    package let startOffset: UInt64
     /// Byte offset (decompressed) just after the line's newline.
-    public let endOffset: UInt64
+    package let endOffset: UInt64
     /// Whether the line was longer than the reader's `maxLineBytes`; `bytes` then holds only its start.
-    public let truncated: Bool
+    package let truncated: Bool
     /// Bytes consumed from the file so far (compressed bytes for gzip files), for progress.
-    public let fileBytesRead: UInt64
+    package let fileBytesRead: UInt64
     /// The file's size on disk, when known (nil for stdin), for progress.
-    public let fileSize: UInt64?
+    package let fileSize: UInt64?
     /// For the rest of a damaged snapshot (from its break to the end of the file): why it
     /// could not be read. Such a line is dead-lettered whole, never parsed.
     var damage: String? = nil

@@ -3,33 +3,33 @@ import MetaRouter
 
 /// Where each input of a state directory stands: everything before `offset` is settled
 /// (delivered, dead-lettered, filtered or blank).
-public struct Checkpoint: Codable, Sendable, Equatable {
+package struct Checkpoint: Codable, Sendable, Equatable {
     /// The format version.
-    public var version = 1
+    package var version = 1
     /// Inputs by absolute path.
-    public var inputs: [String: InputCheckpoint] = [:]
+    package var inputs: [String: InputCheckpoint] = [:]
     /// When it was last written (ISO 8601).
-    public var updatedAt: String = ""
+    package var updatedAt: String = ""
 
     /// Creates an empty checkpoint.
-    public init() {}
+    package init() {}
 }
 
 /// The settled position of one input.
-public struct InputCheckpoint: Codable, Sendable, Equatable {
+package struct InputCheckpoint: Codable, Sendable, Equatable {
     /// The input's absolute path.
-    public var path: String
+    package var path: String
     /// Byte offset (in the decompressed stream) just after the last settled line.
-    public var offset: UInt64
+    package var offset: UInt64
     /// The line number of the last settled line (0 when none).
-    public var line: Int
+    package var line: Int
     /// Whether the whole input was read and settled.
-    public var completed: Bool
+    package var completed: Bool
     /// What the file looked like, to refuse a file that changed under its checkpoint.
-    public var fingerprint: FileFingerprint
+    package var fingerprint: FileFingerprint
 
     /// Creates an input checkpoint.
-    public init(path: String, offset: UInt64, line: Int, completed: Bool, fingerprint: FileFingerprint) {
+    package init(path: String, offset: UInt64, line: Int, completed: Bool, fingerprint: FileFingerprint) {
         self.path = path
         self.offset = offset
         self.line = line
@@ -41,23 +41,23 @@ public struct InputCheckpoint: Codable, Sendable, Equatable {
 /// A cheap fingerprint of a file's raw bytes: its size, a hash of its head, and (for plain,
 /// uncompressed files) a hash of the bytes just before the checkpoint offset. A file that only
 /// grew (lines appended) keeps the same fingerprint for the part already read.
-public struct FileFingerprint: Codable, Sendable, Equatable {
+package struct FileFingerprint: Codable, Sendable, Equatable {
     /// The file size when the checkpoint was written.
-    public var size: UInt64
+    package var size: UInt64
     /// How many head bytes `headHash` covers.
-    public var headLength: Int
+    package var headLength: Int
     /// FNV-1a 64 of the first `headLength` bytes, as hex.
-    public var headHash: String
+    package var headHash: String
     /// FNV-1a 64 of the `windowLength` bytes before the offset, as hex (plain files only).
-    public var windowHash: String?
+    package var windowHash: String?
     /// How many bytes `windowHash` covers.
-    public var windowLength: Int?
+    package var windowLength: Int?
 
     static let headBytes = 65_536
     static let windowBytes = 4_096
 
     /// Fingerprints the file at `path`, with the window ending at `offset` when `plain`.
-    public static func make(path: String, offset: UInt64, plain: Bool) throws -> FileFingerprint {
+    package static func make(path: String, offset: UInt64, plain: Bool) throws -> FileFingerprint {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
@@ -76,7 +76,7 @@ public struct FileFingerprint: Codable, Sendable, Equatable {
 
     /// Why the file at `path` no longer matches this fingerprint taken at `offset`, or `nil` when it
     /// is the same file (possibly grown).
-    public func mismatch(path: String, offset: UInt64) -> String? {
+    package func mismatch(path: String, offset: UInt64) -> String? {
         guard let handle = try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)) else {
             return "it can no longer be opened"
         }

@@ -10,10 +10,10 @@ import Foundation
 /// pipeline calls when its checkpoint passes that sequence. After a crash, lines after the
 /// checkpoint are re-read and re-learned, so re-enrichment gives identical output.
 /// Lookups see committed rows plus the overlay. Not thread-safe: owned by one pipeline stage.
-public final class IdentityStore {
+package final class IdentityStore {
     private let db: SQLiteDatabase
     /// The device anonymousId (lowercase UUID) given to events without one.
-    public let deviceAnonymousId: String
+    package let deviceAnonymousId: String
 
     /// A mapping learned and not yet committed (kept until a checkpoint passes its line: up to
     /// a second or two of mappings, so it is kept small: 48 bytes, ids inline when short).
@@ -41,7 +41,7 @@ public final class IdentityStore {
     /// (nothing is persisted: used by `validate`). The device anonymousId is `deviceAnonymousId`
     /// when given (the state directory's shared one, see ``DeviceIdentity``; it is stored), else
     /// the stored one, else one is created and persisted at once.
-    public init(
+    package init(
         stateDirectory: String?, deviceAnonymousId shared: String? = nil,
         makeUUID: () -> String = { UUID().uuidString.lowercased() }
     ) throws {
@@ -119,32 +119,32 @@ public final class IdentityStore {
     // MARK: - The same as Strings
 
     /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
-    public func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
+    package func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
         var a = anonymousId, u = userId
         a.withUTF8 { k in u.withUTF8 { v in learnUser(anonymousId: k, userId: v, sequence: sequence) } }
     }
 
     /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
-    public func learnGroup(userId: String, groupId: String, sequence: UInt64) {
+    package func learnGroup(userId: String, groupId: String, sequence: UInt64) {
         var u = userId, g = groupId
         u.withUTF8 { k in g.withUTF8 { v in learnGroup(userId: k, groupId: v, sequence: sequence) } }
     }
 
     /// The userId known for `anonymousId` (overlay first, then committed rows).
-    public func userId(forAnonymousId anonymousId: String) throws -> String? {
+    package func userId(forAnonymousId anonymousId: String) throws -> String? {
         var a = anonymousId
         return try a.withUTF8 { try userIdValue(forAnonymousId: $0) }?.string
     }
 
     /// The groupId known for `userId` (overlay first, then committed rows).
-    public func groupId(forUserId userId: String) throws -> String? {
+    package func groupId(forUserId userId: String) throws -> String? {
         var u = userId
         return try u.withUTF8 { try groupIdValue(forUserId: $0) }?.string
     }
 
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
     /// in one transaction, in learning order.
-    public func commit(throughSequence sequence: UInt64) throws {
+    package func commit(throughSequence sequence: UInt64) throws {
         try commit(throughSequence: sequence, metadata: [:])
     }
 
@@ -152,7 +152,7 @@ public final class IdentityStore {
     /// `nil`) and the `metadata` values (`nil` deletes a key) in ONE transaction. The run pipeline
     /// stores its checkpoint this way, so the checkpoint and the identities learned before it
     /// always move together, even after `kill -9`.
-    public func commit(throughSequence sequence: UInt64?, metadata: [String: String?]) throws {
+    package func commit(throughSequence sequence: UInt64?, metadata: [String: String?]) throws {
         var end = pendingStart
         var idsEnd = 0
         if let sequence {
@@ -256,14 +256,14 @@ public final class IdentityStore {
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
-    public func metadata(_ key: String) throws -> String? {
+    package func metadata(_ key: String) throws -> String? {
         try db.queryText("SELECT value FROM meta WHERE key = ?", [key])
     }
 
     /// Forgets every learned identity (committed or not) and the settled snapshot messageIds; the
     /// device anonymousId stays. Used by
     /// `run --fresh`, so a fresh run enriches exactly like a first run.
-    public func forgetLearnedIdentities() throws {
+    package func forgetLearnedIdentities() throws {
         try db.execute("BEGIN; DELETE FROM anon_user; DELETE FROM user_group; DELETE FROM settled_message_id; COMMIT;")
         pending.removeAll()
         pendingMessageIds.removeAll()
@@ -276,16 +276,16 @@ public final class IdentityStore {
     /// metadata) to `<directory>/identity.sqlite`, to be opened with `init(stateDirectory:)`.
     /// Dry runs work on such a copy, so what they learn never reaches the real state. Fails when
     /// that file exists already.
-    public func copy(toDirectory directory: String) throws {
+    package func copy(toDirectory directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try db.run("VACUUM INTO ?", [directory + "/identity.sqlite"])
     }
 
     /// Commits everything learned so far.
-    public func commitAll() throws { try commit(throughSequence: .max) }
+    package func commitAll() throws { try commit(throughSequence: .max) }
 
     /// Mappings learned but not yet committed.
-    public var uncommittedCount: Int { pending.count - pendingStart }
+    package var uncommittedCount: Int { pending.count - pendingStart }
 
     /// Bounds both lookup caches (tests use tiny bounds to exercise eviction).
     func setCacheLimit(_ limit: Int) {
@@ -294,7 +294,7 @@ public final class IdentityStore {
     }
 
     /// Closes the database (uncommitted mappings are dropped).
-    public func close() { db.close() }
+    package func close() { db.close() }
 }
 
 

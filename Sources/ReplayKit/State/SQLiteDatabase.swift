@@ -1,11 +1,11 @@
 import CSQLite
 
 /// A failed SQLite call.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// SQLite's message.
-    public let message: String
+    package let message: String
     /// The message.
-    public var description: String { "sqlite: \(message)" }
+    package var description: String { "sqlite: \(message)" }
 }
 
 // SQLite wants to copy bound text (SQLITE_TRANSIENT), which the C macro cannot express in Swift.

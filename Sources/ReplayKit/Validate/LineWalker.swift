@@ -1,22 +1,22 @@
 /// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
-public struct LineWalker {
+package struct LineWalker {
     /// One processed line.
-    public struct Item {
+    package struct Item {
         /// The input it came from.
-        public let source: InputSource
+        package let source: InputSource
         /// The input's position in the list walked.
-        public let inputIndex: Int
+        package let inputIndex: Int
         /// The line as read (valid only during the callback).
-        public let line: InputLine
+        package let line: InputLine
         /// The global read-order number given to the enricher.
-        public let sequence: UInt64
+        package let sequence: UInt64
         /// The outcome.
-        public let result: EnrichResult
+        package let result: EnrichResult
         /// Where the input's settled prefix ends once this item is settled: the end offset and
         /// number of the last line it covers. For a line that is `line`'s end and number; for a
         /// `read_error` item it is the last line actually read, so a later run resumes right
         /// after it (the item's own `line.lineNumber` names the first line that was not read).
-        public let settledThrough: (offset: UInt64, lineNumber: Int)
+        package let settledThrough: (offset: UInt64, lineNumber: Int)
     }
 
     /// One processed line on the hot path: the event, if any, is in the walk's ``EventBuffer``.
@@ -33,7 +33,7 @@ public struct LineWalker {
 
     /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
     /// reported `too_large`) but at least 1 MiB, so dead letters keep the original bytes.
-    public static func maxLineBytes(for config: ReplayConfig) -> Int {
+    package static func maxLineBytes(for config: ReplayConfig) -> Int {
         max(config.batching.maxEventBytes + 1, 1 << 20)
     }
 
@@ -41,7 +41,7 @@ public struct LineWalker {
     /// An input that cannot be read to its end yields one final `read_error` item (empty bytes).
     /// `onInputEnd(i)` is called when input `i` was read to its end. `resumeAt[i]`, when given, is where input `i` starts. Returns the next unused sequence number.
     @discardableResult
-    public static func walk(
+    package static func walk(
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, firstSequence: UInt64 = 1,
         resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
     ) throws -> UInt64 {

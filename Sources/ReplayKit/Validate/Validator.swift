@@ -72,8 +72,9 @@ public enum Validator {
     /// in-memory identity store and writes no dead letters.
     public static func validate(
         config: ReplayConfig, inputs: [InputSource], maxProblems: Int = 20,
-        nowMillis: @escaping () -> Int64 = Enricher.systemMillis
+        nowMillis: (() -> Int64)? = nil
     ) throws -> ValidationSummary {
+        let nowMillis = nowMillis ?? Enricher.systemMillis
         let identity = try IdentityStore(stateDirectory: nil)
         defer { identity.close() }
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
