@@ -24,6 +24,8 @@ public struct DeliveryStats: Sendable, Codable, Equatable {
     public var breakerOpened = 0
     /// Retries whose wait was set by a `Retry-After` header.
     public var retryAfterHonored = 0
+    /// Sends that had to wait for the rate limiter.
+    public var rateLimitWaits = 0
 
     /// Creates zeroed counters.
     public init() {}

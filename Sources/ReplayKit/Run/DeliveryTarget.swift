@@ -16,16 +16,13 @@ struct DeliveryTarget: Sendable {
     /// The keyword that selects the embedded collector.
     static let embeddedKeyword = "embedded"
 
-    /// Where the embedded collector of a run in `stateDirectory` writes.
-    static func collectedPath(stateDirectory: String) -> String { stateDirectory + "/collected.ndjson" }
-
     /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
-    /// when the config names it.
-    init(config: ReplayConfig, embeddedURL: String?, stateDirectory: String) {
+    /// when the config names it, and `collectedPath` the file it writes.
+    init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
         transport = HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
         if let embeddedURL {
             host = embeddedURL
-            description = "embedded collector (\(embeddedURL)) -> \(Self.collectedPath(stateDirectory: stateDirectory))"
+            description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"
         } else {
             host = config.ingestion.host
             description = config.ingestion.host + config.ingestion.path

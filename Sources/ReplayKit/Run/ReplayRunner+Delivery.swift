@@ -4,13 +4,16 @@ import MetaRouter
 extension ReplayRunner {
     /// Sends every event of the plan to `target` and returns the report (without its timing).
     /// Closes the identity store, the dead-letter file and the target.
-    func deliver(_ opened: OpenedState, target: DeliveryTarget, stop: StopSignal, started: Date) async throws -> RunReport {
+    func deliver(
+        _ opened: OpenedState, target: DeliveryTarget, stop: StopSignal, started: Date, startInstant: ContinuousClock.Instant
+    ) async throws -> (RunReport, RunTimeline) {
         let deliveryConfig: DeliveryConfiguration
         let runState: RunState
         do {
             deliveryConfig = try target.deliveryConfiguration(config)
             runState = RunState(
-                inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath))
+                inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath),
+                journalPath: opened.state.journalPath)
         } catch {
             opened.identity.close()
             try? await target.shutdown()
@@ -32,6 +35,7 @@ extension ReplayRunner {
         let checkpointInterval = options.checkpointInterval
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
+            helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay pending.
             helpers.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
             let early = await feed(job: job, engine: engine, pipe: pipe)
@@ -47,8 +51,16 @@ extension ReplayRunner {
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
         }
+        runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
         var (report, stateFailure) = await closeRun(job: job, runState: runState, opened: opened, target: target)
         report.apply(stats)
+        runState.journal.withLock { journal in
+            report.batches.problems = journal.kept
+            report.batches.problemsOmitted = journal.omitted
+            report.batches.problemSummary = journal.tally.summary
+            if !journal.kept.isEmpty { report.batches.journal = journal.path }
+            if let failure = journal.failure { report.warnings.append(failure) }
+        }
         report.privacy = job.enricher.stats.privacyCounts
         // A dead letter that could not be written (its event stays pending) stops the run even
         // when it happened after reading was done.
@@ -57,7 +69,23 @@ extension ReplayRunner {
             early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
             engineStop: engineStop)
         if let stateFailure { report.noteStateFailure(stateFailure) }
-        return report
+        return (report, runState.timeline.withLock { $0 })
+    }
+
+    /// Samples the run's counters for its timeline about once a second, until cancelled.
+    static func sampleTimeline(_ runState: RunState, engine: DeliveryEngine, since start: ContinuousClock.Instant) async {
+        runState.sample(seconds: 0, engine: DeliveryStats())
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { break }
+            runState.sample(seconds: seconds(since: start), engine: await engine.stats)
+        }
+    }
+
+    /// Seconds from `start` to now.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     /// Runs the reader on its thread and hands the chunks it sends to the engine. Returns why

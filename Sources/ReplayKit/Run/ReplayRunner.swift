@@ -49,7 +49,7 @@ public final class ReplayRunner: Sendable {
         return try await withTaskCancellationHandler {
             let opened = try openState(started: started)
             for warning in opened.plan.warnings { logger.warning("\(warning)") }
-            var report = try await withThrowingTaskGroup(of: Void.self) { group -> RunReport in
+            let (finished, timeline) = try await withThrowingTaskGroup(of: Void.self) { group -> (RunReport, RunTimeline) in
                 let embeddedURL: String?
                 do {
                     embeddedURL = try await startEmbeddedCollector(in: &group, state: opened.state)
@@ -57,16 +57,22 @@ public final class ReplayRunner: Sendable {
                     opened.identity.close()
                     throw error
                 }
-                let report = try await deliver(
-                    opened, target: DeliveryTarget(config: config, embeddedURL: embeddedURL, stateDirectory: opened.state.path),
-                    stop: stop, started: started)
+                let result = try await deliver(
+                    opened, target: DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath),
+                    stop: stop, started: started, startInstant: startInstant)
                 group.cancelAll()  // the embedded collector flushes and returns
                 while let result = await group.nextResult() {
                     if case .failure(let error) = result { logger.warning("embedded collector: \(error)") }
                 }
-                return report
+                return result
             }
+            var report = finished
             report.finish(startInstant: startInstant)
+            do {
+                try opened.state.writePage(ReportPage.render(report: report, timeline: timeline))
+            } catch {
+                report.warnings.append("cannot write \(opened.state.pagePath): \(error)")
+            }
             do {
                 try opened.state.writeReport(report)
             } catch {
@@ -126,7 +132,7 @@ public final class ReplayRunner: Sendable {
                 "ingestion.host is 'embedded', but this program has no embedded collector: set ingestion.host to a URL")
         }
         let collector = embeddedCollector(
-            config.writeKey, DeliveryTarget.collectedPath(stateDirectory: state.path), logger)
+            config.writeKey, state.collectedPath, logger)
         group.addTask { try await collector.run() }
         do {
             return try await collector.baseURL()

@@ -67,12 +67,42 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// Batch counts.
+    /// Batch counts, and the batches that were not delivered cleanly on their first attempt.
     public struct Batches: Codable, Sendable, Equatable {
         public var sent = 0
         public var succeeded = 0
         public var retried = 0
         public var split = 0
+        /// The first problem batches of the run (also in the batch journal), in the order they ended.
+        package var problems: [BatchProblem] = []
+        /// Problem batches beyond ``problems``, only in the journal.
+        public var problemsOmitted = 0
+        /// `retried 37 batches (503 x52, 429 x11, reset x3); 2 split; ...`, or nil for a clean run.
+        public var problemSummary: String?
+        /// The batch journal, when the run wrote to it.
+        public var journal: String?
+
+        enum CodingKeys: String, CodingKey {
+            case sent, succeeded, retried, split, problems, journal
+            case problemsOmitted = "problems_omitted"
+            case problemSummary = "problem_summary"
+        }
+
+        /// Zero counts.
+        public init() {}
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            func count(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+            sent = try count(.sent)
+            succeeded = try count(.succeeded)
+            retried = try count(.retried)
+            split = try count(.split)
+            problems = try c.decodeIfPresent([BatchProblem].self, forKey: .problems) ?? []
+            problemsOmitted = try count(.problemsOmitted)
+            problemSummary = try c.decodeIfPresent(String.self, forKey: .problemSummary)
+            journal = try c.decodeIfPresent(String.self, forKey: .journal)
+        }
     }
 
     /// Circuit breaker counts.
@@ -178,6 +208,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         lines.append(
             "  batches: \(batches.sent) sent, \(batches.succeeded) succeeded, \(batches.retried) retried, "
                 + "\(batches.split) split; breaker opened \(breaker.opened)x")
+        if let problems = batches.problemSummary {
+            lines.append("  problem batches: \(problems)  -> \(batches.journal ?? "batches.ndjson")")
+        }
         if !responses.isEmpty {
             lines.append("  responses: " + responses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         }

@@ -21,13 +21,20 @@ final class RunState: Sendable {
 
     let counters: Mutex<Counters>
     let deadLetters: Mutex<DeadLetterWriter>
+    /// The problem batches, appended to the batch journal as they end.
+    let journal: Mutex<BatchJournal>
+    /// The run over time, for `report.html`.
+    let timeline = Mutex(RunTimeline())
     let inputPaths: [String]
 
-    init(inputs: [String], deadLetters: sending DeadLetterWriter) {
+    /// A run's state over `inputs`. Without `journalPath`, problem batches are kept for the
+    /// report only.
+    init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil) {
         var c = Counters()
         c.perInput = inputs.map { RunReport.Input(path: $0) }
         counters = Mutex(c)
         self.deadLetters = Mutex(deadLetters)
+        journal = Mutex(BatchJournal(path: journalPath))
         inputPaths = inputs
     }
 

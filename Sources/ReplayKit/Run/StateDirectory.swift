@@ -20,6 +20,10 @@ struct StateDirectory: Sendable {
 
     var deadLetterPath: String { path + "/dead-letter.ndjson" }
     var reportPath: String { path + "/report.json" }
+    /// The picture of the last run.
+    var pagePath: String { path + "/report.html" }
+    /// The problem batches of every run, one JSON object per line.
+    var journalPath: String { path + "/batches.ndjson" }
     var collectedPath: String { path + "/collected.ndjson" }
     /// A read-only copy of the checkpoint for `mr-replay status` and people; the authoritative
     /// copy lives in `identity.sqlite`, committed together with the learned identities.
@@ -99,5 +103,10 @@ struct StateDirectory: Sendable {
     /// Writes the report atomically.
     func writeReport(_ report: RunReport) throws {
         try LocalFileSystem().writeAtomically(reportPath, [UInt8](try report.encoded()) + [0x0A])
+    }
+
+    /// Writes `report.html` (atomically).
+    func writePage(_ html: String) throws {
+        try LocalFileSystem().writeAtomically(pagePath, Array(html.utf8))
     }
 }

@@ -24,6 +24,9 @@ public struct StatusReader: Sendable {
         public var lastRun: String?
         public var lastRunFinishedAt: String?
         public var lastRunEvents: RunReport.Events?
+        /// The last run's problem-batch summary and its first problem batches.
+        public var lastRunProblemSummary: String?
+        package var lastRunProblems: [BatchProblem] = []
         /// The state of each shard (`shard-K-of-N/` under this directory, from `run --shard`).
         public var shards: [Status] = []
         /// Why a shard's state could not be read (the other shards are still shown).
@@ -36,6 +39,8 @@ public struct StatusReader: Sendable {
             case lastRun = "last_run"
             case lastRunFinishedAt = "last_run_finished_at"
             case lastRunEvents = "last_run_events"
+            case lastRunProblemSummary = "last_run_problem_summary"
+            case lastRunProblems = "last_run_problems"
         }
     }
 
@@ -63,6 +68,8 @@ public struct StatusReader: Sendable {
             status.lastRun = report.status.rawValue
             status.lastRunFinishedAt = report.finishedAt
             status.lastRunEvents = report.events
+            status.lastRunProblemSummary = report.batches.problemSummary
+            status.lastRunProblems = report.batches.problems
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
         status.shards = names.compactMap { name in Shard(directoryName: name).map { (name, $0) } }
@@ -94,9 +101,31 @@ public struct StatusReader: Sendable {
                 "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
                     + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending\($0.settledByRules)" } ?? ""))
         }
+        if let summary = s.lastRunProblemSummary { lines.append("  problem batches: \(summary)") }
+        for p in s.lastRunProblems.prefix(Self.problemsShown) { lines.append("    " + describe(p)) }
+        if s.lastRunProblems.count > Self.problemsShown {
+            lines.append("    (\(s.lastRunProblems.count - Self.problemsShown) more in report.json and batches.ndjson)")
+        }
         for shard in s.shards {
             lines += text(shard).split(separator: "\n").map { "  " + $0 }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// How many problem batches `status` lists.
+    static let problemsShown = 10
+
+    /// `batch 12 (lane 3, 100 events, a.ndjson:1201-1300): 503 -> 503 -> 200: delivered`.
+    static func describe(_ p: BatchProblem) -> String {
+        let lines = p.lines.map { l in
+            (l.input as NSString).lastPathComponent + ":"
+                + l.ranges.prefix(3).map { $0[0] == $0[1] ? "\($0[0])" : "\($0[0])-\($0[1])" }.joined(separator: ",")
+                + (l.ranges.count > 3 ? ",..." : "")
+        }.joined(separator: " ")
+        let attempts = p.attempts.map { $0.status.map(String.init) ?? $0.error ?? "?" }.joined(separator: " -> ")
+        var outcome = p.outcome.result
+        if let reason = p.outcome.reason { outcome += " (\(p.outcome.events ?? 0) \(reason))" }
+        if let children = p.outcome.children { outcome += " into " + children.map(String.init).joined(separator: ",") }
+        return "batch \(p.batch) (lane \(p.lane), \(p.events) events, \(lines)): \(attempts): \(outcome)"
     }
 }
