@@ -1,5 +1,6 @@
-import CCompressZlib
 import Foundation
+import GzipCodec
+import NIOCore
 
 /// A sequential source of bytes (a file descriptor, possibly through gunzip).
 protocol ByteStream: AnyObject {
@@ -63,82 +64,95 @@ final class FileDescriptorStream: ByteStream {
     }
 }
 
-/// Decompresses a gzip stream (also several concatenated gzip members) with zlib.
+/// Decompresses a gzip stream (also several concatenated gzip members) with the package's
+/// streaming ``GzipInflater``, a bounded piece at a time, so files of any size stream through.
 final class GunzipStream: ByteStream {
     private let source: ByteStream
     private let path: String
-    private var stream = z_stream()
-    private var input: UnsafeMutablePointer<UInt8>
+    private let inflater: GzipInflater
+    /// Compressed bytes read from `source` and not yet inflated.
+    private var input: ByteBuffer
+    /// Inflated bytes not yet handed out.
+    private var output: ByteBuffer
     private let inputCapacity = 256 * 1024
+    private var sourceEnded = false
     private var finished = false
-    private var memberEnded = false
     private var pendingError: InputError?
 
     init(source: ByteStream, path: String) throws {
         self.source = source
         self.path = path
-        input = .allocate(capacity: inputCapacity)
-        guard CCompressZlib_inflateInit2(&stream, 15 + 16) == Z_OK else {
-            input.deallocate()
+        do {
+            inflater = try GzipInflater()
+        } catch {
             throw InputError("\(path): cannot start gzip decompression")
         }
-    }
-
-    deinit {
-        inflateEnd(&stream)
-        input.deallocate()
+        input = ByteBufferAllocator().buffer(capacity: inputCapacity)
+        output = ByteBufferAllocator().buffer(capacity: inputCapacity)
     }
 
     var fileBytesRead: UInt64 { source.fileBytesRead }
 
     /// Hands over the bytes decompressed before a failure first; the failure comes with the next call.
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        if let e = pendingError { throw e }
-        do {
-            return try inflateSome(into: into, count: count)
-        } catch let e as InputError {
-            let produced = count - Int(stream.avail_out)
-            guard produced > 0 else { throw e }
-            pendingError = e
-            return produced
+        if output.readableBytes == 0 {
+            if let e = pendingError { throw e }
+            do {
+                try refill(upTo: count)
+            } catch let e as InputError {
+                guard output.readableBytes > 0 else { throw e }
+                pendingError = e
+            }
+        }
+        let n = min(count, output.readableBytes)
+        output.readWithUnsafeReadableBytes { bytes in
+            // Safe: the caller gives room for `count` bytes at `into`, and n <= count.
+            UnsafeMutableRawPointer(into).copyMemory(from: bytes.baseAddress!, byteCount: n)
+            return n
+        }
+        return n
+    }
+
+    /// Inflates until `output` holds some bytes or the stream is over (0 bytes then).
+    private func refill(upTo count: Int) throws {
+        output.clear()
+        let room = min(max(count, 1), inputCapacity)
+        if output.capacity < room { output.reserveCapacity(room) }
+        while output.readableBytes == 0, !finished {
+            if input.readableBytes == 0, !inflater.hasPendingOutput {
+                if sourceEnded {
+                    finished = true
+                    try gzip { try inflater.finish() }
+                    break
+                }
+                try readCompressed()
+                continue
+            }
+            try gzip { try inflater.inflate(from: &input, to: &output) }
         }
     }
 
-    private func inflateSome(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        if finished { return 0 }
-        stream.next_out = into
-        stream.avail_out = UInt32(min(count, Int(UInt32.max)))
-        while stream.avail_out > 0 {
-            if stream.avail_in == 0 {
-                let n = try source.read(into: input, count: inputCapacity)
-                if n == 0 {
-                    if !memberEnded && stream.total_in > 0 {
-                        throw InputError("\(path): the gzip stream is truncated")
-                    }
-                    finished = true
-                    break
-                }
-                stream.next_in = input
-                stream.avail_in = UInt32(n)
-                if memberEnded {
-                    inflateReset(&stream)
-                    memberEnded = false
-                }
-            } else if memberEnded {
-                inflateReset(&stream)
-                memberEnded = false
-            }
-            let rc = inflate(&stream, Z_NO_FLUSH)
-            if rc == Z_STREAM_END {
-                memberEnded = true
-                continue
-            }
-            if rc == Z_BUF_ERROR { continue }
-            guard rc == Z_OK else {
-                let msg = stream.msg.map { String(cString: $0) } ?? "code \(rc)"
-                throw InputError("\(path): corrupt gzip data: \(msg)")
-            }
+    /// Reads the next piece of the file into `input`; marks the end of the file.
+    private func readCompressed() throws {
+        input.clear()
+        let n = try input.writeWithUnsafeMutableBytes(minimumWritableBytes: inputCapacity) { raw in
+            // Safe: ByteBuffer storage is plain bytes that NIO itself only reads and writes as
+            // UInt8, so binding it to UInt8 matches every other access to it.
+            try source.read(into: raw.bindMemory(to: UInt8.self).baseAddress!, count: raw.count)
         }
-        return count - Int(stream.avail_out)
+        if n == 0 { sourceEnded = true }
+    }
+
+    /// Runs a gzip step, naming the file in its error.
+    private func gzip(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch GzipError.truncated {
+            throw InputError("\(path): the gzip stream is truncated")
+        } catch GzipError.corrupt(let what) {
+            throw InputError("\(path): corrupt gzip data: \(what)")
+        } catch {
+            throw InputError("\(path): \(error)")
+        }
     }
 }
