@@ -1,6 +1,5 @@
 import Foundation
 import GzipCodec
-import NIOCore
 
 /// A sequential source of bytes (a file descriptor, possibly through gunzip).
 protocol ByteStream: AnyObject {
@@ -65,93 +64,38 @@ final class FileDescriptorStream: ByteStream {
 }
 
 /// Decompresses a gzip stream (also several concatenated gzip members) with the package's
-/// streaming ``GzipInflater``, a bounded piece at a time, so files of any size stream through.
+/// streaming ``GunzipReader``, a bounded piece at a time, so files of any size stream through.
 final class GunzipStream: ByteStream {
     private let source: ByteStream
     private let path: String
-    private let inflater: GzipInflater
-    /// Compressed bytes read from `source` and not yet inflated.
-    private var input: ByteBuffer
-    /// Inflated bytes not yet handed out.
-    private var output: ByteBuffer
-    private let inputCapacity = 256 * 1024
-    private var sourceEnded = false
-    private var finished = false
-    private var pendingError: InputError?
+    private let reader: GunzipReader
 
     init(source: ByteStream, path: String) throws {
         self.source = source
         self.path = path
         do {
-            inflater = try GzipInflater()
+            reader = try GunzipReader()
         } catch {
             throw InputError("\(path): cannot start gzip decompression")
         }
-        input = ByteBufferAllocator().buffer(capacity: inputCapacity)
-        output = ByteBufferAllocator().buffer(capacity: inputCapacity)
     }
 
     var fileBytesRead: UInt64 { source.fileBytesRead }
 
     /// Hands over the bytes decompressed before a failure first; the failure comes with the next call.
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        if output.readableBytes == 0 {
-            if let e = pendingError { throw e }
-            do {
-                try refill(upTo: count)
-            } catch let e as InputError {
-                guard output.readableBytes > 0 else { throw e }
-                pendingError = e
-            }
-        }
-        let n = min(count, output.readableBytes)
-        output.readWithUnsafeReadableBytes { bytes in
-            // Safe: the caller gives room for `count` bytes at `into`, and n <= count.
-            UnsafeMutableRawPointer(into).copyMemory(from: bytes.baseAddress!, byteCount: n)
-            return n
-        }
-        return n
-    }
-
-    /// Inflates until `output` holds some bytes or the stream is over (0 bytes then).
-    private func refill(upTo count: Int) throws {
-        output.clear()
-        let room = min(max(count, 1), inputCapacity)
-        if output.capacity < room { output.reserveCapacity(room) }
-        while output.readableBytes == 0, !finished {
-            if input.readableBytes == 0, !inflater.hasPendingOutput {
-                if sourceEnded {
-                    finished = true
-                    try gzip { try inflater.finish() }
-                    break
-                }
-                try readCompressed()
-                continue
-            }
-            try gzip { try inflater.inflate(from: &input, to: &output) }
-        }
-    }
-
-    /// Reads the next piece of the file into `input`; marks the end of the file.
-    private func readCompressed() throws {
-        input.clear()
-        let n = try input.writeWithUnsafeMutableBytes(minimumWritableBytes: inputCapacity) { raw in
-            // Safe: ByteBuffer storage is plain bytes that NIO itself only reads and writes as
-            // UInt8, so binding it to UInt8 matches every other access to it.
-            try source.read(into: raw.bindMemory(to: UInt8.self).baseAddress!, count: raw.count)
-        }
-        if n == 0 { sourceEnded = true }
-    }
-
-    /// Runs a gzip step, naming the file in its error.
-    private func gzip(_ body: () throws -> Void) throws {
+        let source = self.source
         do {
-            try body()
+            return try reader.read(into: UnsafeMutableRawBufferPointer(start: into, count: count)) { raw in
+                // Safe: `raw` is the reader's own buffer of plain bytes, only ever accessed as
+                // UInt8, so binding it to UInt8 matches every other access to it.
+                try source.read(into: raw.bindMemory(to: UInt8.self).baseAddress!, count: raw.count)
+            }
         } catch GzipError.truncated {
             throw InputError("\(path): the gzip stream is truncated")
         } catch GzipError.corrupt(let what) {
             throw InputError("\(path): corrupt gzip data: \(what)")
-        } catch {
+        } catch let error as GzipError {
             throw InputError("\(path): \(error)")
         }
     }
