@@ -95,4 +95,49 @@ import Testing
         try inflater.finish()
         #expect(Array(room.readableBytesView) == Self.batch)
     }
+
+    /// The file reader's path: compressed bytes pulled in pieces, output taken in small reads.
+    @Test(arguments: [1, 100, 4096])
+    func gunzipReaderStreamsMembersThroughSmallReads(readSize: Int) throws {
+        let half = Self.batch.count / 2
+        let zipped = try GzipCodec.compress(Array(Self.batch.prefix(half))) + GzipCodec.compress(Array(Self.batch.dropFirst(half)))
+        let reader = try GunzipReader(pieceSize: 64)
+        var offset = 0
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: readSize)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { buffer in
+                try reader.read(into: buffer) { piece in
+                    let n = min(piece.count, zipped.count - offset)
+                    piece.copyBytes(from: zipped[offset..<(offset + n)])
+                    offset += n
+                    return n
+                }
+            }
+            if n == 0 { break }
+            out += chunk[0..<n]
+        }
+        #expect(out == Self.batch)
+    }
+
+    /// A cut stream: the bytes before the cut come out first, then the failure.
+    @Test func gunzipReaderHandsOverBytesBeforeTheFailure() throws {
+        let zipped = try GzipCodec.compress(Self.batch)
+        let cut = Array(zipped.prefix(zipped.count - 10))
+        let reader = try GunzipReader()
+        var given = false
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        let pull: (UnsafeMutableRawBufferPointer) throws -> Int = { piece in
+            guard !given else { return 0 }
+            given = true
+            piece.copyBytes(from: cut)
+            return cut.count
+        }
+        let n = try chunk.withUnsafeMutableBytes { try reader.read(into: $0, pull: pull) }
+        out += chunk[0..<n]
+        #expect(n > 0)
+        #expect(out == Array(Self.batch.prefix(n)))
+        #expect(throws: GzipError.truncated) { _ = try chunk.withUnsafeMutableBytes { try reader.read(into: $0, pull: pull) } }
+    }
 }
