@@ -20,8 +20,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Debian's libyaml (apt-get install -y libyaml-dev).
@@ -36,18 +37,32 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Debian's libdeflate (apt-get install -y libdeflate-dev): gzip for request bodies.
-        .systemLibrary(
-            name: "CDeflate",
-            pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev"])]
-        ),
         .target(name: "JSONCore"),
+        // The package's one gzip implementation (CompressNIO: zlib, streaming).
+        .target(
+            name: "GzipCodec",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        // What the collector and the count-only sink share: the ingestion checks and their
+        // lifecycle helpers.
+        .target(
+            name: "IngestionChecks",
+            dependencies: [
+                "GzipCodec",
+                "JSONCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "JSONCore",
-                "CDeflate",
+                "GzipCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -55,7 +70,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         .target(
@@ -63,13 +77,26 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "CSQLite",
-                "CDeflate",
+                "IngestionChecks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The count-only benchmark sink (bare SwiftNIO, no Hummingbird).
+        .target(
+            name: "CountingSink",
+            dependencies: [
+                "GzipCodec",
+                "IngestionChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -79,9 +106,9 @@ let package = Package(
                 "MetaRouter",
                 "CYAML",
                 "CSQLite",
+                "GzipCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -99,15 +126,28 @@ let package = Package(
             name: "mr-collector",
             dependencies: [
                 "Collector",
+                "CountingSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector"]),
-        .testTarget(name: "CollectorTests", dependencies: ["Collector", "JSONCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
+        .testTarget(
+            name: "CollectorTests",
+            dependencies: [
+                "Collector", "CountingSink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "ReplayKitTests", dependencies: ["ReplayKit", "Collector"]),
     ]
 )

@@ -55,11 +55,13 @@ target_jsoncore() {
 # A whole line through ReplayKit's enricher with an in-memory identity store. ReplayKit is
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
 # DryRun or the config loader, which need NIO or swift-log), MetaRouter from the folders that need
-# no NIO (metarouter_core), and swift-crypto's `Crypto` is replaced by a stand-in (Fuzz/Support).
+# no NIO (metarouter_core), and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and
+# compress-nio) are replaced by stand-ins (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
   module Crypto Fuzz/Support/Crypto
+  module GzipCodec Fuzz/Support/GzipCodec
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,DeadLetter,Input} \
     Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/RunOptions.swift
   harness linepreparer Fuzz/linepreparer
@@ -262,7 +264,7 @@ coverage_target() {
     sed "s|$ROOT/||"
 }
 
-# Debian packages the modules link against (SQLite; zlib for the stand-in of compress-nio's
+# Debian packages the modules link against (SQLite; zlib for the GzipCodec stand-in's
 # CCompressZlib), installed when missing, as Scripts/test.sh does.
 ensure_system_libraries() {
   pkg-config --exists sqlite3 zlib 2>/dev/null && return 0

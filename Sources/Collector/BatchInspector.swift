@@ -1,3 +1,4 @@
+import IngestionChecks
 import JSONCore
 
 /// The verdict on one decoded `/v1/batch` body.
@@ -14,8 +15,6 @@ struct BatchInspector: Sendable {
     let writeKey: String
     /// Reject the whole request when an event is invalid.
     let strict: Bool
-    /// Skip per-event checks and messageId extraction.
-    let countOnly: Bool
     /// Status for limit violations (400 or 413).
     let oversizeStatus: Int
 
@@ -55,14 +54,11 @@ struct BatchInspector: Sendable {
                 layouts.append(event)
             }
         }
-        if ranges.count > IngestionLimits.maxBatchEvents {
-            return .reject(status: oversizeStatus, reason: "more than \(IngestionLimits.maxBatchEvents) events", invalid: 0)
+        if ranges.count > SegmentLimits.maxBatchEvents {
+            return .reject(status: oversizeStatus, reason: "more than \(SegmentLimits.maxBatchEvents) events", invalid: 0)
         }
-        for r in ranges where r.count > IngestionLimits.maxEventBytes {
+        for r in ranges where r.count > SegmentLimits.maxEventBytes {
             return .reject(status: oversizeStatus, reason: "an event is over 32 KiB", invalid: 0)
-        }
-        if countOnly {
-            return .accept(events: ranges, messageIds: [], total: ranges.count, invalid: 0)
         }
         var accepted: [Range<Int>] = []
         var ids: [String?] = []

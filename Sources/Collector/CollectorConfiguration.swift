@@ -1,3 +1,5 @@
+import IngestionChecks
+
 /// Where the collector keeps accepted events.
 public enum CollectorStore: Sendable, Equatable {
     /// Keep nothing (events are still counted).
@@ -103,11 +105,6 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var strict: Bool
     /// Status for bodies, events or batches over Segment's limits: 400 (default) or 413.
     public var oversizeStatus: Int
-    /// Benchmark mode: count requests and events, skipping per-event checks, messageId tracking
-    /// and storage; a request with a valid Basic header is counted without validating its JSON
-    /// (see `docs/collector.md`). This is the Hummingbird collector's count-only path;
-    /// `mr-collector --count-only` runs the leaner ``CountOnlyServer`` instead.
-    public var countOnly: Bool
     /// Fault injection.
     public var faults: FaultConfiguration
 
@@ -120,7 +117,6 @@ public struct CollectorConfiguration: Sendable, Equatable {
         store: CollectorStore = .none,
         strict: Bool = false,
         oversizeStatus: Int = 400,
-        countOnly: Bool = false,
         faults: FaultConfiguration = .none
     ) {
         self.host = host
@@ -130,25 +126,16 @@ public struct CollectorConfiguration: Sendable, Equatable {
         self.store = store
         self.strict = strict
         self.oversizeStatus = oversizeStatus
-        self.countOnly = countOnly
         self.faults = faults
-    }
-
-    /// The base path with one leading slash and no trailing slash ("" when empty).
-    var normalizedBasePath: String {
-        var p = basePath
-        while p.hasSuffix("/") { p.removeLast() }
-        if p.isEmpty { return "" }
-        return p.hasPrefix("/") ? p : "/" + p
     }
 }
 
-/// Segment's documented ingestion limits.
+/// Segment's documented ingestion limits, as both of the package's servers apply them.
 public enum IngestionLimits {
     /// Largest request body after decompression, in bytes.
-    public static let maxBodyBytes = 500_000
+    public static let maxBodyBytes = SegmentLimits.maxBodyBytes
     /// Largest single event, in bytes.
-    public static let maxEventBytes = 32 * 1024
+    public static let maxEventBytes = SegmentLimits.maxEventBytes
     /// Most events in one batch.
-    public static let maxBatchEvents = 2_500
+    public static let maxBatchEvents = SegmentLimits.maxBatchEvents
 }

@@ -1,115 +1,107 @@
 import Hummingbird
+import IngestionChecks
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
-/// A loopback Segment/MetaRouter-compatible ingestion server with fault injection.
+/// A loopback Segment/MetaRouter-compatible ingestion server with fault injection, as a
+/// swift-service-lifecycle `Service`.
+///
+/// Nothing starts in `init`: ``run()`` opens the store, binds and serves until the task is
+/// cancelled or the service group shuts down gracefully (then in-flight requests finish and the
+/// store is flushed and closed). The event loop group comes from the caller.
 ///
 /// ```swift
 /// let server = CollectorServer(configuration: .init(writeKey: "k"))
-/// let port = try await server.start()      // port 0 picks a free port
-/// // POST \(await server.baseURL)/v1/batch ...
-/// let stats = await server.stats()
-/// try await server.shutdown()              // waits for in-flight requests, flushes the store
+/// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// async let running: Void = group.run()
+/// let port = try await server.listeningPort()  // waits until it is listening (port 0: a free one)
+/// let url = await server.baseURL
+/// // POST \(url)/v1/batch ...
+/// let stats = server.stats()
 /// ```
-public actor CollectorServer {
+public final class CollectorServer: Service, Sendable {
     /// The configuration this server runs with.
     public let configuration: CollectorConfiguration
-    private let logger: Logger
+    /// The event loops that serve connections.
+    public let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
     private let recorder = StatsRecorder()
-    private var group: ServiceGroup?
-    private var runTask: Task<Void, any Error>?
-    private var store: (any EventStore)?
-    private var boundPort = 0
+    let listening = ListeningPort()
+    /// The in-process runner behind the ``start()``/``shutdown()`` helpers.
+    let embedded = EmbeddedRunner()
 
-    /// Creates a server; nothing happens until `start()`.
+    /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:
     ///   - configuration: what to bind, the write key, store, limits and faults.
+    ///   - eventLoopGroup: where connections are served (by default NIO's shared singleton).
     ///   - logger: where server messages go. HTTP-library chatter below `.warning` is dropped.
-    public init(configuration: CollectorConfiguration, logger: Logger = Logger(label: "mr-collector")) {
+    public init(
+        configuration: CollectorConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "mr-collector")
+    ) {
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
         self.logger = logger
     }
 
-    /// Errors from starting the server.
-    public enum StartError: Error, CustomStringConvertible {
-        /// `start()` was called twice.
-        case alreadyStarted
-        /// The server stopped before it was listening.
-        case stoppedBeforeListening
-
-        /// A readable message.
-        public var description: String {
-            switch self {
-            case .alreadyStarted: return "the collector is already started"
-            case .stoppedBeforeListening: return "the collector stopped before it was listening"
-            }
+    /// Opens the store, binds and serves until cancelled or shut down gracefully; then lets
+    /// in-flight requests finish and flushes and closes the store.
+    /// - Throws: the store's open or close error, or the bind error (for example a port in use,
+    ///   an `IOError` with `EADDRINUSE`).
+    public func run() async throws {
+        let store: (any EventStore)?
+        do {
+            store = try configuration.store.open()
+        } catch {
+            listening.fail(error)
+            throw error
         }
-    }
-
-    /// Opens the store, binds and starts serving. Returns the bound port.
-    public func start() async throws -> Int {
-        guard runTask == nil else { throw StartError.alreadyStarted }
-        let store = try configuration.store.open()
-        self.store = store
         let responder = CollectorResponder(
             configuration: configuration, stats: recorder, store: store, startedAt: .now)
         var httpLogger = logger
         if httpLogger.logLevel < .warning { httpLogger.logLevel = .warning }
-
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let listening = self.listening
         let app = Application(
             responder: responder,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), backlog: 1024),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
+            onServerRunning: { channel in listening.bound(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(eventLoopGroup),
             logger: httpLogger
         )
-        let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: httpLogger))
-        self.group = group
-        let failure = Mutex<(any Error)?>(nil)
-        runTask = Task {
-            defer { continuation.finish() }
-            do {
-                try await group.run()
-            } catch {
-                failure.withLock { $0 = error }
-                throw error
-            }
-        }
-        var port: Int?
-        for await p in stream { port = p }
-        guard let port else {
-            try? await store?.close()
-            throw failure.withLock { $0 } ?? StartError.stoppedBeforeListening
-        }
-        boundPort = port
-        logger.debug("collector listening", metadata: ["port": "\(port)"])
-        return port
+        let result = await Result(awaiting: { try await app.run() })
+        if case .failure(let error) = result { listening.fail(error) } else { listening.fail() }
+        let closed = await Result(awaiting: { try await store?.close() })
+        try result.get()
+        try closed.get()
     }
 
-    /// The bound port (0 before `start()`).
-    public var port: Int { boundPort }
+    /// The bound port, once listening (0 before).
+    public var port: Int { listening.current }
 
-    /// `http://HOST:PORT` of the running server.
-    public var baseURL: String { "http://\(configuration.host):\(boundPort)" }
+    /// Waits until the server is listening and returns its port.
+    /// - Throws: why it will not listen (the bind or store error), once ``run()`` has failed.
+    public func listeningPort() async throws -> Int { try await listening.wait() }
+
+    /// `http://HOST:PORT`, once the server is listening (port 0 if it failed to start).
+    public var baseURL: String {
+        get async { "http://\(configuration.host):\((try? await listening.wait()) ?? 0)" }
+    }
 
     /// A snapshot of the counters (the same as `GET /stats`).
-    public func stats() async -> CollectorStats { recorder.snapshot() }
+    public func stats() -> CollectorStats { recorder.snapshot() }
+}
 
-    /// Stops accepting connections, lets in-flight requests finish, then flushes and closes the store.
-    public func shutdown() async throws {
-        guard let group, let runTask else { return }
-        self.group = nil
-        await group.triggerGracefulShutdown()
-        let result = await runTask.result
-        try await store?.close()
-        store = nil
-        try result.get()
+extension Result where Failure == any Error {
+    /// The result of `body`, thrown or returned.
+    init(awaiting body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

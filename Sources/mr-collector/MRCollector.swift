@@ -1,9 +1,11 @@
 import ArgumentParser
 import Collector
+import CountingSink
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// `mr-collector`: a local Segment/MetaRouter-compatible ingestion endpoint with fault injection.
 @main
@@ -14,14 +16,35 @@ struct MRCollector: AsyncParsableCommand {
         discussion: """
             The first line on stdout is `mr-collector listening on http://HOST:PORT`.
             SIGINT/SIGTERM shut down gracefully and print the final stats JSON on stderr.
-            """
+
+            """ + ExitCodes.help
     )
 
     /// Runs Swift concurrency on the server's NIO event loops (one thread per core), so request
     /// handlers do not hop between NIO's threads and the concurrency pool for every body part.
+    /// Usage errors exit with 2 (not ArgumentParser's 64); see ``ExitCodes``.
     static func main() async {
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        await main(nil)
+        let command: MRCollector
+        do {
+            command = try parse()
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }  // --help
+            fail(CollectorExit(code: ExitCodes.usage, message: message(for: error) + " (see --help)"))
+        }
+        do {
+            try await command.serve()
+        } catch let failure as CollectorExit {
+            fail(failure)
+        } catch {
+            fail(CollectorExit(code: ExitCodes.failed, message: "\(error)"))
+        }
+    }
+
+    /// Prints `mr-collector: message` on stderr and exits with the failure's code.
+    private static func fail(_ failure: CollectorExit) -> Never {
+        FileHandle.standardError.write(Data("mr-collector: \(failure.message)\n".utf8))
+        Foundation.exit(failure.code)
     }
 
     @Option(help: "Port to listen on; 0 picks a free port.") var port: Int = 0
@@ -104,32 +127,81 @@ struct MRCollector: AsyncParsableCommand {
         return CollectorConfiguration(
             host: host, port: port, writeKey: writeKey, basePath: basePath,
             store: store.map(CollectorStore.forPath) ?? .none, strict: strict, oversizeStatus: oversizeStatus,
-            countOnly: countOnly,
             faults: FaultConfiguration(
                 seed: seed ?? 1, failureRate: failRate ?? 0, failureStatus: failStatus ?? 500,
                 throttleRate: throttleRate ?? 0, retryAfter: retryAfter ?? 1, resetRate: resetRate ?? 0,
                 latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0))
     }
 
+    /// The count-only sink's configuration.
+    func makeCountOnlyConfiguration() -> CountOnlyConfiguration {
+        CountOnlyConfiguration(
+            host: host, port: port, writeKey: writeKey, basePath: basePath, oversizeStatus: oversizeStatus)
+    }
+
     func run() async throws {
+        try await serve()
+    }
+
+    /// Runs the server in a `ServiceGroup` that shuts it down gracefully on SIGTERM and SIGINT,
+    /// then prints the final stats on stderr.
+    /// - Throws: ``CollectorExit`` with ``ExitCodes/cannotListen`` or ``ExitCodes/usage`` when the
+    ///   server could not start, or the error that stopped it.
+    func serve() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        let signals = SignalWaiter.install()
-        if countOnly {
-            let server = CountOnlyServer(
-                configuration: makeConfiguration(),
-                eventLoopThreads: threads ?? CountOnlyServer.defaultEventLoopThreads)
-            _ = try await server.start()
-            FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))
-            _ = await SignalWaiter.wait(signals)
-            try await server.shutdown()
-            FileHandle.standardError.write(Data((await server.stats().jsonText + "\n").utf8))
-            return
+        let logger = Logger(label: "mr-collector")
+        // The count-only sink gets event loops of its own (1 thread unless --threads says
+        // otherwise); the full collector serves on NIO's shared singleton.
+        let ownLoops = countOnly
+            ? MultiThreadedEventLoopGroup(numberOfThreads: threads ?? CountOnlyServer.defaultEventLoopThreads) : nil
+        let sink: RunningSink
+        if let ownLoops {
+            sink = .countOnly(
+                CountOnlyServer(configuration: makeCountOnlyConfiguration(), eventLoopGroup: ownLoops, logger: logger))
+        } else {
+            sink = .full(CollectorServer(configuration: makeConfiguration(), logger: logger))
         }
-        let server = CollectorServer(configuration: makeConfiguration())
-        _ = try await server.start()
-        FileHandle.standardOutput.write(Data("mr-collector listening on \(await server.baseURL)\n".utf8))
-        _ = await SignalWaiter.wait(signals)
-        try await server.shutdown()
-        FileHandle.standardError.write(Data((await server.stats().jsonText + "\n").utf8))
+        let group = ServiceGroup(
+            configuration: .init(services: [sink.service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let served = await Result(awaiting: {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                let port: Int
+                do {
+                    port = try await sink.listeningPort()
+                } catch {
+                    throw startFailure(error)
+                }
+                FileHandle.standardOutput.write(Data("mr-collector listening on http://\(sink.host):\(port)\n".utf8))
+                _ = try await tasks.next()
+            }
+        })
+        try? await ownLoops?.shutdownGracefully()
+        try served.get()
+        FileHandle.standardError.write(Data((sink.statsJSON + "\n").utf8))
+    }
+
+    /// The exit for an error that kept the server from listening.
+    func startFailure(_ error: any Error) -> CollectorExit {
+        switch error {
+        case is CollectorStoreError:
+            return CollectorExit(code: ExitCodes.usage, message: "cannot open the store: \(error)")
+        case is IOError, is SocketAddressError:
+            return CollectorExit(
+                code: ExitCodes.cannotListen, message: "cannot listen on \(host):\(port): \(error)")
+        default:
+            return CollectorExit(code: ExitCodes.failed, message: "\(error)")
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of `body`, thrown or returned.
+    init(awaiting body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

@@ -18,17 +18,14 @@ struct EmbeddedTarget: EmbeddedCollector {
         EmbeddedTarget(writeKey: writeKey, outputPath: outputPath, logger: logger)
     }
 
+    /// Serves until the run cancels this task; the server then flushes its store and returns.
     func run() async throws {
-        _ = try await server.start()
-        // Serve until the run cancels this task; then stop and flush the store.
-        await withTaskCancellationHandler {
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        } onCancel: {}
-        try await server.shutdown()
+        do {
+            try await server.run()
+        } catch is CancellationError {}
     }
 
     func baseURL() async throws -> String {
-        while await server.baseURL.hasSuffix(":0") { try await Task.sleep(for: .milliseconds(5)) }
-        return await server.baseURL
+        "http://\(server.configuration.host):\(try await server.listeningPort())"
     }
 }

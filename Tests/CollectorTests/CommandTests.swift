@@ -2,30 +2,29 @@ import AsyncHTTPClient
 import Collector
 import Foundation
 import NIOCore
-import XCTest
+import Testing
 
-/// Runs the built `mr-collector` binary: first stdout line, real requests, graceful stop on signals.
-final class CommandTests: XCTestCase {
-    /// The `mr-collector` built with the tests (next to the test bundle, whatever the scratch
-    /// path), else `.build/debug/mr-collector`.
-    private func binary() throws -> URL {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("mr-collector")
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let url = root.appendingPathComponent(".build/debug/mr-collector")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw XCTSkip("mr-collector is not built at \(url.path)")
-        }
-        return url
-    }
+/// The `mr-collector` built with the tests (next to the test bundle, whatever the scratch
+/// path), else `.build/debug/mr-collector`.
+let mrCollectorBinary: URL? = {
+    let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("mr-collector")
+    if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let url = root.appendingPathComponent(".build/debug/mr-collector")
+    return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
+}()
 
+/// Runs the built `mr-collector` binary: first stdout line, real requests, graceful stop on
+/// signals, exit codes.
+@Suite(.enabled(if: mrCollectorBinary != nil, "mr-collector is not built"))
+struct CommandTests {
     /// Starts `mr-collector` with `arguments`; returns the process, its stderr and the base URL
     /// from its first stdout line.
     private func launch(_ arguments: [String]) throws -> (Process, Pipe, String) {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = mrCollectorBinary
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
@@ -40,9 +39,9 @@ final class CommandTests: XCTestCase {
             line.append(contentsOf: chunk)
         }
         let first = String(decoding: line, as: UTF8.self)
-        XCTAssertTrue(first.hasPrefix("mr-collector listening on http://127.0.0.1:"), first)
+        #expect(first.hasPrefix("mr-collector listening on http://127.0.0.1:"), "\(first)")
         let base = String(first.dropFirst("mr-collector listening on ".count))
-        XCTAssertGreaterThan(Int(base.split(separator: ":").last ?? "") ?? 0, 0)
+        #expect((Int(base.split(separator: ":").last ?? "") ?? 0) > 0)
         return (process, err, base)
     }
 
@@ -51,114 +50,125 @@ final class CommandTests: XCTestCase {
         kill(process.processIdentifier, signal)
         let errText = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        #expect(process.terminationStatus == 0, "\(errText)")
         return try JSONDecoder().decode(
             CollectorStats.self, from: Data((errText.split(separator: "\n").last ?? "").utf8))
     }
 
-    private func run(signal: Int32) async throws {
+    /// Runs `mr-collector` with `arguments` (expected to exit at once); returns its status and stderr.
+    private func runToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = mrCollectorBinary
+        process.arguments = arguments
+        process.standardOutput = Pipe()
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let text = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func stopsGracefullyOnSignal(signal: Int32) async throws {
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, err, base) = try launch(
             ["--port", "0", "--write-key", "cli-key", "--store", path, "--base-path", "/x"])
-
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        var request = HTTPClientRequest(url: base + "/x/v1/batch")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Basic " + Data("cli-key:".utf8).base64EncodedString())
-        request.body = .bytes(ByteBuffer(string: Fixtures.analyticsPythonBody))
-        let response = try await client.execute(request, timeout: .seconds(10))
-        XCTAssertEqual(response.status.code, 200)
+        let h = Posting(client: client, base: base)
+        let response = try await h.post(Fixtures.analyticsPythonBody, path: "/x/v1/batch", auth: basic("cli-key"))
         try await client.shutdown()
-
         let stats = try stop(process, err, signal: signal)
-        XCTAssertEqual(stats.events, Fixtures.analyticsPythonEventCount)
-        XCTAssertEqual(stats.responses, ["200": 1])
+        #expect(response.status == 200)
+        #expect(stats.events == Fixtures.analyticsPythonEventCount)
+        #expect(stats.responses == ["200": 1])
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, Fixtures.analyticsPythonEventCount)
-    }
-
-    func testCommandStopsGracefullyOnSIGTERM() async throws { try await run(signal: SIGTERM) }
-
-    func testCommandStopsGracefullyOnSIGINT() async throws { try await run(signal: SIGINT) }
-
-    /// Runs `mr-collector` with `arguments` (expected to exit at once) and returns its status.
-    private func exitStatus(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    func testCommandRejectsBadFlags() throws {
-        XCTAssertNotEqual(try exitStatus(["--write-key", "k", "--oversize-status", "500"]), 0)
+        #expect(lines.count == Fixtures.analyticsPythonEventCount)
     }
 
     /// `--count-only` runs the SwiftNIO count-only server: same first line, same signals, same stats.
-    private func runCountOnly(signal: Int32) async throws {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func countOnlyStopsGracefullyOnSignal(signal: Int32) async throws {
         let (process, err, base) = try launch(
             ["--port", "0", "--write-key", "cli-key", "--count-only", "--base-path", "/x"])
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let auth = "Basic " + Data("cli-key:".utf8).base64EncodedString()
+        let h = Posting(client: client, base: base)
         let body = Array(Fixtures.analyticsPythonBody.utf8)
-        for zipped in [false, true] {
-            var request = HTTPClientRequest(url: base + "/x/v1/batch")
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: auth)
-            if zipped { request.headers.add(name: "Content-Encoding", value: "gzip") }
-            request.body = .bytes(ByteBuffer(bytes: zipped ? try gzip(body) : body))
-            let response = try await client.execute(request, timeout: .seconds(10))
-            XCTAssertEqual(response.status.code, 200)
-        }
-        var wrong = HTTPClientRequest(url: base + "/x/v1/batch")
-        wrong.method = .POST
-        wrong.body = .bytes(ByteBuffer(bytes: body))
-        let refused = try await client.execute(wrong, timeout: .seconds(10))
-        XCTAssertEqual(refused.status.code, 401)
-        let statsResponse = try await client.execute(HTTPClientRequest(url: base + "/x/stats"), timeout: .seconds(10))
-        let statsBody = try await statsResponse.body.collect(upTo: 1 << 20)
-        let live = try JSONDecoder().decode(CollectorStats.self, from: Data(String(buffer: statsBody).utf8))
-        XCTAssertEqual(live.events, 2 * Fixtures.analyticsPythonEventCount)
+        let plain = try await h.post(body, path: "/x/v1/batch", auth: basic("cli-key"))
+        let zipped = try await h.post(try gzip(body), path: "/x/v1/batch", auth: basic("cli-key"), gzip: true)
+        let refused = try await h.post(body, path: "/x/v1/batch", auth: nil)
+        let live = try JSONDecoder().decode(CollectorStats.self, from: Data(try await h.get("/x/stats").body.utf8))
         try await client.shutdown()
-
         let stats = try stop(process, err, signal: signal)
-        XCTAssertEqual(stats.events, 2 * Fixtures.analyticsPythonEventCount)
-        XCTAssertEqual(stats.requests, 3)
-        XCTAssertEqual(stats.responses, ["200": 2, "401": 1])
+        #expect([plain.status, zipped.status, refused.status] as [Int] == [200, 200, 401])
+        #expect(live.events == 2 * Fixtures.analyticsPythonEventCount)
+        #expect(stats.events == 2 * Fixtures.analyticsPythonEventCount)
+        #expect(stats.requests == 3)
+        #expect(stats.responses == ["200": 2, "401": 1])
     }
 
-    func testCountOnlyCommandStopsGracefullyOnSIGTERM() async throws { try await runCountOnly(signal: SIGTERM) }
-
-    func testCountOnlyCommandStopsGracefullyOnSIGINT() async throws { try await runCountOnly(signal: SIGINT) }
+    /// Usage errors exit 2 with an `mr-collector: ...` line naming the problem.
+    @Test(arguments: [
+        (["--write-key", "k", "--oversize-status", "500"], "--oversize-status"),
+        (["--port", "0"], "--write-key"),
+        (["--write-key", "k", "--threads", "2"], "--threads"),
+        (["--write-key", "k", "--count-only", "--threads", "0"], "--threads"),
+        (["--write-key", "k", "--fail-rate", "2"], "--fail-rate"),
+        (["--write-key", "k", "--no-such-flag"], "--no-such-flag"),
+    ])
+    func usageErrorsExit2(arguments: [String], named: String) throws {
+        let (status, text) = try runToExit(arguments)
+        #expect(status == 2, "\(text)")
+        #expect(text.hasPrefix("mr-collector: "), "\(text)")
+        #expect(text.contains(named), "\(text)")
+    }
 
     /// Flags the count-only server does not implement are refused with a usage error naming them.
-    func testCountOnlyRefusesFaultStoreAndStrictFlags() throws {
-        let refused: [[String]] = [
-            ["--fail-rate", "0.1"], ["--fail-status", "503"], ["--throttle-rate", "0.2"], ["--retry-after", "3"],
-            ["--reset-rate", "0.1"], ["--latency-ms", "5"], ["--down-after-ms", "1", "--down-for-ms", "5"],
-            ["--down-for-ms", "5"], ["--fail-first", "2"], ["--seed", "9"], ["--store", "/tmp/never.ndjson"],
-            ["--strict"],
-        ]
-        for extra in refused {
-            let process = Process()
-            process.executableURL = try binary()
-            process.arguments = ["--write-key", "k", "--count-only"] + extra
-            process.standardOutput = Pipe()
-            let err = Pipe()
-            process.standardError = err
-            try process.run()
-            let text = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 64, "\(extra): \(text)")  // ArgumentParser's usage error
-            XCTAssertTrue(text.contains(extra[0]), "\(extra): \(text)")
-            XCTAssertTrue(text.contains("--count-only"), text)
-        }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/never.ndjson"))
-        // --threads is for --count-only only.
-        XCTAssertEqual(try exitStatus(["--write-key", "k", "--threads", "2"]), 64)
+    @Test(arguments: [
+        ["--fail-rate", "0.1"], ["--fail-status", "503"], ["--throttle-rate", "0.2"], ["--retry-after", "3"],
+        ["--reset-rate", "0.1"], ["--latency-ms", "5"], ["--down-after-ms", "1", "--down-for-ms", "5"],
+        ["--down-for-ms", "5"], ["--fail-first", "2"], ["--seed", "9"], ["--store", "/tmp/never.ndjson"],
+        ["--strict"],
+    ])
+    func countOnlyRefusesFaultStoreAndStrictFlags(extra: [String]) throws {
+        let (status, text) = try runToExit(["--write-key", "k", "--count-only"] + extra)
+        #expect(status == 2, "\(extra): \(text)")
+        #expect(text.contains(extra[0]), "\(text)")
+        #expect(text.contains("--count-only"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.ndjson"))
+    }
+
+    /// A port in use: exit 3 with a message naming the address; nothing is printed on stdout.
+    @Test(arguments: [[], ["--count-only"]])
+    func aPortInUseExits3(extra: [String]) async throws {
+        let h = try await Harness.start()
+        let port = h.server.port
+        let (status, text) = try runToExit(["--port", String(port), "--write-key", "k"] + extra)
+        try await h.stop()
+        #expect(status == 3, "\(text)")
+        #expect(text.hasPrefix("mr-collector: cannot listen on 127.0.0.1:\(port)"), "\(text)")
+    }
+
+    /// A store that cannot be opened is a config error: exit 2.
+    @Test func anUnopenableStoreExits2() throws {
+        let (status, text) = try runToExit(["--port", "0", "--write-key", "k", "--store", "/nonexistent-dir/x.ndjson"])
+        #expect(status == 2, "\(text)")
+        #expect(text.hasPrefix("mr-collector: cannot open the store"), "\(text)")
+    }
+
+    @Test func helpDocumentsTheExitCodes() throws {
+        let (status, _) = try runToExit(["--help"])
+        #expect(status == 0)
+        let process = Process()
+        process.executableURL = mrCollectorBinary
+        process.arguments = ["--help"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: try out.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("Exit codes:"), "\(text)")
+        #expect(text.contains("3   cannot listen"), "\(text)")
     }
 }

@@ -1,93 +1,90 @@
-import AsyncHTTPClient
 import Collector
-import Foundation
-import NIOCore
-import NIOHTTP1
-import XCTest
+import Testing
 
-final class FaultTests: XCTestCase {
+@Suite struct FaultTests {
     let body = Fixtures.batch([Fixtures.track("a")])
 
-    func testFailFirstThenSucceed() async throws {
+    @Test func failFirstThenSucceed() async throws {
         let h = try await Harness.start {
             $0.faults.failFirst = 2
             $0.faults.failureStatus = 502
         }
         // Requests to other paths do not use up the failures.
         let other = try await h.get("/elsewhere")
-        XCTAssertEqual(other.status, 404)
+        #expect(other.status == 404)
         var statuses: [Int] = []
         for _ in 0..<4 { statuses.append(try await h.post(body).status) }
-        XCTAssertEqual(statuses, [502, 502, 200, 200])
-        let stats = await h.server.stats()
-        XCTAssertEqual(stats.events, 2)
-        XCTAssertEqual(stats.requests, 5)
-        XCTAssertEqual(stats.responses, ["502": 2, "200": 2, "404": 1])
+        let stats = h.server.stats()
         try await h.stop()
+        #expect(statuses == [502, 502, 200, 200])
+        #expect(stats.events == 2)
+        #expect(stats.requests == 5)
+        #expect(stats.responses == ["502": 2, "200": 2, "404": 1])
     }
 
-    func testFailureRateWithEachStatus() async throws {
-        for status in [500, 502, 503, 408] {
-            let h = try await Harness.start {
-                $0.faults.failureRate = 1
-                $0.faults.failureStatus = status
-            }
-            do { let status = try await h.post(body).status; XCTAssertEqual(status, status) }
-            let events = await h.server.stats().events
-            XCTAssertEqual(events, 0)
-            try await h.stop()
+    @Test(arguments: [500, 502, 503, 408])
+    func failureRateWithEachStatus(status: Int) async throws {
+        let h = try await Harness.start {
+            $0.faults.failureRate = 1
+            $0.faults.failureStatus = status
         }
+        let answer = try await h.post(body)
+        let events = h.server.stats().events
+        try await h.stop()
+        #expect(answer.status == status)
+        #expect(answer.body == "{\"success\":false,\"error\":\"injected failure\"}")
+        #expect(events == 0)
     }
 
-    func testThrottleSendsRetryAfter() async throws {
+    @Test func throttleSendsRetryAfter() async throws {
         let h = try await Harness.start {
             $0.faults.throttleRate = 1
             $0.faults.retryAfter = 7
         }
         let r = try await h.post(body)
-        XCTAssertEqual(r.status, 429)
-        XCTAssertEqual(r.headers.first(name: "Retry-After"), "7")
         try await h.stop()
+        #expect(r.status == 429)
+        #expect(r.headers.first(name: "Retry-After") == "7")
     }
 
-    func testConnectionReset() async throws {
+    @Test func connectionReset() async throws {
         let h = try await Harness.start { $0.faults.resetRate = 1 }
-        do {
-            let r = try await h.post(body)
-            XCTFail("expected a reset, got \(r.status)")
-        } catch {
-            // the connection was reset
-        }
-        let stats = await h.server.stats()
-        XCTAssertGreaterThanOrEqual(stats.resets, 1)
-        XCTAssertEqual(stats.resets, stats.requests)
-        XCTAssertEqual(stats.events, 0)
-        XCTAssertEqual(stats.responses, [:])
+        await #expect(throws: (any Error).self) { _ = try await h.post(body) }
+        let stats = h.server.stats()
         try await h.stop()
+        #expect(stats.resets >= 1)
+        #expect(stats.resets == stats.requests)
+        #expect(stats.events == 0)
+        #expect(stats.responses == [:])
     }
 
-    func testDownWindow() async throws {
+    @Test func downWindow() async throws {
         let down = try await Harness.start { $0.faults.down = DownWindow(start: .zero, duration: .seconds(3600)) }
-        do { let status = try await down.post(body).status; XCTAssertEqual(status, 503) }
-        do { let status = try await down.post(body).status; XCTAssertEqual(status, 503) }
+        let first = try await down.post(body).status
+        let second = try await down.post(body).status
         try await down.stop()
+        #expect([first, second] == [503, 503])
         let later = try await Harness.start { $0.faults.down = DownWindow(start: .seconds(3600), duration: .seconds(10)) }
-        do { let status = try await later.post(body).status; XCTAssertEqual(status, 200) }
+        let fine = try await later.post(body).status
         try await later.stop()
-        let window = DownWindow(start: .milliseconds(100), duration: .milliseconds(50))
-        XCTAssertFalse(window.contains(.milliseconds(99)))
-        XCTAssertTrue(window.contains(.milliseconds(100)))
-        XCTAssertTrue(window.contains(.milliseconds(149)))
-        XCTAssertFalse(window.contains(.milliseconds(150)))
+        #expect(fine == 200)
     }
 
-    func testAddedLatency() async throws {
+    @Test(arguments: [(99, false), (100, true), (149, true), (150, false)])
+    func downWindowBounds(milliseconds: Int, inside: Bool) {
+        let window = DownWindow(start: .milliseconds(100), duration: .milliseconds(50))
+        #expect(window.contains(.milliseconds(milliseconds)) == inside)
+    }
+
+    @Test func addedLatency() async throws {
         let h = try await Harness.start { $0.faults.latency = .milliseconds(300) }
         let clock = ContinuousClock()
         let start = clock.now
-        do { let status = try await h.post(body).status; XCTAssertEqual(status, 200) }
-        XCTAssertGreaterThanOrEqual(clock.now - start, .milliseconds(300))
+        let status = try await h.post(body).status
+        let elapsed = clock.now - start
         try await h.stop()
+        #expect(status == 200)
+        #expect(elapsed >= .milliseconds(300))
     }
 
     /// Sends `count` requests one after another; a reset shows as -1.
@@ -106,20 +103,20 @@ final class FaultTests: XCTestCase {
                 statuses.append(-1)
             }
         }
-        let stats = await h.server.stats()
-        XCTAssertEqual(stats.requests, count)
+        let stats = h.server.stats()
         try await h.stop()
+        #expect(stats.requests == count)
         return statuses
     }
 
-    func testFaultsAreReproducibleForASeed() async throws {
+    @Test func faultsAreReproducibleForASeed() async throws {
         let a = try await sequence(seed: 42, count: 30)
         let b = try await sequence(seed: 42, count: 30)
         let c = try await sequence(seed: 43, count: 30)
-        XCTAssertEqual(a, b)
-        XCTAssertNotEqual(a, c)
-        XCTAssertTrue(a.contains(200))
-        XCTAssertTrue(a.contains(500))
-        XCTAssertTrue(a.contains(429))
+        #expect(a == b)
+        #expect(a != c)
+        #expect(a.contains(200))
+        #expect(a.contains(500))
+        #expect(a.contains(429))
     }
 }

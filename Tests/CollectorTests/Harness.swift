@@ -1,36 +1,41 @@
 import AsyncHTTPClient
 import Collector
+import CountingSink
 import Foundation
 import NIOCore
 import NIOHTTP1
-import XCTest
+import NIOPosix
+import Testing
 
 /// Sends requests over real HTTP to a server at `base`.
-protocol HTTPHarness {
+protocol HTTPHarness: Sendable {
     var client: HTTPClient { get }
     var base: String { get }
 }
 
-/// Starts a collector on an ephemeral port and talks to it over real HTTP.
+/// The write key every harness's server expects.
+let testKey = "test-key"
+
+/// `Basic base64(key:password)`.
+func basic(_ key: String = testKey, password: String = "") -> String {
+    "Basic " + Data("\(key):\(password)".utf8).base64EncodedString()
+}
+
+/// Starts a full collector on an ephemeral port and talks to it over real HTTP.
 struct Harness: HTTPHarness {
     let server: CollectorServer
     let client: HTTPClient
     let base: String
-    static let key = "test-key"
 
     static func start(_ configure: (inout CollectorConfiguration) -> Void = { _ in }) async throws -> Harness {
-        var config = CollectorConfiguration(writeKey: key)
+        var config = CollectorConfiguration(writeKey: testKey)
         configure(&config)
         let server = CollectorServer(configuration: config)
         let port = try await server.start()
-        XCTAssertGreaterThan(port, 0)
+        #expect(port > 0)
         let base = await server.baseURL
-        XCTAssertEqual(base, "http://127.0.0.1:\(port)")
+        #expect(base == "http://127.0.0.1:\(port)")
         return Harness(server: server, client: HTTPClient(eventLoopGroupProvider: .singleton), base: base)
-    }
-
-    static func basic(_ key: String = Harness.key, password: String = "") -> String {
-        "Basic " + Data("\(key):\(password)".utf8).base64EncodedString()
     }
 
     func stop() async throws {
@@ -39,60 +44,80 @@ struct Harness: HTTPHarness {
     }
 }
 
+/// Starts a count-only sink on an ephemeral port and talks to it over real HTTP.
+struct CountOnlyHarness: HTTPHarness {
+    let server: CountOnlyServer
+    let client: HTTPClient
+    let base: String
+    let port: Int
+    /// Event loops of its own, when the test asked for a thread count.
+    let loops: MultiThreadedEventLoopGroup?
+
+    static func start(
+        threads: Int? = nil, _ configure: (inout CountOnlyConfiguration) -> Void = { _ in }
+    ) async throws -> CountOnlyHarness {
+        var config = CountOnlyConfiguration(writeKey: testKey)
+        configure(&config)
+        let loops = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
+        let server = CountOnlyServer(configuration: config, eventLoopGroup: loops ?? .singleton)
+        let port = try await server.start()
+        #expect(port > 0)
+        let base = await server.baseURL
+        #expect(base == "http://127.0.0.1:\(port)")
+        return CountOnlyHarness(
+            server: server, client: HTTPClient(eventLoopGroupProvider: .singleton), base: base, port: port,
+            loops: loops)
+    }
+
+    func stop() async throws {
+        try await client.shutdown()
+        try await server.shutdown()
+        try await loops?.shutdownGracefully()
+    }
+}
+
+/// One HTTP answer.
+struct Answer: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: String
+}
+
 extension HTTPHarness {
-    /// Sends `body` and returns the status, headers and body text.
+    /// Sends `body` to `path` and returns the answer.
     func post(
-        _ body: [UInt8], path: String = "/v1/batch", auth: String? = Harness.basic(), gzip: Bool = false
-    ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
+        _ body: [UInt8], path: String = "/v1/batch", auth: String? = basic(), gzip: Bool = false,
+        headers extra: [(String, String)] = []
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let auth { request.headers.add(name: "Authorization", value: auth) }
         if gzip { request.headers.add(name: "Content-Encoding", value: "gzip") }
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await client.execute(request, timeout: .seconds(20))
         let text = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), response.headers, String(buffer: text))
+        return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: text))
     }
 
-    func post(_ body: String, path: String = "/v1/batch", auth: String? = Harness.basic(), gzip: Bool = false)
-        async throws -> (status: Int, headers: HTTPHeaders, body: String)
-    {
-        try await post(Array(body.utf8), path: path, auth: auth, gzip: gzip)
+    /// Sends the UTF-8 of `body`.
+    func post(
+        _ body: String, path: String = "/v1/batch", auth: String? = basic(), gzip: Bool = false,
+        headers extra: [(String, String)] = []
+    ) async throws -> Answer {
+        try await post(Array(body.utf8), path: path, auth: auth, gzip: gzip, headers: extra)
     }
 
-    func get(_ path: String) async throws -> (status: Int, body: String) {
+    /// A GET of `path`.
+    func get(_ path: String) async throws -> Answer {
         let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
         let text = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: text))
+        return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: text))
     }
 }
 
 /// A fresh temporary file path.
 func temporaryPath(_ suffix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)\(suffix)").path
-}
-
-extension HTTPHarness {
-    /// The count-only checks shared by the Hummingbird count-only mode and the NIO server: a batch
-    /// with an invalid event (200: not checked), a truncated body (400), a wrong key (401). Then
-    /// `stats` must show what ``assertCountOnlyStats(_:body:file:line:)`` expects. Returns the
-    /// batch's body.
-    func postCountOnlyChecks(file: StaticString = #filePath, line: UInt = #line) async throws -> String {
-        let body = Fixtures.batch([Fixtures.track("a"), "{\"type\":\"nope\"}", Fixtures.track("a")])
-        do { let status = try await post(body).status; XCTAssertEqual(status, 200, file: file, line: line) }
-        do { let status = try await post("{\"batch\":[1,").status; XCTAssertEqual(status, 400, file: file, line: line) }
-        do { let status = try await post(body, auth: Harness.basic("wrong")).status; XCTAssertEqual(status, 401, file: file, line: line) }
-        return body
-    }
-}
-
-/// What the collector counted for ``HTTPHarness/postCountOnlyChecks(file:line:)``.
-func assertCountOnlyStats(_ stats: CollectorStats, body: String, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertEqual(stats.events, 3, file: file, line: line)
-    XCTAssertEqual(stats.requests, 3, file: file, line: line)
-    XCTAssertEqual(stats.maxBatchEvents, 3, file: file, line: line)
-    XCTAssertEqual(stats.unique, 0, file: file, line: line)
-    XCTAssertEqual(stats.invalid, 0, file: file, line: line)
-    XCTAssertEqual(stats.bytes, body.utf8.count * 2 + 12, file: file, line: line)
 }

@@ -1,87 +1,94 @@
 @testable import Collector
+import IngestionChecks
 import JSONCore
-import XCTest
+import Testing
 
-final class SplitterTests: XCTestCase {
+@Suite struct SplitterTests {
     private func split(_ text: String) throws -> [String] {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { b in
             let layout = try ObjectLayout.scanDocument(b)
-            let batch = try XCTUnwrap(layout.member("batch", in: b))
+            let batch = try #require(layout.member("batch", in: b))
             return BatchSplitter.elements(b, array: batch.value).map {
                 String(decoding: UnsafeBufferPointer(rebasing: b[$0]), as: UTF8.self)
             }
         }
     }
 
-    func testSplitsNestedValuesStringsAndEscapes() throws {
-        XCTAssertEqual(try split("{\"batch\":[]}"), [])
-        XCTAssertEqual(try split("{\"batch\":[ ]}"), [])
-        XCTAssertEqual(
-            try split("{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}"),
-            ["{\"a\":[1,{\"b\":\"],}\\\"\"}]}", "2", "\"x,\\\\\"", "[[]]", "null"])
+    @Test(arguments: [
+        ("{\"batch\":[]}", []),
+        ("{\"batch\":[ ]}", []),
+        (
+            "{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}",
+            ["{\"a\":[1,{\"b\":\"],}\\\"\"}]}", "2", "\"x,\\\\\"", "[[]]", "null"]
+        ),
+    ] as [(String, [String])])
+    func splitsNestedValuesStringsAndEscapes(body: String, elements: [String]) throws {
+        #expect(try split(body) == elements)
     }
 
-    func testSeededGeneratorIsStable() {
+    @Test func seededGeneratorIsStable() {
         var a = SplitMix64(seed: 7)
         var b = SplitMix64(seed: 7)
-        for _ in 0..<100 { XCTAssertEqual(a.next(), b.next()) }
+        #expect((0..<100).map { _ in a.next() } == (0..<100).map { _ in b.next() })
         var c = SplitMix64(seed: 7)
-        for _ in 0..<1000 {
-            let u = c.nextUnit()
-            XCTAssertTrue(u >= 0 && u < 1)
-        }
+        let units = (0..<1000).map { _ in c.nextUnit() }
+        #expect(units.allSatisfy { $0 >= 0 && $0 < 1 })
     }
 
-    func testFailFirstAndDownTakePrecedence() {
+    @Test func failFirstAndDownTakePrecedence() {
         let injector = FaultInjector(
             FaultConfiguration(failureStatus: 408, down: DownWindow(start: .seconds(10), duration: .seconds(5)), failFirst: 1))
-        XCTAssertEqual(injector.decide(elapsed: .zero), .fail(408))
-        XCTAssertEqual(injector.decide(elapsed: .zero), FaultDecision.none)
-        XCTAssertEqual(injector.decide(elapsed: .seconds(12)), .fail(503))
-        XCTAssertEqual(injector.decide(elapsed: .seconds(15)), FaultDecision.none)
+        #expect(injector.decide(elapsed: .zero) == .fail(408))
+        #expect(injector.decide(elapsed: .zero) == FaultDecision.none)
+        #expect(injector.decide(elapsed: .seconds(12)) == .fail(503))
+        #expect(injector.decide(elapsed: .seconds(15)) == FaultDecision.none)
     }
 
-    func testStoreChoiceByExtension() {
-        XCTAssertEqual(CollectorStore.forPath("/tmp/a.sqlite"), .sqlite("/tmp/a.sqlite"))
-        XCTAssertEqual(CollectorStore.forPath("/tmp/a.DB"), .sqlite("/tmp/a.DB"))
-        XCTAssertEqual(CollectorStore.forPath("/tmp/a.ndjson"), .ndjson("/tmp/a.ndjson"))
+    @Test(arguments: [
+        ("/tmp/a.sqlite", CollectorStore.sqlite("/tmp/a.sqlite")),
+        ("/tmp/a.DB", CollectorStore.sqlite("/tmp/a.DB")),
+        ("/tmp/a.ndjson", CollectorStore.ndjson("/tmp/a.ndjson")),
+    ])
+    func storeChoiceByExtension(path: String, store: CollectorStore) {
+        #expect(CollectorStore.forPath(path) == store)
     }
 }
 
-final class SkimmerTests: XCTestCase {
+@Suite struct SkimmerTests {
     private func skim(_ text: String) -> BatchSkimmer.Summary? {
         Array(text.utf8).withUnsafeBufferPointer { BatchSkimmer.skim($0) }
     }
 
-    func testCountsTopLevelBatchElementsOnly() {
-        XCTAssertEqual(skim("{\"batch\":[]}"), .init(events: 0, largestEvent: 0))
-        XCTAssertEqual(skim(" { \"batch\" : [ ] } "), .init(events: 0, largestEvent: 0))
-        XCTAssertEqual(
-            skim("{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}")?.events, 5)
+    @Test(arguments: [
+        ("{\"batch\":[]}", 0),
+        (" { \"batch\" : [ ] } ", 0),
+        ("{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}", 5),
         // A "batch" key inside another member, or inside a string, is not the batch.
-        XCTAssertEqual(skim("{\"x\":{\"batch\":[1,2]},\"batch\":[3]}")?.events, 1)
-        XCTAssertEqual(skim("{\"x\":\"\\\"batch\\\":[1,2]\",\"batch\":[3,4,5]}")?.events, 3)
-        XCTAssertEqual(skim("{\"sentAt\":\"t\",\"batch\":[{\"k\":\"\\\\\"},{}]}")?.events, 2)
+        ("{\"x\":{\"batch\":[1,2]},\"batch\":[3]}", 1),
+        ("{\"x\":\"\\\"batch\\\":[1,2]\",\"batch\":[3,4,5]}", 3),
+        ("{\"sentAt\":\"t\",\"batch\":[{\"k\":\"\\\\\"},{}]}", 2),
+    ])
+    func countsTopLevelBatchElementsOnly(body: String, events: Int) {
+        #expect(skim(body)?.events == events)
     }
 
-    func testLargestElementIsMeasured() {
-        XCTAssertEqual(skim("{\"batch\":[{\"a\":1},{\"abc\":12345}]}")?.largestEvent, 13)
+    @Test(arguments: [
+        "{\"batch\":[{\"a\":1},{\"abc\":12345}]}",
         // Whitespace around an element is not part of it (as in the validating splitter).
-        XCTAssertEqual(skim("{\"batch\":[ {\"abc\":12345} \n, {\"a\":1}\n]}")?.largestEvent, 13)
+        "{\"batch\":[ {\"abc\":12345} \n, {\"a\":1}\n]}",
+    ])
+    func largestElementIsMeasured(body: String) {
+        #expect(skim(body)?.largestEvent == 13)
     }
 
-    func testMissingOrTruncatedBatchIsNil() {
-        XCTAssertNil(skim(""))
-        XCTAssertNil(skim("[1,2]"))
-        XCTAssertNil(skim("{\"batch\":{}}"))
-        XCTAssertNil(skim("{\"other\":[1]}"))
-        XCTAssertNil(skim("{\"batch\":[1,"))
-        XCTAssertNil(skim("{\"batch\":[\"abc"))
+    @Test(arguments: ["", "[1,2]", "{\"batch\":{}}", "{\"other\":[1]}", "{\"batch\":[1,", "{\"batch\":[\"abc"])
+    func missingOrTruncatedBatchIsNil(body: String) {
+        #expect(skim(body) == nil)
     }
 
     /// Agrees with the validating splitter on generated batches.
-    func testAgreesWithSplitterOnGeneratedBodies() throws {
+    @Test func agreesWithSplitterOnGeneratedBodies() throws {
         var rng = SplitMix64(seed: 42)
         let pieces = ["1", "\"a,b]\"", "{\"k\":[1,{\"x\":\"}\"}]}", "\"\\\\\"", "null", "[]", "{\"s\":\"\\\"\"}", " 2 "]
         for _ in 0..<300 {
@@ -91,9 +98,9 @@ final class SkimmerTests: XCTestCase {
             let bytes = Array(body.utf8)
             let expected = try bytes.withUnsafeBufferPointer { b -> Int in
                 let layout = try ObjectLayout.scanDocument(b)
-                return BatchSplitter.elements(b, array: try XCTUnwrap(layout.member("batch", in: b)).value).count
+                return BatchSplitter.elements(b, array: try #require(layout.member("batch", in: b)).value).count
             }
-            XCTAssertEqual(skim(body)?.events, expected, body)
+            #expect(skim(body)?.events == expected, "\(body)")
         }
     }
 }

@@ -1,12 +1,9 @@
 import CSQLite
-import CompressNIO
-import NIOCore
+import GzipCodec
 
 /// Gzips `bytes` (as clients do with `Content-Encoding: gzip`).
 func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    var input = ByteBuffer(bytes: bytes)
-    let out = try input.compress(with: .gzip())
-    return Array(out.readableBytesView)
+    try GzipCodec.compress(bytes)
 }
 
 /// Reads back the collector's SQLite store.

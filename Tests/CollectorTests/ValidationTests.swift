@@ -1,42 +1,44 @@
 import Collector
 import Foundation
-import XCTest
+import Testing
 
-final class ValidationTests: XCTestCase {
-    func testAuthentication() async throws {
+/// The full collector's own checks: a write key in the body, JSON and event validity, strict mode.
+@Suite struct ValidationTests {
+    static let keyed = Fixtures.track("a", extra: ",\"writeKey\":\"test-key\"")
+
+    /// (body, Authorization header, expected status)
+    static let authenticationCases: [(String, String?, Int)] = [
+        (Fixtures.batch([Fixtures.track("a")]), nil, 401),
+        (Fixtures.batch([Fixtures.track("a")]), basic("other"), 401),
+        (Fixtures.batch([Fixtures.track("a")]), basic(password: "secret"), 401),
+        (Fixtures.batch([Fixtures.track("a")]), "Bearer test-key", 401),
+        ("not json", nil, 401),
+        (Fixtures.batch([keyed, Fixtures.track("b", extra: ",\"writeKey\":\"test-key\"")]), nil, 200),
+        (Fixtures.batch([keyed, Fixtures.track("b")]), nil, 401),
+        (Fixtures.batch([Fixtures.track("a", extra: ",\"writeKey\":\"nope\"")]), nil, 401),
+        (Fixtures.batch([Fixtures.track("a")]), basic(), 200),
+    ]
+
+    @Test(arguments: authenticationCases)
+    func authentication(body: String, auth: String?, status: Int) async throws {
         let h = try await Harness.start()
-        let body = Fixtures.batch([Fixtures.track("a")])
-        do { let status = try await h.post(body, auth: nil).status; XCTAssertEqual(status, 401) }
-        do { let status = try await h.post(body, auth: Harness.basic("other")).status; XCTAssertEqual(status, 401) }
-        do { let status = try await h.post(body, auth: Harness.basic(password: "secret")).status; XCTAssertEqual(status, 401) }
-        do { let status = try await h.post(body, auth: "Bearer test-key").status; XCTAssertEqual(status, 401) }
-        do { let status = try await h.post("not json", auth: nil).status; XCTAssertEqual(status, 401) }
-        // writeKey on every event
-        let keyed = Fixtures.batch([
-            Fixtures.track("a", extra: ",\"writeKey\":\"test-key\""), Fixtures.track("b", extra: ",\"writeKey\":\"test-key\""),
-        ])
-        do { let status = try await h.post(keyed, auth: nil).status; XCTAssertEqual(status, 200) }
-        let oneMissing = Fixtures.batch([Fixtures.track("a", extra: ",\"writeKey\":\"test-key\""), Fixtures.track("b")])
-        do { let status = try await h.post(oneMissing, auth: nil).status; XCTAssertEqual(status, 401) }
-        let wrong = Fixtures.batch([Fixtures.track("a", extra: ",\"writeKey\":\"nope\"")])
-        do { let status = try await h.post(wrong, auth: nil).status; XCTAssertEqual(status, 401) }
-        let stats = await h.server.stats()
-        XCTAssertEqual(stats.events, 2)
-        XCTAssertEqual(stats.responses(401), 7)
+        let r = try await h.post(body, auth: auth)
+        let stats = h.server.stats()
         try await h.stop()
+        #expect(r.status == status, "\(r.body)")
+        #expect(stats.responses(status) == 1)
+        #expect(stats.events == (status == 200 ? stats.maxBatchEvents : 0))
     }
 
-    func testInvalidJSONAndShape() async throws {
+    @Test(arguments: [("{\"batch\":[{]}", 400), ("[]", 400), ("{\"batch\":{}}", 400), ("", 400), ("{\"batch\":[]}", 200)])
+    func invalidJSONAndShape(body: String, status: Int) async throws {
         let h = try await Harness.start()
-        do { let status = try await h.post("{\"batch\":[{]}").status; XCTAssertEqual(status, 400) }
-        do { let status = try await h.post("[]").status; XCTAssertEqual(status, 400) }
-        do { let status = try await h.post("{\"batch\":{}}").status; XCTAssertEqual(status, 400) }
-        do { let status = try await h.post("").status; XCTAssertEqual(status, 400) }
-        do { let status = try await h.post("{\"batch\":[]}").status; XCTAssertEqual(status, 200) }
+        let r = try await h.post(body)
         try await h.stop()
+        #expect(r.status == status, "\(r.body)")
     }
 
-    func testInvalidEventsAreDroppedAndCounted() async throws {
+    @Test func invalidEventsAreDroppedAndCounted() async throws {
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let h = try await Harness.start { $0.store = .ndjson(path) }
@@ -52,18 +54,18 @@ final class ValidationTests: XCTestCase {
             "{\"type\":\"alias\",\"userId\":7,\"previousId\":\"a\"}",  // numeric userId is fine
         ]
         let r = try await h.post(Fixtures.batch(events))
-        XCTAssertEqual(r.status, 200)
-        let stats = await h.server.stats()
+        #expect(r.status == 200)
+        let stats = h.server.stats()
         try await h.stop()
-        XCTAssertEqual(stats.events, 3)
-        XCTAssertEqual(stats.invalid, 6)
-        XCTAssertEqual(stats.unique, 2)
-        XCTAssertEqual(stats.maxBatchEvents, 9)
+        #expect(stats.events == 3)
+        #expect(stats.invalid == 6)
+        #expect(stats.unique == 2)
+        #expect(stats.maxBatchEvents == 9)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, 3)
+        #expect(lines.count == 3)
     }
 
-    func testStrictRejectsWholeRequest() async throws {
+    @Test func strictRejectsWholeRequest() async throws {
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let h = try await Harness.start {
@@ -71,41 +73,27 @@ final class ValidationTests: XCTestCase {
             $0.store = .ndjson(path)
         }
         let bad = Fixtures.batch([Fixtures.track("a"), "{\"type\":\"track\",\"userId\":\"u\"}"])
-        do { let status = try await h.post(bad).status; XCTAssertEqual(status, 400) }
-        do { let status = try await h.post(Fixtures.batch([Fixtures.track("b")])).status; XCTAssertEqual(status, 200) }
-        let stats = await h.server.stats()
+        let refused = try await h.post(bad).status
+        let accepted = try await h.post(Fixtures.batch([Fixtures.track("b")])).status
+        let stats = h.server.stats()
         try await h.stop()
-        XCTAssertEqual(stats.events, 1)
-        XCTAssertEqual(stats.invalid, 1)
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count, 1)
+        #expect([refused, accepted] as [Int] == [400, 200])
+        #expect(stats.events == 1)
+        #expect(stats.invalid == 1)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 1)
     }
 
-    func testLimits() async throws {
-        for status in [400, 413] {
-            let h = try await Harness.start { $0.oversizeStatus = status }
-            // body over 500,000 bytes (made of small valid events)
-            let padding = String(repeating: "x", count: 900)
-            let many = (0..<600).map { Fixtures.track("m\($0)", extra: ",\"p\":\"\(padding)\"") }
-            let bigBody = Fixtures.batch(many)
-            XCTAssertGreaterThan(bigBody.utf8.count, 500_000)
-            do { let got = try await h.post(bigBody).status; XCTAssertEqual(got, status) }
-            // the same, gzipped: the limit applies after decompression
-            do { let got = try await h.post(try gzip(Array(bigBody.utf8)), gzip: true).status; XCTAssertEqual(got, status) }
-            // one event over 32 KiB
-            let huge = Fixtures.track("h", extra: ",\"p\":\"\(String(repeating: "y", count: 33 * 1024))\"")
-            do { let got = try await h.post(Fixtures.batch([huge])).status; XCTAssertEqual(got, status) }
-            // just under 32 KiB is fine
-            let fits = Fixtures.track("f", extra: ",\"p\":\"\(String(repeating: "y", count: 32 * 1024 - 100))\"")
-            do { let status = try await h.post(Fixtures.batch([fits])).status; XCTAssertEqual(status, 200) }
-            // more than 2,500 events
-            let tiny = (0..<2501).map { _ in "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"u\"}" }
-            do { let got = try await h.post(Fixtures.batch(tiny)).status; XCTAssertEqual(got, status) }
-            do { let status = try await h.post(Fixtures.batch(Array(tiny.prefix(2500)))).status; XCTAssertEqual(status, 200) }
-            let stats = await h.server.stats()
-            XCTAssertEqual(stats.events, 2501)
-            XCTAssertEqual(stats.maxBatchEvents, 2500)
-            XCTAssertEqual(stats.responses(status), 4)
-            try await h.stop()
-        }
+    /// What is just inside the limits passes (the refusals are in ``SharedChecksTests``).
+    @Test func justInsideTheLimits() async throws {
+        let h = try await Harness.start()
+        let fits = Fixtures.track("f", extra: ",\"p\":\"\(String(repeating: "y", count: 32 * 1024 - 100))\"")
+        let oneBig = try await h.post(Fixtures.batch([fits])).status
+        let tiny = (0..<2500).map { _ in "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"u\"}" }
+        let many = try await h.post(Fixtures.batch(tiny)).status
+        let stats = h.server.stats()
+        try await h.stop()
+        #expect([oneBig, many] as [Int] == [200, 200])
+        #expect(stats.events == 2501)
+        #expect(stats.maxBatchEvents == 2500)
     }
 }

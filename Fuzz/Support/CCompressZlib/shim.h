@@ -1,4 +1,4 @@
-// The part of compress-nio's CCompressZlib that ReplayKit uses, over Debian's zlib (zlib1g-dev):
+// The part of zlib the GzipCodec stand-in uses, over Debian's zlib (zlib1g-dev):
 // inflateInit2 is a macro in zlib.h, which Swift cannot call, hence the function.
 #include <zlib.h>
 

@@ -1,5 +1,5 @@
-import CCompressZlib
 import Foundation
+import GzipCodec
 
 /// A sequential source of bytes (a file descriptor, possibly through gunzip).
 protocol ByteStream: AnyObject {
@@ -63,82 +63,40 @@ final class FileDescriptorStream: ByteStream {
     }
 }
 
-/// Decompresses a gzip stream (also several concatenated gzip members) with zlib.
+/// Decompresses a gzip stream (also several concatenated gzip members) with the package's
+/// streaming ``GunzipReader``, a bounded piece at a time, so files of any size stream through.
 final class GunzipStream: ByteStream {
     private let source: ByteStream
     private let path: String
-    private var stream = z_stream()
-    private var input: UnsafeMutablePointer<UInt8>
-    private let inputCapacity = 256 * 1024
-    private var finished = false
-    private var memberEnded = false
-    private var pendingError: InputError?
+    private let reader: GunzipReader
 
     init(source: ByteStream, path: String) throws {
         self.source = source
         self.path = path
-        input = .allocate(capacity: inputCapacity)
-        guard CCompressZlib_inflateInit2(&stream, 15 + 16) == Z_OK else {
-            input.deallocate()
+        do {
+            reader = try GunzipReader()
+        } catch {
             throw InputError("\(path): cannot start gzip decompression")
         }
-    }
-
-    deinit {
-        inflateEnd(&stream)
-        input.deallocate()
     }
 
     var fileBytesRead: UInt64 { source.fileBytesRead }
 
     /// Hands over the bytes decompressed before a failure first; the failure comes with the next call.
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        if let e = pendingError { throw e }
+        let source = self.source
         do {
-            return try inflateSome(into: into, count: count)
-        } catch let e as InputError {
-            let produced = count - Int(stream.avail_out)
-            guard produced > 0 else { throw e }
-            pendingError = e
-            return produced
+            return try reader.read(into: UnsafeMutableRawBufferPointer(start: into, count: count)) { raw in
+                // Safe: `raw` is the reader's own buffer of plain bytes, only ever accessed as
+                // UInt8, so binding it to UInt8 matches every other access to it.
+                try source.read(into: raw.bindMemory(to: UInt8.self).baseAddress!, count: raw.count)
+            }
+        } catch GzipError.truncated {
+            throw InputError("\(path): the gzip stream is truncated")
+        } catch GzipError.corrupt(let what) {
+            throw InputError("\(path): corrupt gzip data: \(what)")
+        } catch let error as GzipError {
+            throw InputError("\(path): \(error)")
         }
-    }
-
-    private func inflateSome(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        if finished { return 0 }
-        stream.next_out = into
-        stream.avail_out = UInt32(min(count, Int(UInt32.max)))
-        while stream.avail_out > 0 {
-            if stream.avail_in == 0 {
-                let n = try source.read(into: input, count: inputCapacity)
-                if n == 0 {
-                    if !memberEnded && stream.total_in > 0 {
-                        throw InputError("\(path): the gzip stream is truncated")
-                    }
-                    finished = true
-                    break
-                }
-                stream.next_in = input
-                stream.avail_in = UInt32(n)
-                if memberEnded {
-                    inflateReset(&stream)
-                    memberEnded = false
-                }
-            } else if memberEnded {
-                inflateReset(&stream)
-                memberEnded = false
-            }
-            let rc = inflate(&stream, Z_NO_FLUSH)
-            if rc == Z_STREAM_END {
-                memberEnded = true
-                continue
-            }
-            if rc == Z_BUF_ERROR { continue }
-            guard rc == Z_OK else {
-                let msg = stream.msg.map { String(cString: $0) } ?? "code \(rc)"
-                throw InputError("\(path): corrupt gzip data: \(msg)")
-            }
-        }
-        return count - Int(stream.avail_out)
     }
 }

@@ -1,4 +1,3 @@
-import NIOCore
 import Synchronization
 
 /// The count-only server's counters, shared by its event loop threads.
@@ -35,50 +34,40 @@ final class CountOnlyStatsRecorder: Sendable {
         }
     }
 
-    /// A snapshot in the shape of the full collector's stats (`unique`, `duplicates`, `invalid`
-    /// and `resets` stay 0: count-only mode does not track them).
-    func snapshot() -> CollectorStats {
+    /// A snapshot of the counters.
+    func snapshot() -> CountOnlyStats {
         let c = counters.withLock { $0 }
         var responses: [String: Int] = [:]
         if c.ok > 0 { responses["200"] = c.ok }
         for (status, n) in c.other { responses[String(status)] = n }
-        return CollectorStats(
+        return CountOnlyStats(
             requests: c.requests, responses: responses, events: c.events, bytes: c.bytes,
             maxBatchEvents: c.maxBatchEvents)
     }
 }
 
-/// The open connections of a count-only server, so shutdown can ask each to finish and close.
-final class ConnectionRegistry: Sendable {
-    private struct State {
-        var quiescing = false
-        var channels: [ObjectIdentifier: any Channel] = [:]
-    }
+/// The count-only sink's counters, served as `GET /stats` with the keys of the full collector's
+/// stats (`unique`, `duplicates`, `invalid` and `resets` are always 0: the sink does not track them).
+package struct CountOnlyStats: Sendable, Equatable {
+    /// Requests answered (everything except `GET /stats`).
+    package var requests = 0
+    /// Responses by status code (as a string key, e.g. "200").
+    package var responses: [String: Int] = [:]
+    /// Events counted in accepted batches.
+    package var events = 0
+    /// Request body bytes as received (before decompression).
+    package var bytes = 0
+    /// The most events in one accepted batch.
+    package var maxBatchEvents = 0
 
-    private let state = Mutex(State())
+    /// How many responses carried `status`.
+    package func responses(_ status: Int) -> Int { responses[String(status)] ?? 0 }
 
-    /// Registers a new connection and removes it again when it closes. False once the server is
-    /// shutting down: the caller closes the connection instead.
-    func add(_ channel: any Channel) -> Bool {
-        let id = ObjectIdentifier(channel)
-        let added = state.withLock { s in
-            guard !s.quiescing else { return false }
-            s.channels[id] = channel
-            return true
-        }
-        if added {
-            channel.closeFuture.whenComplete { _ in
-                self.state.withLock { s in _ = s.channels.removeValue(forKey: id) }
-            }
-        }
-        return added
-    }
-
-    /// Refuses further connections and returns those still open.
-    func quiesce() -> [any Channel] {
-        state.withLock { s in
-            s.quiescing = true
-            return Array(s.channels.values)
-        }
+    /// Compact JSON with sorted keys, the same keys as the full collector's `GET /stats`.
+    package var jsonText: String {
+        let codes = responses.keys.sorted().map { "\"\($0)\":\(responses[$0] ?? 0)" }.joined(separator: ",")
+        return "{\"bytes\":\(bytes),\"duplicates\":0,\"events\":\(events),\"invalid\":0,"
+            + "\"max_batch_events\":\(maxBatchEvents),\"requests\":\(requests),\"resets\":0,"
+            + "\"responses\":{\(codes)},\"unique\":0}"
     }
 }

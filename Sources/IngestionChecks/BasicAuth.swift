@@ -1,9 +1,9 @@
 import Foundation
 
 /// Checks `Authorization: Basic base64(writeKey:)` headers.
-enum BasicAuth {
+package enum BasicAuth {
     /// The outcome of looking at the Authorization header.
-    enum Result: Equatable {
+    package enum Result: Equatable, Sendable {
         /// No header: authentication may still come from the body.
         case absent
         /// A Basic header with the right write key and an empty password.
@@ -13,7 +13,7 @@ enum BasicAuth {
     }
 
     /// Checks `header` against `writeKey`.
-    static func check(_ header: String?, writeKey: String) -> Result {
+    package static func check(_ header: String?, writeKey: String) -> Result {
         guard let header else { return .absent }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "basic",
@@ -24,7 +24,7 @@ enum BasicAuth {
     }
 
     /// The header value for `writeKey` (for clients and tests).
-    static func header(for writeKey: String) -> String {
+    package static func header(for writeKey: String) -> String {
         "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
     }
 }

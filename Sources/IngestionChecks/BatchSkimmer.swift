@@ -4,27 +4,33 @@ import Glibc
 import Darwin
 #endif
 
-/// The count-only fast path: finds the top-level `"batch"` array of a request body and counts
-/// its elements without validating or decoding anything.
+/// The batch-shape check: finds the top-level `"batch"` array of a request body and counts
+/// its elements and measures the largest, without validating or decoding anything.
 ///
 /// It only tracks nesting and skips strings (with `memchr`, honouring backslash escapes), so it
 /// costs a small fraction of a validating scan. It trusts the client: malformed JSON gives a
-/// best-effort count. `--count-only` uses it for requests that came with a valid Basic header;
-/// everything else goes through ``BatchInspector``.
-enum BatchSkimmer {
+/// best-effort count. Both servers apply it (``IngestionPolicy/batchShape(_:)``) to requests
+/// that came with a valid Basic header; the full collector then validates the events as well.
+package enum BatchSkimmer {
     /// What a skim found.
-    struct Summary: Equatable {
+    package struct Summary: Equatable, Sendable {
         /// Elements of the `batch` array.
-        var events = 0
+        package var events = 0
         /// Bytes of the largest element (from its first to its last non-whitespace byte, as the
         /// validating path measures it).
-        var largestEvent = 0
+        package var largestEvent = 0
+
+        /// A summary of `events` elements, the largest `largestEvent` bytes.
+        package init(events: Int = 0, largestEvent: Int = 0) {
+            self.events = events
+            self.largestEvent = largestEvent
+        }
     }
 
     /// The summary of the first top-level `"batch"` member whose value is an array, or nil
     /// when there is none, the body does not start with an object, or the array or a string
     /// in it is not closed (a truncated body).
-    static func skim(_ body: UnsafeBufferPointer<UInt8>) -> Summary? {
+    package static func skim(_ body: UnsafeBufferPointer<UInt8>) -> Summary? {
         guard let base = body.baseAddress else { return nil }
         let end = body.count
         var p = 0
@@ -39,6 +45,7 @@ enum BatchSkimmer {
                 let start = p + 1
                 guard let close = stringEnd(base, from: start, end: end) else { return nil }
                 p = close + 1
+                // Safe: `close - start == 5` is checked first, so memcmp reads 5 bytes of the body.
                 guard depth == 1, close - start == 5, memcmp(base + start, "batch", 5) == 0 else { continue }
                 var q = p
                 while q < end, isSpace(base[q]) { q += 1 }
@@ -111,6 +118,8 @@ enum BatchSkimmer {
         var p = start
         while p < end {
             guard let hit = memchr(base + p, Int32(UInt8(ascii: "\"")), end - p) else { return nil }
+            // Safe: memchr returns a pointer into the searched range, `base[p..<end]`, which is
+            // memory already bound to UInt8 (`base` is an UnsafePointer<UInt8>).
             let q = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
             // The quote is escaped when an odd number of backslashes precede it.
             var slashes = 0

@@ -1,0 +1,26 @@
+import IngestionChecks
+
+extension CollectorServer {
+    /// Starts serving in the background (a `ServiceGroup` of its own, without signal handling)
+    /// and returns the bound port: the helper for tests and mr-replay's embedded collector.
+    /// Stop it with ``shutdown()``. Code that owns a `ServiceGroup` runs the server as a service
+    /// instead.
+    /// - Throws: a second call's `alreadyStarted`, or the store or bind error.
+    package func start() async throws -> Int {
+        var quiet = logger
+        if quiet.logLevel < .warning { quiet.logLevel = .warning }
+        try embedded.start(self, logger: quiet)
+        do {
+            return try await listening.wait()
+        } catch {
+            try await embedded.waitForFailedStart()
+            throw error
+        }
+    }
+
+    /// Stops a server started with ``start()``: stops accepting connections, lets in-flight
+    /// requests finish, then flushes and closes the store.
+    package func shutdown() async throws {
+        try await embedded.shutdown()
+    }
+}

@@ -1,0 +1,27 @@
+/// The process exit codes, shown in `--help` and documented in `docs/collector.md`.
+enum ExitCodes {
+    /// Stopped by SIGINT or SIGTERM after serving.
+    static let stopped: Int32 = 0
+    /// The server failed while running (for example the store could not be written or closed).
+    static let failed: Int32 = 1
+    /// A usage or config error: bad or conflicting flags, a store that cannot be opened.
+    static let usage: Int32 = 2
+    /// The server could not listen: the address is in use or cannot be bound.
+    static let cannotListen: Int32 = 3
+
+    static let help = """
+        Exit codes:
+          0   stopped by SIGINT/SIGTERM; the final stats JSON is on stderr
+          1   the server failed while running (e.g. the store could not be written)
+          2   usage or config error (bad flags, a store that cannot be opened); nothing was served
+          3   cannot listen: the address is in use or cannot be bound; nothing was served
+        """
+}
+
+/// A failure with the exit code and the message it ends the process with.
+struct CollectorExit: Error {
+    /// The process exit status.
+    var code: Int32
+    /// The line printed on stderr, after `mr-collector: `.
+    var message: String
+}
