@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -55,6 +56,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -102,7 +104,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector"]),
+        .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .testTarget(name: "CollectorTests", dependencies: ["Collector", "JSONCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ReplayKitTests", dependencies: ["ReplayKit", "Collector"]),
