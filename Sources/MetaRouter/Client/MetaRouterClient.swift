@@ -2,7 +2,6 @@ import DequeModule
 import JSONCore
 import Logging
 import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
@@ -67,12 +66,13 @@ public actor MetaRouterClient: Service {
     ///   - options: endpoint, write key and the other settings; validated here.
     ///   - transport: how requests are sent; `nil` uses an ``HTTPDeliveryTransport`` on
     ///     `eventLoopGroup`, created on the first request and shut down at the end of ``run()``.
-    ///   - eventLoopGroup: the group for that owned transport (the process-wide singleton by default).
+    ///   - eventLoopGroup: the group for that owned transport; nil (the default) uses
+    ///     `MultiThreadedEventLoopGroup.singleton`, first touched when the first request is sent.
     ///   - clock: time for the flush timer, the shutdown limit and the engine (tests inject one).
     ///   - logger: where the client and the engine log.
     /// - Throws: ``DeliveryConfigurationError`` for a bad setting, or a storage error when the identity cannot be persisted.
     public init(options: ClientOptions, transport: (any DeliveryTransport)? = nil,
-                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                eventLoopGroup: (any EventLoopGroup)? = nil,
                 clock: any EngineClock = SystemEngineClock(), logger: Logger = Logger(label: "mr.client")) throws {
         try options.validate()
         let ledger = OutcomeLedger(logger: logger)

@@ -1,9 +1,11 @@
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The ``HTTPDeliveryTransport`` a ``MetaRouterClient`` owns when the caller passes none. Its
-/// HTTP client is created on the first request (so creating a client starts nothing) on the
-/// caller's event loop group, and shut down at the end of ``MetaRouterClient/run()``.
+/// HTTP client is created on the first request (so creating a client starts nothing, not even
+/// the default group's threads) on the caller's event loop group, or on
+/// `MultiThreadedEventLoopGroup.singleton`, and shut down at the end of ``MetaRouterClient/run()``.
 final class OwnedHTTPTransport: DeliveryTransport {
     private enum State {
         case idle
@@ -12,11 +14,11 @@ final class OwnedHTTPTransport: DeliveryTransport {
     }
 
     private let state = Mutex(State.idle)
-    private let eventLoopGroup: any EventLoopGroup
+    private let eventLoopGroup: (any EventLoopGroup)?
     private let maxConnectionsPerHost: Int
 
-    /// A transport that will use `eventLoopGroup` (not owned: never shut down here).
-    init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int) {
+    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut down here).
+    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int) {
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
     }
@@ -26,7 +28,7 @@ final class OwnedHTTPTransport: DeliveryTransport {
         let transport = state.withLock { s -> HTTPDeliveryTransport? in
             switch s {
             case .idle:
-                let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup,
+                let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
                                                     maxConnectionsPerHost: maxConnectionsPerHost)
                 s = .started(created)
                 return created

@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import JSONCore
+import NIOPosix
 import Testing
 
 @testable import MetaRouter
@@ -61,7 +62,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var options = ClientOptions(writeKey: "wrong-key", ingestionHost: await server.baseURL)
         options.diskQueuePath = dir + "/queue.v1.json"
-        let client = try MetaRouterClient(options: options)
+        // The caller's event loop group (here the process-wide one), which the client leaves running.
+        let client = try MetaRouterClient(options: options, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         await startRunning(client)
         for k in 0..<5 { await client.track("E\(k)") }
         await client.drain()
