@@ -24,17 +24,16 @@ import Testing
         #expect(r.stats.retryAfterHonored == r.stats.responses["429", default: 0])
     }
 
-    @Test func eachRetryableStatusIsRetriedUntilDelivered() async throws {
-        for (seed, status) in [(3, 500), (4, 502), (5, 408)] {
-            let events = Loopback.events(count: 600)
-            let r = try await Loopback.run(events, collector: {
-                $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
-            })
-            expectRunInvariants(r, submitted: events)
-            #expect(r.stats.eventsDelivered == 600, "status \(status)")
-            #expect(r.stats.responses[String(status), default: 0] > 0, "status \(status)")
-            #expect(r.stats.batchesRetried == r.stats.responses[String(status), default: 0], "status \(status)")
-        }
+    @Test(arguments: [(3, 500), (4, 502), (5, 408)])
+    func eachRetryableStatusIsRetriedUntilDelivered(seed: Int, status: Int) async throws {
+        let events = Loopback.events(count: 600)
+        let r = try await Loopback.run(events, collector: {
+            $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
+        })
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 600)
+        #expect(r.stats.responses[String(status), default: 0] > 0)
+        #expect(r.stats.batchesRetried == r.stats.responses[String(status), default: 0])
     }
 
     @Test func downWindowOpensTheBreakerAndEverythingIsStillDelivered() async throws {
