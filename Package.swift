@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
@@ -70,6 +71,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -135,19 +138,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector"]),
-        .testTarget(
-            name: "CollectorTests",
-            dependencies: [
-                "Collector", "CountingSink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
+        .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .testTarget(name: "CollectorTests", dependencies: ["Collector", "JSONCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ReplayKitTests", dependencies: ["ReplayKit", "Collector"]),
     ]
 )

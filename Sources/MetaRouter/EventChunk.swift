@@ -12,13 +12,15 @@ package struct EventChunk: Sendable {
         /// Where the event's bytes are in ``EventChunk/storage``.
         package var range: Range<Int>
         /// The FNV-1a hash of the event's ordering key's UTF-8 bytes (`FNV1a.hash(key.utf8)`),
-        /// which picks its lane as the key itself would; nil for an event without one.
-        package var laneKey: UInt64?
+        /// which picks its lane as the key itself would. Events with equal lane keys keep their
+        /// order. (An event submitted without an ordering key goes round-robin; a chunk's events
+        /// always have a key.)
+        public var laneKey: UInt64
         /// An opaque caller value echoed in this event's outcome.
         package var tag: UInt64
 
         /// Creates an entry.
-        package init(range: Range<Int>, laneKey: UInt64?, tag: UInt64) {
+        public init(range: Range<Int>, laneKey: UInt64, tag: UInt64) {
             self.range = range
             self.laneKey = laneKey
             self.tag = tag

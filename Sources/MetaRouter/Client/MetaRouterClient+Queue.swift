@@ -4,9 +4,10 @@ import Logging
 extension MetaRouterClient {
     /// Whether a call is taken; otherwise it is counted and logged as dropped.
     func accepting(_ call: String) -> Bool {
-        if phase == .running, ledger.fatalStatus == nil { return true }
+        let open = phase == .ready || phase == .running
+        if open, ledger.fatalStatus == nil { return true }
         counters.droppedDisabled += 1
-        let why = phase != .running ? "the client is shut down" : "the client is disabled (status \(ledger.fatalStatus ?? 0))"
+        let why = !open ? "the client is shut down" : "the client is disabled (status \(ledger.fatalStatus ?? 0))"
         if counters.droppedDisabled == 1 {
             logger.warning("call dropped: \(why)", metadata: ["call": "\(call)"])
         } else {
@@ -50,7 +51,8 @@ extension MetaRouterClient {
         pumpWakeup = nil
     }
 
-    /// Hands queued events to the engine one by one, in order, until shutdown or until the engine stops.
+    /// Hands queued events to the engine one by one, in order, until shutdown empties the queue
+    /// or until the engine stops. Runs inside ``run()``.
     func runPump() async {
         defer {
             pumpEnded = true

@@ -1,54 +1,83 @@
 import DequeModule
 import JSONCore
 import Logging
+import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// A MetaRouter/Segment client for Swift server apps, like the SDK's `Analytics`: it enriches
 /// calls with the persisted identity and context, queues them, flushes every `flushInterval`
 /// and delivers them through a ``DeliveryEngine``. See `docs/server-usage.md`.
 ///
+/// It is a swift-service-lifecycle `Service`: creating it starts nothing; ``run()`` hands queued
+/// events to the engine and runs the flush timer until a graceful shutdown, the cancellation of
+/// its task or ``shutdown()``, then delivers what it can within `shutdownTimeout` and writes the
+/// rest to the disk queue. Calls made before ``run()`` are queued and sent once it runs.
+///
 /// - A fatal answer (401, 403, 404) disables the client: later calls are dropped and logged.
-/// - ``shutdown()`` delivers what it can within `shutdownTimeout` and writes the rest to the
-///   disk queue (when `diskQueuePath` is set); the next client sends them again.
-public actor MetaRouterClient {
-    enum Phase { case running, shuttingDown, shutDown }
+/// - Without a service group, start ``run()`` in a task and call ``shutdown()`` at exit.
+public actor MetaRouterClient: Service {
+    enum Phase {
+        /// Created: calls are queued; nothing runs yet.
+        case ready
+        /// ``run()`` is running.
+        case running
+        /// The end of ``run()``: delivering within `shutdownTimeout`, then the snapshot.
+        case shuttingDown
+        /// ``run()`` returned; later calls are dropped.
+        case shutDown
+    }
 
     let options: ClientOptions
     let engine: DeliveryEngine
-    let ownedTransport: HTTPDeliveryTransport?
+    let ownedTransport: OwnedHTTPTransport?
     let identity: PersistedIdentity
     let ledger: OutcomeLedger
     let clock: any EngineClock
     let logger: Logger
     let diskQueue: DiskQueue?
-    let tasks: ClientTasks
+    let stopSignal = StopSignal()
 
     /// Prepared events not yet handed to the engine, oldest first.
     var buffer = Deque<(tag: UInt64, event: Event)>()
     var nextTag: UInt64 = 0
-    var phase = Phase.running
+    var phase = Phase.ready
     /// The pump is inside `engine.submit`.
     var pumpBusy = false
     /// The pump has ended (shutdown, or the engine stopped).
     var pumpEnded = false
     var pumpWakeup: CheckedContinuation<Void, Never>?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Callers of ``drain()`` waiting for ``run()`` to start (resumed at start and at the end).
+    var startWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Callers of ``shutdown()`` waiting for ``run()`` to return.
+    var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Cancels the engine when `shutdownTimeout` is over (started when shutting down begins).
+    var shutdownLimit: Task<Void, Never>?
     var counters = ClientStats()
+    /// What ``run()`` does with the snapshot file the initializer read.
+    var snapshotDisposal = SnapshotDisposal.none
     /// A snapshot that could not be read nor moved aside is in place: never remove or overwrite it.
     var protectSnapshot = false
 
-    /// Creates a client and starts its flush timer.
+    /// Creates a client: validates the options, opens the identity and reads the disk-queue
+    /// snapshot (its events are queued first). It starts no task and sends nothing: call ``run()``.
     /// - Parameters:
     ///   - options: endpoint, write key and the other settings; validated here.
-    ///   - transport: how requests are sent; `nil` uses an ``HTTPDeliveryTransport`` owned (and shut down) by the client.
+    ///   - transport: how requests are sent; `nil` uses an ``HTTPDeliveryTransport`` on
+    ///     `eventLoopGroup`, created on the first request and shut down at the end of ``run()``.
+    ///   - eventLoopGroup: the group for that owned transport; nil (the default) uses
+    ///     `MultiThreadedEventLoopGroup.singleton`, first touched when the first request is sent.
     ///   - clock: time for the flush timer, the shutdown limit and the engine (tests inject one).
     ///   - logger: where the client and the engine log.
     /// - Throws: ``DeliveryConfigurationError`` for a bad setting, or a storage error when the identity cannot be persisted.
     public init(options: ClientOptions, transport: (any DeliveryTransport)? = nil,
+                eventLoopGroup: (any EventLoopGroup)? = nil,
                 clock: any EngineClock = SystemEngineClock(), logger: Logger = Logger(label: "mr.client")) throws {
         try options.validate()
         let ledger = OutcomeLedger(logger: logger)
-        let owned = transport == nil ? HTTPDeliveryTransport(maxConnectionsPerHost: options.delivery.concurrency) : nil
+        let owned = transport == nil
+            ? OwnedHTTPTransport(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: options.delivery.concurrency) : nil
         self.options = options
         self.ledger = ledger
         self.clock = clock
@@ -58,24 +87,19 @@ public actor MetaRouterClient {
         self.engine = DeliveryEngine(configuration: options.delivery, transport: transport ?? owned!, clock: clock,
                                      logger: logger, onOutcomes: { ledger.record($0) })
         self.diskQueue = options.diskQueuePath.map { DiskQueue(path: $0, maxAge: options.diskQueueMaxAge) }
-        let tasks = ClientTasks()
-        self.tasks = tasks
         if let diskQueue {
-            let (events, stats, protect) = Self.rehydrate(diskQueue, now: clock.wallClock, cap: options.maxQueueEvents, logger: logger)
-            protectSnapshot = protect
-            for e in events {
+            let loaded = Self.loadSnapshot(diskQueue, now: clock.wallClock, cap: options.maxQueueEvents, logger: logger)
+            snapshotDisposal = loaded.disposal
+            protectSnapshot = loaded.disposal == .protect
+            for e in loaded.events {
                 buffer.append((nextTag, e))
                 nextTag += 1
             }
-            counters.rehydrated = stats.rehydrated
-            counters.droppedQueueFull = stats.droppedQueueFull
-            counters.snapshotCorrupt = stats.snapshotCorrupt
-            counters.snapshotExpired = stats.snapshotExpired
-            counters.snapshotsSetAside = stats.snapshotsSetAside
+            counters.rehydrated = loaded.stats.rehydrated
+            counters.droppedQueueFull = loaded.stats.droppedQueueFull
+            counters.snapshotCorrupt = loaded.stats.snapshotCorrupt
+            counters.snapshotExpired = loaded.stats.snapshotExpired
         }
-        tasks.start(pump: Task { await self.runPump() }, timer: Self.timer(clock: clock, every: options.flushInterval) {
-            [weak self] in await self?.timerFired() ?? false
-        })
     }
 
     /// The anonymous id attached to events (a lowercase UUID, persisted in the identity storage).
@@ -168,7 +192,8 @@ public actor MetaRouterClient {
     }
 
     /// Hands queued events to the engine and asks it to send partial batches now.
-    /// Returns without waiting for the endpoint's answers (see ``drain()``).
+    /// Returns without waiting for the endpoint's answers (see ``drain()``). Does nothing unless
+    /// ``run()`` is running.
     public func flush() async {
         guard phase == .running else { return }
         await pumpIdle()
@@ -177,8 +202,10 @@ public actor MetaRouterClient {
 
     /// Flushes and waits until every event handed to the client so far has an outcome
     /// (delivered, given up, or not delivered because the engine stopped). While the endpoint
-    /// fails, this waits through the retries.
+    /// fails, this waits through the retries. Called before ``run()`` starts, it first waits
+    /// for it; after the client shut down, it returns at once.
     public func drain() async {
+        if phase == .ready { await withCheckedContinuation { startWaiters.append($0) } }
         guard phase == .running else { return }
         await flush()
         await ledger.waitUntilSettled()

@@ -42,7 +42,7 @@ final class OutcomeLedger: Sendable {
                 switch o.result {
                 case .delivered: s.stats.delivered += 1
                 case .gaveUp(let reason, let detail):
-                    s.stats.givenUp[reason, default: 0] += 1
+                    s.stats.givenUp[reason.rawValue, default: 0] += 1
                     logger.warning("event given up", metadata: ["messageId": "\(o.messageId)", "reason": "\(reason)",
                                                                  "detail": "\(detail)"])
                 case .notDelivered(let cause):

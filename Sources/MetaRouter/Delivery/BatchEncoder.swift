@@ -41,6 +41,7 @@ struct BatchEncoder: Sendable {
 
     /// Where the object's closing brace is, and whether the object has no members.
     static func closingBrace(of bytes: [UInt8]) -> (index: Int, empty: Bool) {
+        // Safe: the pointer is only read inside the closure, within the array's own count.
         bytes.withUnsafeBufferPointer { closingBrace(of: $0) }
     }
 
@@ -80,6 +81,9 @@ struct BatchEncoder: Sendable {
         for i in events.indices {
             if i > events.startIndex { out.append(UInt8(ascii: ",")) }
             let (close, empty) = events[i].closingBrace
+            // Safe: `range` lies inside `storage` (checked when the event was queued: an
+            // `EncodedEvent`'s whole array, or a chunk entry checked by `submit(chunk:)`'s
+            // precondition), `close` is inside `range`, and no pointer leaves the closure.
             events[i].storage.withUnsafeBufferPointer { all in
                 let b = UnsafeBufferPointer(rebasing: all[events[i].range])
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[..<close]))

@@ -1,17 +1,12 @@
 /// Lanes: routing events by ordering key, forming batches, and the per-lane worker loop.
 extension DeliveryEngine {
-    /// The lane for `event`: a stable hash of its ordering key, or round-robin without one.
+    /// The lane for `event`: ``LaneRouting`` on its ordering key, or round-robin without one.
     func laneIndex(for event: EncodedEvent) -> Int {
-        laneIndex(forKeyHash: event.orderingKey.map { FNV1a.hash($0.utf8) })
-    }
-
-    /// The lane for an ordering key's FNV-1a hash, or round-robin without one.
-    func laneIndex(forKeyHash hash: UInt64?) -> Int {
-        guard let hash else {
+        guard let key = event.orderingKey else {
             nextKeylessLane = (nextKeylessLane + 1) % lanes.count
             return nextKeylessLane
         }
-        return Int(hash % UInt64(lanes.count))
+        return LaneRouting.lane(forKey: LaneRouting.laneKey(forOrderingKey: key), laneCount: lanes.count)
     }
 
     /// Whether lane `i` should send a batch now.
@@ -19,7 +14,7 @@ extension DeliveryEngine {
         let count = lanes[i].queue.count
         guard count > 0 else { return false }
         if closing || lanes[i].flushRequested { return true }
-        if count >= batchLimit { return true }
+        if count >= policy.batchLimit { return true }
         if BatchEncoder.bodySize(eventSizes: lanes[i].bytes, count: count) > configuration.maxBatchBytes { return true }
         // A quiet lane's partial batch goes once many later events were submitted, so it does
         // not hold back its caller's checkpoint (and outcome bookkeeping) while busy lanes run.
@@ -83,8 +78,8 @@ extension DeliveryEngine {
     func popBatch(_ i: Int) -> [Pending] {
         var batch: [Pending] = []
         var sizes = 0
-        batch.reserveCapacity(min(batchLimit, lanes[i].queue.count))
-        while !lanes[i].queue.isEmpty, batch.count < batchLimit {
+        batch.reserveCapacity(min(policy.batchLimit, lanes[i].queue.count))
+        while !lanes[i].queue.isEmpty, batch.count < policy.batchLimit {
             let size = lanes[i].queue[lanes[i].queue.startIndex].size
             let body = BatchEncoder.bodySize(eventSizes: sizes + size, count: batch.count + 1)
             if !batch.isEmpty && body > configuration.maxBatchBytes { break }

@@ -1,109 +1,66 @@
 import Logging
 
-/// Sending one batch and applying the status table to the answer.
+/// Sending one batch: the shell that runs a ``BatchDelivery`` machine's actions.
 extension DeliveryEngine {
-    /// Delivers `batch` from lane `i`: retries, splits on 413, bisects on rejections.
-    /// Returns false when the engine stopped (the batch's events are then reported not delivered).
+    /// Delivers `batch` from lane `i`: sends, sleeps and reports outcomes as its
+    /// ``BatchDelivery`` machine decides (retries, 413 halving, 4xx bisection, the breaker).
+    /// Returns false when the engine stopped (the batch's unsettled events are then reported not delivered).
     func deliver(_ batch: [Pending], lane i: Int) async -> Bool {
-        var attempts = 0
-        var firstFailure: Duration?
-        var notBefore = Duration.zero
-        var rateReserved = false
+        var machine = BatchDelivery(batch)
         while true {
             if stopCauseStorage != nil {
-                settleNotDelivered(batch)
+                settleNotDelivered(machine.remaining)
                 return false
             }
-            if clock.now < notBefore {
-                await sleepLane(i, until: notBefore)
-                continue
-            }
-            if !rateReserved {
-                rateReserved = true
-                let wait = limiter.reserve(eventCount: batch.count, now: clock.now)
-                if wait > .zero {
-                    await sleepLane(i, until: clock.now + wait)
-                    continue
-                }
-            }
-            let probe: Bool
-            switch breaker.acquire(now: clock.now) {
-            case .waitUntil(let t):
-                await sleepLane(i, until: t)
-                continue
+            switch machine.next(now: clock.now, policy: &policy) {
+            case .finished:
+                return true
+            case .wait(let until):
+                await sleepLane(i, until: until)
             case .waitForProbe:
                 await withCheckedContinuation { probeWaiters.append($0) }
-                continue
-            case .proceed(let p):
-                probe = p
+            case .send(let events, _):
+                let response = await send(events)
+                let verdict = machine.received(response, now: clock.now, wallClock: clock.wallClock,
+                                               random: random.nextDouble(), policy: &policy)
+                // Any answer may have closed the breaker or ended a probe: waiting lanes ask again.
+                resumeAll(&probeWaiters)
+                apply(verdict, answer: response)
             }
-            rateReserved = false
-            attempts += 1
-            let response = await send(batch)
-            let now = clock.now
-            switch StatusAction.classify(response) {
-            case .success:
-                closeBreaker()
-                limiter.recover(now: now)
-                counters.batchesSucceeded += 1
-                batchLimit = min(maxBatchEvents, batchLimit * 2)
-                settle(batch, .delivered)
-                return true
-            case .retry:
-                if breaker.recordFailure(now: now, probe: probe, random: random.nextDouble()) {
-                    counters.breakerOpened += 1
-                    logger.warning("circuit breaker opened",
-                                   metadata: ["cooldown": "\(breaker.lastCooldown)", "last": "\(response.statsKey)"])
-                }
-                if probe { resumeAll(&probeWaiters) }
-                if case .status(429, _) = response { limiter.throttle(now: now) }
-                let first = firstFailure ?? now
-                firstFailure = first
-                let wait = retryWait(after: response, now: now)
-                if attempts >= configuration.maxAttempts {
-                    stop(.retriesExhausted("a batch of \(batch.count) events failed \(attempts) attempts (maxAttempts \(configuration.maxAttempts)); last answer \(response.statsKey)"))
-                } else if now + wait - first > configuration.maxElapsed {
-                    stop(.retriesExhausted("a batch of \(batch.count) events kept failing for longer than maxElapsed \(configuration.maxElapsed); last answer \(response.statsKey)"))
-                } else {
-                    counters.batchesRetried += 1
-                    logger.debug("retrying batch", metadata: ["events": "\(batch.count)", "answer": "\(response.statsKey)", "wait": "\(wait)"])
-                    notBefore = now + wait
-                }
-            case .tooLarge:
-                closeBreaker()
-                guard batch.count > 1 else {
-                    settle(batch, .gaveUp(reason: "too_large", detail: "the endpoint answered 413 for this event alone (\(batch[0].size) bytes as sent)"))
-                    return true
-                }
-                counters.batchesSplit += 1
-                batchLimit = max(1, min(batchLimit, batch.count / 2))
-                var rest = batch[...]
-                while !rest.isEmpty {
-                    let chunk = Array(rest.prefix(batchLimit))
-                    rest = rest.dropFirst(chunk.count)
-                    guard await deliver(chunk, lane: i) else {
-                        settleNotDelivered(rest)
-                        return false
-                    }
-                }
-                return true
-            case .reject(let code):
-                closeBreaker()
-                guard batch.count > 1 else {
-                    settle(batch, .gaveUp(reason: "rejected_\(code)", detail: "the endpoint answered \(code) for this event alone"))
-                    return true
-                }
-                counters.batchesSplit += 1
-                let mid = batch.count / 2
-                guard await deliver(Array(batch[..<mid]), lane: i) else {
-                    settleNotDelivered(batch[mid...])
-                    return false
-                }
-                return await deliver(Array(batch[mid...]), lane: i)
-            case .fatal(let code):
-                closeBreaker()
-                stop(.fatalStatus(code))
+        }
+    }
+
+    /// Performs what a ``BatchDelivery`` verdict asks: outcomes, counters, logs, stopping.
+    func apply(_ verdict: BatchDelivery<Pending>.Verdict, answer response: DeliveryResponse) {
+        switch verdict {
+        case .delivered(let events):
+            counters.batchesSucceeded += 1
+            settle(events, .delivered)
+        case .retry(let retry):
+            if retry.breakerOpened {
+                counters.breakerOpened += 1
+                logger.warning("circuit breaker opened",
+                               metadata: ["cooldown": "\(policy.breaker.lastCooldown)", "last": "\(response.statsKey)"])
             }
+            if retry.retryAfterHonored { counters.retryAfterHonored += 1 }
+            counters.batchesRetried += 1
+            logger.debug("retrying batch", metadata: ["answer": "\(response.statsKey)", "wait": "\(retry.wait)"])
+        case .split:
+            counters.batchesSplit += 1
+        case .giveUp(let events, let reason):
+            settle(events, .gaveUp(reason: reason, detail: Self.giveUpDetail(reason, events)))
+        case .stop(let cause):
+            stop(cause)
+        }
+    }
+
+    /// The detail reported with a give-up from an answer about `events` (one event).
+    static func giveUpDetail(_ reason: GiveUpReason, _ events: [Pending]) -> String {
+        switch reason {
+        case .tooLarge:
+            return "the endpoint answered 413 for this event alone (\(events.first?.size ?? 0) bytes as sent)"
+        case .rejected(let status):
+            return "the endpoint answered \(status) for this event alone"
         }
     }
 
@@ -138,23 +95,5 @@ extension DeliveryEngine {
         let body = encoder.body(batch, sentAt: sentAt)
         let zipped = try? Gzip.compress(body)
         return await transport.send(request(body: zipped ?? body, gzipped: zipped != nil))
-    }
-
-    /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor).
-    func retryWait(after response: DeliveryResponse, now: Duration) -> Duration {
-        var wait = configuration.retryFloor
-        if let until = breaker.openUntil, until - now > wait { wait = until - now }
-        if let value = response.header("Retry-After"),
-           let asked = HTTPTime.retryAfter(value, now: clock.wallClock), asked >= wait {
-            wait = asked
-            counters.retryAfterHonored += 1
-        }
-        return wait
-    }
-
-    /// Any answer that is not a retryable failure shows the endpoint is up: close the breaker.
-    func closeBreaker() {
-        breaker.recordSuccess()
-        resumeAll(&probeWaiters)
     }
 }

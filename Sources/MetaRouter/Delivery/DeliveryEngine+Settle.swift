@@ -38,7 +38,7 @@ extension DeliveryEngine {
         case .delivered: counters.eventsDelivered += n
         case .gaveUp(let reason, _):
             counters.eventsGivenUp += n
-            counters.givenUpReasons[reason, default: 0] += n
+            counters.givenUpReasons[reason.rawValue, default: 0] += n
         case .notDelivered: counters.eventsNotDelivered += n
         }
     }

@@ -40,15 +40,13 @@ public actor DeliveryEngine {
     let onOutcomes: @Sendable ([EventOutcome]) -> Void
     let encoder: BatchEncoder
     let baseHeaders: [(name: String, value: String)]
-    let maxBatchEvents: Int
     /// A lane whose oldest event has seen this many later submits is ready (see `isReady`).
     let staleAfter: UInt64
 
-    /// Events per batch now (halved by 413, doubled back by 2xx up to `maxBatchEvents`).
-    var batchLimit: Int
+    /// The breaker, the rate limits, the current batch size and the retry budget, shared by the
+    /// lanes' ``BatchDelivery`` machines.
+    var policy: DeliveryPolicy
     var lanes: [Lane]
-    var breaker: CircuitBreaker
-    var limiter: RateLimiter
     var probeWaiters: [CheckedContinuation<Void, Never>] = []
     var submitWaiters: [CheckedContinuation<Void, Never>] = []
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
@@ -79,15 +77,10 @@ public actor DeliveryEngine {
         self.logger = logger
         self.onOutcomes = onOutcomes
         self.encoder = BatchEncoder(writeKey: configuration.writeKey)
-        self.maxBatchEvents = configuration.effectiveMaxBatchEvents
-        self.batchLimit = configuration.effectiveMaxBatchEvents
         let laneCount = max(configuration.concurrency, 1)
         self.staleAfter = UInt64(max(1, min(configuration.maxPendingEvents / 2, 4 * configuration.effectiveMaxBatchEvents * laneCount)))
         self.lanes = Array(repeating: Lane(), count: laneCount)
-        self.breaker = CircuitBreaker(configuration: configuration.breaker)
-        self.limiter = RateLimiter(eventsPerSecond: configuration.eventsPerSecond,
-                                   requestsPerSecond: configuration.requestsPerSecond,
-                                   unlimitedFallback: Double(laneCount), now: clock.now)
+        self.policy = DeliveryPolicy(configuration: configuration, now: clock.now)
         self.baseHeaders = Self.headers(for: configuration)
     }
 
@@ -98,7 +91,7 @@ public actor DeliveryEngine {
     public var stopCause: StopCause? { stopCauseStorage }
 
     /// The number of events per batch the engine currently uses (lowered by 413 answers).
-    public var currentBatchLimit: Int { batchLimit }
+    public var currentBatchLimit: Int { policy.batchLimit }
 
     /// Queues one event; suspends while too many are pending. Returns false (and does NOT report an outcome)
     /// if the engine has stopped, so the caller keeps the event.
@@ -143,7 +136,7 @@ public actor DeliveryEngine {
             seq: seq, storage: storage, range: range, closingBrace: brace,
             size: encoder.sentSize(count: range.count, closingBrace: brace))
         if pending.size > configuration.maxEventBytes {
-            settle([pending], .gaveUp(reason: "too_large",
+            settle([pending], .gaveUp(reason: .tooLarge,
                                       detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
             return
         }

@@ -14,8 +14,9 @@ public struct EventOutcome: Sendable, Equatable {
     public enum Result: Sendable, Equatable {
         /// The endpoint accepted the event (2xx).
         case delivered
-        /// Settled without delivery: the caller dead-letters it (`too_large`, `rejected_400`, ...).
-        case gaveUp(reason: String, detail: String)
+        /// Settled without delivery: the caller dead-letters it. `reason.rawValue` is the stable
+        /// name (`too_large`, `rejected_400`, ...); `detail` says what happened, for a person.
+        case gaveUp(reason: GiveUpReason, detail: String)
         /// Not settled: the engine stopped; the caller keeps the event for a later run.
         case notDelivered(StopCause)
     }

@@ -209,6 +209,8 @@ package struct SnapshotReader {
             guard let end = try delimit(pos) else {
                 return .broken(pos, "the file ends inside event \(summary.elements + 1) of \"events\"")
             }
+            // Safe: `pos..<end` was delimited inside the buffered window `base..<base + storage.count`,
+            // and `Element.bytes` is documented valid only during `onEvent`, so the pointer does not escape.
             let keepGoing = try storage.withUnsafeBufferPointer { buf in
                 try onEvent(Element(
                     bytes: UnsafeBufferPointer(rebasing: buf[(pos - base)..<(end - base)]), index: summary.elements,
@@ -237,6 +239,8 @@ package struct SnapshotReader {
         while true {
             if from < base + storage.count {
                 summary.tailBytes += UInt64(base + storage.count - from)
+                // Safe: `from` is inside the buffered window (checked above); `onTail` may read the
+                // bytes only during the call, so the pointer does not escape the closure.
                 try storage.withUnsafeBufferPointer { try onTail(UnsafeBufferPointer(rebasing: $0[(from - base)...])) }
                 from = base + storage.count
                 discard(before: from)
@@ -327,6 +331,7 @@ package struct SnapshotReader {
     }
 
     private func isValidJSON(_ range: Range<Int>) -> Bool {
+        // Safe: callers pass a range inside the buffered window, and the scanner lives only in the closure.
         storage.withUnsafeBufferPointer { buf in
             var scanner = JSONScanner(UnsafeBufferPointer(rebasing: buf[(range.lowerBound - base)..<(range.upperBound - base)]))
             guard (try? scanner.scanValue()) != nil else { return false }

@@ -6,25 +6,41 @@ import NIOPosix
 
 /// The real transport: AsyncHTTPClient with a keep-alive connection pool; HTTPS works.
 ///
-/// The client runs on its own event loop group, one thread by default: a handful of keep-alive
-/// connections carrying ~100-event batches keep one thread far from busy, and on the 2-core
-/// benchmark machine one thread instead of one per core cut mr-replay's CPU per event by about
-/// 7 % (fewer cross-thread wake-ups). Call ``shutdown()`` once when done.
+/// The connections run on an event loop group: the caller's (``init(eventLoopGroup:maxConnectionsPerHost:connectTimeout:)``,
+/// for example `MultiThreadedEventLoopGroup.singleton`, which a server shares between its
+/// clients), or one of its own (``init(maxConnectionsPerHost:connectTimeout:eventLoopThreads:)``,
+/// one thread by default: a handful of keep-alive connections carrying ~100-event batches keep
+/// one thread far from busy, and on the 2-core benchmark machine one thread instead of one per
+/// core cut mr-replay's CPU per event by about 7 %). Call ``shutdown()`` once when done.
 public final class HTTPDeliveryTransport: DeliveryTransport {
     private let client: HTTPClient
-    private let group: MultiThreadedEventLoopGroup
+    /// The group this transport created and shuts down; nil when the caller's group is used.
+    private let ownedGroup: MultiThreadedEventLoopGroup?
     private let templates = NIOLockedValueBox<[String: HTTPClient.Request]>([:])
 
-    /// Creates a transport with its own client; `maxConnectionsPerHost` should be at least the
-    /// engine's concurrency. `eventLoopThreads` threads carry the connections (at least 1).
-    public init(maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10), eventLoopThreads: Int = 1) {
+    /// Creates a transport with its own client on its own event loop group of `eventLoopThreads`
+    /// threads (at least 1); `maxConnectionsPerHost` should be at least the engine's concurrency.
+    public convenience init(maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10), eventLoopThreads: Int = 1) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, eventLoopThreads))
+        self.init(group: group, ownedGroup: group, maxConnectionsPerHost: maxConnectionsPerHost, connectTimeout: connectTimeout)
+    }
+
+    /// Creates a transport with its own client on the caller's `eventLoopGroup`, which
+    /// ``shutdown()`` leaves running; `maxConnectionsPerHost` should be at least the engine's concurrency.
+    public convenience init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8,
+                            connectTimeout: Duration = .seconds(10)) {
+        self.init(group: eventLoopGroup, ownedGroup: nil, maxConnectionsPerHost: maxConnectionsPerHost,
+                  connectTimeout: connectTimeout)
+    }
+
+    private init(group: any EventLoopGroup, ownedGroup: MultiThreadedEventLoopGroup?, maxConnectionsPerHost: Int, connectTimeout: Duration) {
         var config = HTTPClient.Configuration()
         config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
         config.timeout.connect = .nanoseconds(Int64(connectTimeout.seconds * 1e9))
         config.decompression = .disabled
         config.redirectConfiguration = .disallow
-        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, eventLoopThreads))
-        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
+        self.ownedGroup = ownedGroup
+        client = HTTPClient(eventLoopGroup: group, configuration: config)
     }
 
     /// POSTs the request and drains the response body without keeping it. Cancelling the calling
@@ -56,9 +72,9 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
         return r
     }
 
-    /// Closes the connection pool and stops the event loop threads.
+    /// Closes the connection pool, and stops the event loop threads if this transport created them.
     public func shutdown() async {
         try? await client.shutdown()
-        try? await group.shutdownGracefully()
+        try? await ownedGroup?.shutdownGracefully()
     }
 }

@@ -208,7 +208,7 @@ final class ReadingJob: @unchecked Sendable {
                     }
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
-                    let lane = Int(laneKey % UInt64(laneChunks.count))
+                    let lane = LaneRouting.lane(forKey: laneKey, laneCount: laneChunks.count)
                     let start = laneChunks[lane].storage.count
                     output.bytes.withUnsafeBufferPointer { laneChunks[lane].storage.append(contentsOf: $0[range]) }
                     laneChunks[lane].entries.append(

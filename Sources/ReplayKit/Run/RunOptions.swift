@@ -77,7 +77,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     func contains(laneKey: UInt64?) -> Bool {
         guard count > 1 else { return true }
         guard let laneKey else { return index == 0 }
-        return Int(laneKey % UInt64(count)) == index
+        return LaneRouting.lane(forKey: laneKey, laneCount: count) == index
     }
 
     public var description: String { "\(index)/\(count)" }

@@ -71,7 +71,8 @@ final class RunState: Sendable {
                     c.inFlightEvents -= 1
                     c.report.events.delivered += 1
                     c.perInput[input].delivered += 1
-                case .gaveUp(let reason, let detail):
+                case .gaveUp(let giveUp, let detail):
+                    let reason = giveUp.rawValue
                     guard let entry = c.tracker.entry(outcome.tag), !entry.settled else { continue }
                     // Written first: an event whose dead letter cannot be written stays unsettled
                     // (reported pending, never passed by the checkpoint), and the run stops.

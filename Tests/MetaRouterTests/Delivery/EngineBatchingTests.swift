@@ -1,37 +1,37 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
-final class EngineBatchingTests: XCTestCase {
-    func testDeliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {
+@Suite struct EngineBatchingTests {
+    @Test func deliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let events = (0..<250).map { testEvent("m\($0)", tag: UInt64($0)) }
         let (engine, stats, sink) = await runEngine(config { $0.tracing = true }, transport, clock: clock, events: events)
-        XCTAssertEqual(transport.requests.map(\.events.count), [100, 100, 50])
-        XCTAssertEqual(stats.eventsDelivered, 250)
-        XCTAssertEqual(stats.batchesSent, 3)
-        XCTAssertEqual(stats.batchesSucceeded, 3)
-        XCTAssertEqual(stats.responses, ["200": 3])
-        XCTAssertEqual(Set(sink.all.map(\.tag)), Set(0..<250))
-        XCTAssertEqual(sink.all.count, 250)
-        XCTAssertTrue(sink.all.allSatisfy { $0.result == .delivered })
+        #expect(transport.requests.map(\.events.count) == [100, 100, 50])
+        #expect(stats.eventsDelivered == 250)
+        #expect(stats.batchesSent == 3)
+        #expect(stats.batchesSucceeded == 3)
+        #expect(stats.responses == ["200": 3])
+        #expect(Set(sink.all.map(\.tag)) == Set(0..<250))
+        #expect(sink.all.count == 250)
+        #expect(sink.all.allSatisfy { $0.result == .delivered })
         let r = transport.requests[0]
-        XCTAssertEqual(r.request.url, "http://127.0.0.1:9/base/v1/batch")
-        XCTAssertEqual(r.request.header("authorization"), "Basic " + Data("wk-123:".utf8).base64EncodedString())
-        XCTAssertEqual(r.request.header("Content-Type"), "application/json")
-        XCTAssertEqual(r.request.header("Trace"), "true")
-        XCTAssertNil(r.request.header("Content-Encoding"))
-        XCTAssertEqual(r.request.timeout, .seconds(15))
-        for r in transport.requests { assertWellFormedBody(r, writeKey: "wk-123") }
-        XCTAssertEqual(transport.requests.flatMap(\.messageIds), events.map(\.messageId), "one lane keeps submit order")
+        #expect(r.request.url == "http://127.0.0.1:9/base/v1/batch")
+        #expect(r.request.header("authorization") == "Basic " + Data("wk-123:".utf8).base64EncodedString())
+        #expect(r.request.header("Content-Type") == "application/json")
+        #expect(r.request.header("Trace") == "true")
+        #expect(r.request.header("Content-Encoding") == nil)
+        #expect(r.request.timeout == .seconds(15))
+        for r in transport.requests { expectWellFormedBody(r, writeKey: "wk-123") }
+        #expect(transport.requests.flatMap(\.messageIds) == events.map(\.messageId), "one lane keeps submit order")
         let stopCause = await engine.stopCause
-        XCTAssertNil(stopCause)
+        #expect(stopCause == nil)
     }
 
-    func testByteCapIsMeasuredOnTheRealBody() async throws {
+    @Test func byteCapIsMeasuredOnTheRealBody() async throws {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let c = config {
@@ -41,51 +41,50 @@ final class EngineBatchingTests: XCTestCase {
         }
         let events = (0..<120).map { testEvent("m\($0)", user: "u\($0 % 7)", padding: ($0 * 37) % 700) }
         let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: events)
-        XCTAssertEqual(stats.eventsDelivered, 120)
-        XCTAssertEqual(sink.all.count, 120)
+        #expect(stats.eventsDelivered == 120)
+        #expect(sink.all.count == 120)
         let encoder = BatchEncoder(writeKey: "wk-123")
         let byId = Dictionary(uniqueKeysWithValues: events.map { ($0.messageId, encoder.sentSize(of: $0)) })
         var sawNearlyFull = false
         for r in transport.requests {
-            XCTAssertLessThanOrEqual(r.body.count, 2_000)
-            assertWellFormedBody(r, writeKey: "wk-123")
+            #expect(r.body.count <= 2_000)
+            expectWellFormedBody(r, writeKey: "wk-123")
             let sizes = r.messageIds.map { byId[$0]! }
-            XCTAssertEqual(r.body.count, BatchEncoder.bodySize(eventSizes: sizes.reduce(0, +), count: sizes.count),
-                           "the computed size is the real size")
+            #expect(r.body.count == BatchEncoder.bodySize(eventSizes: sizes.reduce(0, +), count: sizes.count), "the computed size is the real size")
             if r.body.count > 1_000 { sawNearlyFull = true }
         }
-        XCTAssertTrue(sawNearlyFull, "batches are filled up to the byte cap")
+        #expect(sawNearlyFull, "batches are filled up to the byte cap")
     }
 
-    func testEventOverMaxEventBytesIsGivenUpBeforeSending() async {
+    @Test func eventOverMaxEventBytesIsGivenUpBeforeSending() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let c = config { $0.maxEventBytes = 300 }
         let events = [testEvent("small"), testEvent("big", padding: 400), testEvent("small2")]
         let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: events)
-        XCTAssertEqual(transport.requests.flatMap(\.messageIds), ["small", "small2"])
-        guard case .gaveUp(let reason, _)? = sink.results()["big"] else { return XCTFail("big not given up") }
-        XCTAssertEqual(reason, "too_large")
-        XCTAssertEqual(stats.givenUpReasons, ["too_large": 1])
-        XCTAssertEqual(stats.eventsDelivered, 2)
+        #expect(transport.requests.flatMap(\.messageIds) == ["small", "small2"])
+        guard case .gaveUp(let reason, _)? = sink.results()["big"] else { Issue.record("big not given up"); return }
+        #expect(reason == .tooLarge)
+        #expect(stats.givenUpReasons == ["too_large": 1])
+        #expect(stats.eventsDelivered == 2)
     }
 
-    func testGzipBodyDecodesBack() async throws {
+    @Test func gzipBodyDecodesBack() async throws {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let events = (0..<20).map { testEvent("m\($0)", padding: 50) }
         _ = await runEngine(config { $0.gzip = true }, transport, clock: clock, events: events)
-        let r = try XCTUnwrap(transport.requests.first)
-        XCTAssertEqual(r.request.header("Content-Encoding"), "gzip")
-        XCTAssertEqual(Array(r.request.body.prefix(2)), [0x1f, 0x8b], "gzip magic")
-        XCTAssertLessThan(r.request.body.count, r.body.count)
+        let r = try #require(transport.requests.first)
+        #expect(r.request.header("Content-Encoding") == "gzip")
+        #expect(Array(r.request.body.prefix(2)) == [0x1f, 0x8b], "gzip magic")
+        #expect(r.request.body.count < r.body.count)
         let unzipped = try Gzip.decompress(r.request.body)
-        XCTAssertEqual(unzipped, r.body)
-        assertWellFormedBody(r, writeKey: "wk-123")
-        XCTAssertEqual(r.events.count, 20)
+        #expect(unzipped == r.body)
+        expectWellFormedBody(r, writeKey: "wk-123")
+        #expect(r.events.count == 20)
     }
 
-    func testPerIdentityOrderingUnderConcurrencyAndRetries() async {
+    @Test func perIdentityOrderingUnderConcurrencyAndRetries() async {
         let clock = VirtualClock()
         // Every third request fails with 503, so lanes retry while others proceed.
         let transport = ScriptedTransport(clock: clock) { i, _ in
@@ -99,20 +98,20 @@ final class EngineBatchingTests: XCTestCase {
         let users = (0..<10).map { "user-\($0)" }
         let events = (0..<300).map { testEvent("m\($0)", user: users[($0 * 7) % 10]) }
         let (_, stats, _) = await runEngine(c, transport, clock: clock, events: events)
-        XCTAssertEqual(stats.eventsDelivered, 300)
-        XCTAssertGreaterThan(stats.batchesRetried, 0)
+        #expect(stats.eventsDelivered == 300)
+        #expect(stats.batchesRetried > 0)
         var delivered: [String: [String]] = [:]
         for r in transport.requests where r.statusCode == 200 {
             for e in r.events { delivered[e["anonymousId"]!.stringValue!, default: []].append(e["messageId"]!.stringValue!) }
         }
         for u in users {
             let submitted = events.filter { $0.orderingKey == u }.map(\.messageId)
-            XCTAssertEqual(delivered[u], submitted, "order of \(u)")
+            #expect(delivered[u] == submitted, "order of \(u)")
         }
-        XCTAssertGreaterThan(Set(transport.requests.map { $0.events.first?["anonymousId"]?.stringValue }).count, 1)
+        #expect(Set(transport.requests.map { $0.events.first?["anonymousId"]?.stringValue }).count > 1)
     }
 
-    func testRateLimiterSpacesRequests() async {
+    @Test func rateLimiterSpacesRequests() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let c = config {
@@ -120,10 +119,10 @@ final class EngineBatchingTests: XCTestCase {
             $0.requestsPerSecond = 2
         }
         _ = await runEngine(c, transport, clock: clock, events: (0..<5).map { testEvent("m\($0)") })
-        XCTAssertEqual(transport.requests.map(\.at), [0, 500, 1000, 1500, 2000].map { Duration.milliseconds($0) })
+        #expect(transport.requests.map(\.at) == [0, 500, 1000, 1500, 2000].map { Duration.milliseconds($0) })
     }
 
-    func testEventsPerSecondLimitsLargeBatches() async {
+    @Test func eventsPerSecondLimitsLargeBatches() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
         let c = config {
@@ -131,11 +130,11 @@ final class EngineBatchingTests: XCTestCase {
             $0.eventsPerSecond = 5
         }
         _ = await runEngine(c, transport, clock: clock, events: (0..<30).map { testEvent("m\($0)") })
-        XCTAssertEqual(transport.requests.map(\.at), [1800, 3800, 5800].map { Duration.milliseconds($0) })
+        #expect(transport.requests.map(\.at) == [1800, 3800, 5800].map { Duration.milliseconds($0) })
     }
 }
 
-final class EngineQuietLaneTests: XCTestCase {
+@Suite struct EngineQuietLaneTests {
     /// Keys on different lanes of a 2-lane engine.
     private func keysOnTwoLanes() -> (busy: String, quiet: String) {
         let busy = "busy"
@@ -146,7 +145,7 @@ final class EngineQuietLaneTests: XCTestCase {
 
     /// A lane with one event must not wait for the end while another lane keeps sending: the
     /// caller's checkpoint cannot pass that event until it is settled.
-    func testQuietLaneSendsWhileABusyLaneKeepsGoing() async throws {
+    @Test func quietLaneSendsWhileABusyLaneKeepsGoing() async throws {
         let (busy, quiet) = keysOnTwoLanes()
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock)
@@ -161,8 +160,8 @@ final class EngineQuietLaneTests: XCTestCase {
             for _ in 0..<2000 where sink.all.count < round * 100 { try await Task.sleep(for: .milliseconds(1)) }
         }
         // 2 lanes x 100 events x 4 = 800 later submits make the quiet event's lane ready.
-        XCTAssertTrue(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")
+        #expect(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")
         _ = await engine.finish()
-        XCTAssertEqual(sink.all.count, 2001)
+        #expect(sink.all.count == 2001)
     }
 }

@@ -1,26 +1,14 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
 /// `submit(chunk:)`: events that share one storage are delivered exactly like the same events
 /// submitted one by one.
-final class EngineChunkTests: XCTestCase {
-    /// The events back to back in one storage, with bytes no entry names between them.
-    func chunk(of events: [EncodedEvent]) -> EventChunk {
-        var chunk = EventChunk()
-        for e in events {
-            chunk.storage += Array(" \n junk ".utf8)
-            let start = chunk.storage.count
-            chunk.storage += e.bytes
-            chunk.entries.append(.init(range: start..<chunk.storage.count, laneKey: e.orderingKey.map { FNV1a.hash($0.utf8) }, tag: e.tag))
-        }
-        return chunk
-    }
-
-    func testChunkIsDeliveredLikeTheSameEventsOneByOne() async {
-        let events = (0..<250).map { testEvent("m\($0)", user: $0 % 5 == 0 ? nil : "u\($0 % 11)", padding: $0 % 40, tag: UInt64($0)) }
+@Suite struct EngineChunkTests {
+    @Test func chunkIsDeliveredLikeTheSameEventsOneByOne() async {
+        let events = (0..<250).map { testEvent("m\($0)", user: "u\($0 % 11)", padding: $0 % 40, tag: UInt64($0)) }
         let c = config { $0.concurrency = 3 }
 
         let clock1 = VirtualClock()
@@ -34,15 +22,15 @@ final class EngineChunkTests: XCTestCase {
         let accepted = await engine.submit(chunk: chunk(of: events))
         let stats2 = await engine.finish()
 
-        XCTAssertEqual(accepted, 250)
-        XCTAssertEqual(stats2.eventsDelivered, 250)
-        XCTAssertEqual(stats2.batchesSent, stats1.batchesSent)
-        XCTAssertEqual(Set(sink2.all.map(\.tag)), Set(0..<250))
-        XCTAssertTrue(sink2.all.allSatisfy { $0.result == .delivered && $0.messageId.isEmpty })
-        for r in chunked.requests { assertWellFormedBody(r, writeKey: "wk-123") }
+        #expect(accepted == 250)
+        #expect(stats2.eventsDelivered == 250)
+        #expect(stats2.batchesSent == stats1.batchesSent)
+        #expect(Set(sink2.all.map(\.tag)) == Set(0..<250))
+        #expect(sink2.all.allSatisfy { $0.result == .delivered && $0.messageId.isEmpty })
+        for r in chunked.requests { expectWellFormedBody(r, writeKey: "wk-123") }
         // The same batches (lanes follow the lane keys as they follow the ordering keys), each
         // event's bytes as submitted apart from the stamped sentAt and writeKey.
-        XCTAssertEqual(Set(chunked.requests.map(\.messageIds)), Set(oneByOne.requests.map(\.messageIds)))
+        #expect(Set(chunked.requests.map(\.messageIds)) == Set(oneByOne.requests.map(\.messageIds)))
         func withoutStamps(_ rs: [RecordedRequest]) -> [String: JSONObject] {
             var byId: [String: JSONObject] = [:]
             for r in rs {
@@ -55,11 +43,11 @@ final class EngineChunkTests: XCTestCase {
             }
             return byId
         }
-        XCTAssertEqual(withoutStamps(chunked.requests), withoutStamps(oneByOne.requests))
+        #expect(withoutStamps(chunked.requests) == withoutStamps(oneByOne.requests))
         _ = sink1
     }
 
-    func testARejectedChunkEventIsGivenUpWithItsOwnBytes() async {
+    @Test func aRejectedChunkEventIsGivenUpWithItsOwnBytes() async {
         let events = (0..<8).map { testEvent($0 == 5 ? "bad" : "m\($0)", user: "u", tag: UInt64(100 + $0)) }
         let chunk = chunk(of: events)
         let clock = VirtualClock()
@@ -71,12 +59,74 @@ final class EngineChunkTests: XCTestCase {
         _ = await engine.submit(chunk: chunk)
         let stats = await engine.finish()
 
-        XCTAssertEqual(stats.eventsDelivered, 7)
-        XCTAssertEqual(stats.eventsGivenUp, 1)
+        #expect(stats.eventsDelivered == 7)
+        #expect(stats.eventsGivenUp == 1)
         let bad = sink.all.first { $0.tag == 105 }
-        XCTAssertEqual(bad?.result, .gaveUp(reason: "rejected_400", detail: "the endpoint answered 400 for this event alone"))
-        XCTAssertEqual(bad?.givenUpBytes, Array(chunk.storage[chunk.entries[5].range]))
-        XCTAssertEqual(bad?.givenUpBytes, events[5].bytes)
-        XCTAssertTrue(sink.all.filter { $0.tag != 105 }.allSatisfy { $0.result == .delivered && $0.givenUpBytes == nil })
+        #expect(bad?.result == .gaveUp(reason: .rejected(status: 400), detail: "the endpoint answered 400 for this event alone"))
+        #expect(bad?.givenUpBytes == Array(chunk.storage[chunk.entries[5].range]))
+        #expect(bad?.givenUpBytes == events[5].bytes)
+        #expect(sink.all.filter { $0.tag != 105 }.allSatisfy { $0.result == .delivered && $0.givenUpBytes == nil })
+    }
+
+    @Test("a chunk's lane keys route like the ordering keys they hash", arguments: [1, 2, 3, 7])
+    func laneKeysRouteLikeOrderingKeys(lanes: Int) {
+        for user in (0..<50).map({ "user-\($0)" }) {
+            let key = LaneRouting.laneKey(forOrderingKey: user)
+            #expect(key == FNV1a.hash(user.utf8))
+            #expect(LaneRouting.lane(forKey: key, laneCount: lanes) == Int(FNV1a.hash(user.utf8) % UInt64(lanes)))
+        }
+    }
+
+    @Test("a chunk delivers every event exactly once over several lanes")
+    func chunkDeliversEveryEventOnce() async {
+        let events = (0..<253).map { testEvent("m\($0)", user: "a\($0 % 7)", tag: UInt64($0)) }
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 10; $0.concurrency = 3 }, transport: transport,
+                                    clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        let accepted = await engine.submit(chunk: chunk(of: events))
+        let stats = await engine.finish()
+        #expect(accepted == 253)
+        #expect(stats.eventsSubmitted == 253)
+        #expect(stats.eventsDelivered == 253)
+        #expect(sink.all.map(\.tag).sorted() == (0..<253).map(UInt64.init))
+        #expect(transport.requests.map(\.events.count).reduce(0, +) == 253)
+        #expect(transport.requests.count >= 26)
+    }
+
+    @Test("a stopped engine accepts nothing from a chunk and reports no outcome")
+    func chunkAfterStop() async {
+        let clock = VirtualClock()
+        let transport = ScriptedTransport(clock: clock)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, onOutcomes: sink.callback)
+        _ = await engine.cancel(grace: .zero)
+        let accepted = await engine.submit(chunk: chunk(of: (0..<5).map { testEvent("m\($0)", user: "u") }))
+        #expect(accepted == 0)
+        #expect(transport.requests.isEmpty)
+        #expect(sink.all.isEmpty)
+    }
+
+    @Test("the precondition on entries holds for exact objects only", arguments: [
+        ("{\"a\":1}", 0..<7, true),
+        ("{\"a\":1} ", 0..<8, false),
+        ("x{\"a\":1}", 0..<8, false),
+        ("{}", 0..<2, false),
+        ("{ \n}", 0..<4, false),
+        ("{\"a\":1}", 0..<9, false),
+    ])
+    func entryPrecondition(text: String, range: Range<Int>, valid: Bool) {
+        #expect(DeliveryEngine.isOneNonEmptyObject(Array(text.utf8), range) == valid)
+    }
+
+    @Test("submit(chunk:) stops the process on an entry that is not one object, in every build")
+    func chunkPreconditionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
+                                        transport: ScriptedTransport(clock: VirtualClock())) { _ in }
+            let bad = EventChunk(storage: Array("{\"a\":1} junk".utf8), entries: [.init(range: 0..<12, laneKey: 1, tag: 0)])
+            _ = await engine.submit(chunk: bad)
+        }
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
 /// Mixed answers under concurrency: the engine's invariants must hold whatever the interleaving.
-final class EngineInvariantTests: XCTestCase {
-    func testExactlyOneOutcomeAndPerIdentityOrderUnderMixedAnswers() async {
+@Suite struct EngineInvariantTests {
+    @Test func exactlyOneOutcomeAndPerIdentityOrderUnderMixedAnswers() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { i, events in
             let roll = (UInt64(i) &* 2_654_435_761) % 100
@@ -27,15 +27,15 @@ final class EngineInvariantTests: XCTestCase {
         let events = (0..<400).map { testEvent("m\($0)", user: "u\($0 % 13)", padding: ($0 * 31) % 200, tag: UInt64($0)) }
         let (_, stats, sink) = await runEngine(c, transport, clock: clock, events: events)
 
-        XCTAssertEqual(sink.all.count, 400, "one outcome per event")
-        XCTAssertEqual(Set(sink.all.map(\.tag)), Set(0..<400))
-        XCTAssertEqual(stats.eventsDelivered + stats.eventsGivenUp + stats.eventsNotDelivered, 400)
+        #expect(sink.all.count == 400, "one outcome per event")
+        #expect(Set(sink.all.map(\.tag)) == Set(0..<400))
+        #expect(stats.eventsDelivered + stats.eventsGivenUp + stats.eventsNotDelivered == 400)
         let results = sink.results()
         var deliveredOrder: [String: [String]] = [:]
         var deliveredIds = Set<String>()
         for r in transport.requests {
-            XCTAssertLessThanOrEqual(r.body.count, 3_000)
-            XCTAssertLessThanOrEqual(r.events.count, 9)
+            #expect(r.body.count <= 3_000)
+            #expect(r.events.count <= 9)
             guard r.statusCode == 200 else { continue }
             for e in r.events {
                 let id = e["messageId"]!.stringValue!
@@ -43,11 +43,11 @@ final class EngineInvariantTests: XCTestCase {
                 deliveredOrder[e["anonymousId"]!.stringValue!, default: []].append(id)
             }
         }
-        XCTAssertEqual(deliveredOrder.values.map(\.count).reduce(0, +), deliveredIds.count, "no event delivered twice")
-        XCTAssertEqual(deliveredIds.count, stats.eventsDelivered)
+        #expect(deliveredOrder.values.map(\.count).reduce(0, +) == deliveredIds.count, "no event delivered twice")
+        #expect(deliveredIds.count == stats.eventsDelivered)
         for (id, result) in results {
-            XCTAssertEqual(result == .delivered, deliveredIds.contains(id), "\(id): \(result)")
-            if case .gaveUp(let reason, _) = result { XCTAssertEqual(reason, "rejected_400") }
+            #expect((result == .delivered) == deliveredIds.contains(id), "\(id): \(result)")
+            if case .gaveUp(let reason, _) = result { #expect(reason == .rejected(status: 400)) }
         }
         for u in 0..<13 {
             let submitted = events.filter { $0.orderingKey == "u\(u)" }.map(\.messageId)
@@ -57,9 +57,9 @@ final class EngineInvariantTests: XCTestCase {
                 while let s = it.next() { if s == d { return true } }
                 return false
             }
-            XCTAssertTrue(isSubsequence, "u\(u) delivered out of order")
+            #expect(isSubsequence, "u\(u) delivered out of order")
         }
-        XCTAssertGreaterThan(stats.batchesSplit, 0)
-        XCTAssertGreaterThan(stats.batchesRetried, 0)
+        #expect(stats.batchesSplit > 0)
+        #expect(stats.batchesRetried > 0)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
@@ -9,9 +9,10 @@ private struct NullTransport: DeliveryTransport {
 }
 
 /// A throughput measurement, not a test: runs only with `MR_MEASURE=1` and asserts nothing about time.
-final class EngineThroughputMeasurement: XCTestCase {
-    func testMeasureThroughput() async throws {
-        try XCTSkipUnless(ProcessInfo.processInfo.environment["MR_MEASURE"] == "1", "set MR_MEASURE=1 to measure")
+@Suite struct EngineThroughputMeasurement {
+    @Test("engine throughput (set MR_MEASURE=1 to measure)",
+          .enabled(if: ProcessInfo.processInfo.environment["MR_MEASURE"] == "1"))
+    func measureThroughput() async throws {
         let n = 200_000
         let events = (0..<n).map { i in
             EncodedEvent(uncheckedBytes: Array(#"{"type":"track","event":"Viewed","messageId":"m\#(i)","anonymousId":"u\#(i % 1000)","properties":{"sku":"ABC-\#(i)","price":12.5,"tags":["a","b"]},"timestamp":"2026-11-22T06:50:53.123Z"}"#.utf8),
@@ -24,7 +25,7 @@ final class EngineThroughputMeasurement: XCTestCase {
         for e in events { _ = await engine.submit(e) }
         let stats = await engine.finish()
         let elapsed = (ContinuousClock.now - start).seconds
-        XCTAssertEqual(stats.eventsDelivered, n)
+        #expect(stats.eventsDelivered == n)
         print("MEASURE delivered \(n) events in \(stats.batchesSent) requests in \(elapsed) s: \(Int(Double(n) / elapsed)) events/s")
     }
 }

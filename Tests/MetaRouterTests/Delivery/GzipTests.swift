@@ -1,21 +1,41 @@
-import XCTest
+import Foundation
+import Testing
 
 @testable import MetaRouter
 
-final class GzipTests: XCTestCase {
-    func testRoundTripsEmptySmallAndLargeBodies() throws {
+@Suite struct GzipTests {
+    /// A megabyte of mostly repetitive bytes with some noise.
+    static let large: [UInt8] = {
         var rng = SystemRandomNumberGenerator()
-        let large = (0..<(1 << 20)).map { i in UInt8(truncatingIfNeeded: i % 251 == 0 ? Int(rng.next() % 256) : i % 64 + 32) }
-        for body in [[], [0x7B], Array("{\"batch\":[{\"a\":1}]}".utf8), large] {
-            let zipped = try Gzip.compress(body)
-            XCTAssertEqual(Array(zipped.prefix(2)), [0x1F, 0x8B], "a gzip member")
-            XCTAssertEqual(try Gzip.decompress(zipped), body)
+        return (0..<(1 << 20)).map { i in UInt8(truncatingIfNeeded: i % 251 == 0 ? Int(rng.next() % 256) : i % 64 + 32) }
+    }()
+
+    /// The bodies round-tripped.
+    enum Body: CaseIterable, Sendable {
+        case empty, oneByte, small, large
+        var bytes: [UInt8] {
+            switch self {
+            case .empty: return []
+            case .oneByte: return [0x7B]
+            case .small: return Array("{\"batch\":[{\"a\":1}]}".utf8)
+            case .large: return GzipTests.large
+            }
         }
-        XCTAssertLessThan(try Gzip.compress(large).count, large.count / 2, "repetitive data shrinks")
+    }
+
+    @Test(arguments: Body.allCases)
+    func roundTripsEmptySmallAndLargeBodies(body: Body) throws {
+        let zipped = try Gzip.compress(body.bytes)
+        #expect(Array(zipped.prefix(2)) == [0x1F, 0x8B], "a gzip member")
+        #expect(try Gzip.decompress(zipped) == body.bytes)
+    }
+
+    @Test func repetitiveDataShrinks() throws {
+        #expect(try Gzip.compress(GzipTests.large).count < GzipTests.large.count / 2)
     }
 
     /// Compressors come from a shared pool; concurrent lanes must each get their own.
-    func testConcurrentCompressionGivesEachCallerItsOwnResult() async throws {
+    @Test func concurrentCompressionGivesEachCallerItsOwnResult() async throws {
         let bodies = (0..<64).map { n in Array("{\"n\":\(n),\"pad\":\"\(String(repeating: "x", count: 1000 + n))\"}".utf8) }
         let results = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
             for (i, body) in bodies.enumerated() {
@@ -26,7 +46,7 @@ final class GzipTests: XCTestCase {
             return out
         }
         for (i, zipped) in results.enumerated() {
-            XCTAssertEqual(try Gzip.decompress(zipped), bodies[i])
+            #expect(try Gzip.decompress(zipped) == bodies[i])
         }
     }
 }

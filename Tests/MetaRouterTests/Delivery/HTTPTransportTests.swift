@@ -3,13 +3,14 @@ import Hummingbird
 import JSONCore
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
 /// `HTTPDeliveryTransport` against a tiny in-process loopback server.
-final class HTTPTransportTests: XCTestCase {
+@Suite(.serialized) struct HTTPTransportTests {
     private struct Seen: Sendable {
         let path: String
         let authorization: String?
@@ -56,7 +57,7 @@ final class HTTPTransportTests: XCTestCase {
         return (port, server)
     }
 
-    func testPostsAndReturnsStatusAndHeaders() async throws {
+    @Test func postsAndReturnsStatusAndHeaders() async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .tooManyRequests, headers: [.retryAfter: "3"], seen: seen)
         let transport = HTTPDeliveryTransport()
@@ -64,11 +65,11 @@ final class HTTPTransportTests: XCTestCase {
                                       headers: [("Authorization", "Basic abc"), ("Content-Type", "application/json")],
                                       body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
         let response = await transport.send(request)
-        guard case .status(let code, _) = response else { return XCTFail("got \(response)") }
-        XCTAssertEqual(code, 429)
-        XCTAssertEqual(response.header("retry-after"), "3")
-        XCTAssertEqual(seen.withLock { $0.first?.authorization }, "Basic abc")
-        XCTAssertEqual(seen.withLock { $0.first?.body }, Array(#"{"batch":[]}"#.utf8))
+        guard case .status(let code, _) = response else { Issue.record("got \(response)"); return }
+        #expect(code == 429)
+        #expect(response.header("retry-after") == "3")
+        #expect(seen.withLock { $0.first?.authorization } == "Basic abc")
+        #expect(seen.withLock { $0.first?.body } == Array(#"{"batch":[]}"#.utf8))
         await transport.shutdown()  // close the keep-alive connection first, so the server stops at once
         server.cancel()
         _ = try? await server.value
@@ -78,33 +79,50 @@ final class HTTPTransportTests: XCTestCase {
         short.timeout = .milliseconds(500)
         let refused = await fresh.send(short)
         await fresh.shutdown()
-        guard case .networkError = refused else { return XCTFail("expected a network error, got \(refused)") }
+        guard case .networkError = refused else { Issue.record("expected a network error, got \(refused)"); return }
+    }
+
+    /// A transport on the caller's event loop group leaves the group running at shutdown, so
+    /// other transports (and the rest of the process) keep using it.
+    @Test func aTransportOnTheSharedGroupLeavesItRunning() async throws {
+        let seen = SeenLog()
+        let (port, server) = try await startServer(status: .ok, seen: seen)
+        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
+                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        for _ in 0..<2 {
+            let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, maxConnectionsPerHost: 2)
+            let response = await transport.send(request)
+            guard case .status(200, _) = response else { Issue.record("got \(response)"); return }
+            await transport.shutdown()
+        }
+        server.cancel()
+        _ = try? await server.value
+        #expect(seen.withLock { $0.count } == 2)
     }
 
     /// The body of an answer is drained and dropped, whatever its size, and the connection is
     /// reused for the next request.
-    func testResponseBodiesAreDrained() async throws {
-        for bytes in [64 * 1024, 3 << 20] {
-            let seen = SeenLog()
-            let (port, server) = try await startServer(status: .ok, answerBytes: bytes, seen: seen)
-            let transport = HTTPDeliveryTransport()
-            let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
-                                          body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
-            let first = await transport.send(request)
-            let second = await transport.send(request)
-            await transport.shutdown()
-            server.cancel()
-            _ = try? await server.value
-            for response in [first, second] {
-                guard case .status(200, _) = response else { return XCTFail("\(bytes) bytes: got \(response)") }
-            }
-            XCTAssertEqual(seen.withLock { $0.count }, 2)
+    @Test(arguments: [64 * 1024, 3 << 20])
+    func responseBodiesAreDrained(bytes: Int) async throws {
+        let seen = SeenLog()
+        let (port, server) = try await startServer(status: .ok, answerBytes: bytes, seen: seen)
+        let transport = HTTPDeliveryTransport()
+        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
+                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        let first = await transport.send(request)
+        let second = await transport.send(request)
+        await transport.shutdown()
+        server.cancel()
+        _ = try? await server.value
+        for response in [first, second] {
+            guard case .status(200, _) = response else { Issue.record("\(bytes) bytes: got \(response)"); return }
         }
+        #expect(seen.withLock { $0.count } == 2)
     }
 
     /// Cancelling the sending task ends a request that is waiting for its answer at once, as a
     /// network error, instead of at its deadline.
-    func testCancellingTheTaskCancelsTheRequest() async throws {
+    @Test func cancellingTheTaskCancelsTheRequest() async throws {
         let router = Router()
         router.post("/slow") { _, _ -> Response in
             try await Task.sleep(for: .seconds(30))
@@ -122,37 +140,37 @@ final class HTTPTransportTests: XCTestCase {
         await transport.shutdown()
         server.cancel()
         _ = try? await server.value
-        guard case .networkError = response else { return XCTFail("expected a network error, got \(response)") }
-        XCTAssertLessThan(took, .seconds(10), "the request ran to its deadline instead of being cancelled")
+        guard case .networkError = response else { Issue.record("expected a network error, got \(response)"); return }
+        #expect(took < .seconds(10), "the request ran to its deadline instead of being cancelled")
     }
 
-    func testEngineOverHTTPWithGzip() async throws {
+    @Test func engineOverHTTPWithGzip() async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .ok, seen: seen)
         let transport = HTTPDeliveryTransport()
         var c = DeliveryConfiguration(host: "http://127.0.0.1:\(port)/base", writeKey: "wk")
         c.gzip = true
-        XCTAssertNoThrow(try c.validate())
+        #expect(throws: Never.self) { try c.validate() }
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: c, transport: transport, onOutcomes: sink.callback)
         for i in 0..<25 { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 4)")) }
         let stats = await engine.finish()
-        XCTAssertEqual(stats.eventsDelivered, 25)
-        XCTAssertEqual(sink.all.count, 25)
+        #expect(stats.eventsDelivered == 25)
+        #expect(sink.all.count == 25)
         let requests = seen.withLock { $0 }
         var ids: [String] = []
         for r in requests {
-            XCTAssertEqual(r.path, "/base/v1/batch")
-            XCTAssertEqual(r.encoding, "gzip")
-            XCTAssertEqual(r.authorization, "Basic " + Data("wk:".utf8).base64EncodedString())
+            #expect(r.path == "/base/v1/batch")
+            #expect(r.encoding == "gzip")
+            #expect(r.authorization == "Basic " + Data("wk:".utf8).base64EncodedString())
             let root = try JSONValue(parsing: Gzip.decompress(r.body)).objectValue
-            XCTAssertNotNil(root?["sentAt"]?.stringValue)
+            #expect(root?["sentAt"]?.stringValue != nil)
             for e in root?["batch"]?.arrayValue ?? [] {
-                XCTAssertEqual(e.objectValue?["writeKey"]?.stringValue, "wk")
+                #expect(e.objectValue?["writeKey"]?.stringValue == "wk")
                 ids.append(e.objectValue?["messageId"]?.stringValue ?? "?")
             }
         }
-        XCTAssertEqual(Set(ids), Set((0..<25).map { "m\($0)" }))
+        #expect(Set(ids) == Set((0..<25).map { "m\($0)" }))
         await transport.shutdown()
         server.cancel()
         _ = try? await server.value

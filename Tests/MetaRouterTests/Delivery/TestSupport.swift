@@ -1,7 +1,7 @@
 import Foundation
 import JSONCore
 import Synchronization
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
@@ -169,17 +169,45 @@ func runEngine(_ configuration: DeliveryConfiguration, _ transport: any Delivery
     return (engine, stats, sink)
 }
 
-/// Asserts the body is the documented envelope with sentAt everywhere and writeKey on each event.
-func assertWellFormedBody(_ r: RecordedRequest, writeKey: String, file: StaticString = #filePath, line: UInt = #line) {
+/// Expects the body to be the documented envelope with sentAt everywhere and writeKey on each event.
+func expectWellFormedBody(_ r: RecordedRequest, writeKey: String, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let root = (try? JSONValue(parsing: r.body))?.objectValue else {
-        return XCTFail("body is not a JSON object", file: file, line: line)
+        Issue.record("body is not a JSON object", sourceLocation: sourceLocation)
+        return
     }
-    XCTAssertEqual(root.keys, ["batch", "sentAt"], file: file, line: line)
+    #expect(root.keys == ["batch", "sentAt"], sourceLocation: sourceLocation)
     let sentAt = root["sentAt"]?.stringValue
-    XCTAssertEqual(sentAt?.count, 24, file: file, line: line)
-    XCTAssertFalse(r.events.isEmpty, file: file, line: line)
+    #expect(sentAt?.count == 24, sourceLocation: sourceLocation)
+    #expect(!r.events.isEmpty, sourceLocation: sourceLocation)
     for e in r.events {
-        XCTAssertEqual(e["sentAt"]?.stringValue, sentAt, file: file, line: line)
-        XCTAssertEqual(e["writeKey"]?.stringValue, writeKey, file: file, line: line)
+        #expect(e["sentAt"]?.stringValue == sentAt, sourceLocation: sourceLocation)
+        #expect(e["writeKey"]?.stringValue == writeKey, sourceLocation: sourceLocation)
     }
+}
+
+extension DeliveryEngine {
+    /// Submits `events` in order, one ``submit(_:)`` each; returns how many were accepted
+    /// before the engine refused one (it stopped or is finishing).
+    func submit(contentsOf events: [EncodedEvent]) async -> Int {
+        var accepted = 0
+        for e in events {
+            guard await submit(e) else { break }
+            accepted += 1
+        }
+        return accepted
+    }
+}
+
+/// `events` back to back in one ``EventChunk``, with bytes no entry names between them; an
+/// event without an ordering key gets the lane key of `fallbackKey`.
+func chunk(of events: [EncodedEvent], fallbackKey: String = "") -> EventChunk {
+    var chunk = EventChunk()
+    for e in events {
+        chunk.storage += Array(" \n junk ".utf8)
+        let start = chunk.storage.count
+        chunk.storage += e.bytes
+        let key = LaneRouting.laneKey(forOrderingKey: e.orderingKey ?? fallbackKey)
+        chunk.entries.append(.init(range: start..<chunk.storage.count, laneKey: key, tag: e.tag))
+    }
+    return chunk
 }

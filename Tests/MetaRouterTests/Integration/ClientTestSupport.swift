@@ -1,7 +1,7 @@
 import Foundation
 import JSONCore
 import Synchronization
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
@@ -63,6 +63,9 @@ final class ManualClock: EngineClock {
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
+
+    /// How many tasks sleep on this clock now.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves time forward and wakes every sleeper whose deadline has come.
     func advance(by d: Duration) {
@@ -147,4 +150,12 @@ func clientOptions(_ edit: (inout ClientOptions) -> Void = { _ in }) -> ClientOp
 /// A fresh temporary directory path (not created).
 func temporaryDirectory() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("mr-client-\(UUID().uuidString)").path
+}
+
+/// Starts `client.run()` in a task, as a service group would, and returns once it runs.
+@discardableResult
+func startRunning(_ client: MetaRouterClient) async -> Task<Void, any Error> {
+    let task = Task { try await client.run() }
+    while await client.phase == .ready { await Task.yield() }
+    return task
 }

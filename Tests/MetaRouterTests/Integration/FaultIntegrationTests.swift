@@ -1,86 +1,86 @@
+import Foundation
 import Collector
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
 /// The engine and the real HTTP transport against an in-process collector that injects faults:
 /// every good event arrives, none is lost, every give-up has a reason.
-final class FaultIntegrationTests: XCTestCase {
-    func testRandomFailuresResetsAndThrottlingLoseNothing() async throws {
+@Suite(.serialized) struct FaultIntegrationTests {
+    @Test func randomFailuresResetsAndThrottlingLoseNothing() async throws {
         let events = Loopback.events(count: 2000)
         let r = try await Loopback.run(events, collector: {
             $0.faults = FaultConfiguration(seed: 11, failureRate: 0.15, failureStatus: 503, throttleRate: 0.03,
                                            retryAfter: 1, resetRate: 0.1, latency: .milliseconds(1))
         })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.eventsDelivered, 2000)
-        XCTAssertEqual(r.deliveredIds.count, 2000)
-        XCTAssertEqual(r.collector.unique, 2000)
-        XCTAssertGreaterThan(r.stats.batchesRetried, 0)
-        XCTAssertGreaterThan(r.stats.responses["503", default: 0], 0, "\(r.stats.responses)")
-        XCTAssertGreaterThan(r.stats.responses["network_error", default: 0], 0, "\(r.stats.responses) \(r.collector)")
-        XCTAssertLessThanOrEqual(r.collector.resets, r.stats.responses["network_error", default: 0], "every reset is seen as a network error")
-        XCTAssertEqual(r.stats.retryAfterHonored, r.stats.responses["429", default: 0])
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 2000)
+        #expect(r.deliveredIds.count == 2000)
+        #expect(r.collector.unique == 2000)
+        #expect(r.stats.batchesRetried > 0)
+        #expect(r.stats.responses["503", default: 0] > 0, "\(r.stats.responses)")
+        #expect(r.stats.responses["network_error", default: 0] > 0, "\(r.stats.responses) \(r.collector)")
+        #expect(r.collector.resets <= r.stats.responses["network_error", default: 0], "every reset is seen as a network error")
+        #expect(r.stats.retryAfterHonored == r.stats.responses["429", default: 0])
     }
 
-    func testEachRetryableStatusIsRetriedUntilDelivered() async throws {
-        for (seed, status) in [(3, 500), (4, 502), (5, 408)] {
-            let events = Loopback.events(count: 600)
-            let r = try await Loopback.run(events, collector: {
-                $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
-            })
-            assertRunInvariants(r, submitted: events)
-            XCTAssertEqual(r.stats.eventsDelivered, 600, "status \(status)")
-            XCTAssertGreaterThan(r.stats.responses[String(status), default: 0], 0, "status \(status)")
-            XCTAssertEqual(r.stats.batchesRetried, r.stats.responses[String(status), default: 0], "status \(status)")
-        }
+    @Test(arguments: [(3, 500), (4, 502), (5, 408)])
+    func eachRetryableStatusIsRetriedUntilDelivered(seed: Int, status: Int) async throws {
+        let events = Loopback.events(count: 600)
+        let r = try await Loopback.run(events, collector: {
+            $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
+        })
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 600)
+        #expect(r.stats.responses[String(status), default: 0] > 0)
+        #expect(r.stats.batchesRetried == r.stats.responses[String(status), default: 0])
     }
 
-    func testDownWindowOpensTheBreakerAndEverythingIsStillDelivered() async throws {
+    @Test func downWindowOpensTheBreakerAndEverythingIsStillDelivered() async throws {
         let events = Loopback.events(count: 1500)
         let r = try await Loopback.run(events, collector: {
             $0.faults.down = DownWindow(start: .zero, duration: .milliseconds(300))
             $0.faults.latency = .milliseconds(2)
         })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.eventsDelivered, 1500)
-        XCTAssertGreaterThanOrEqual(r.stats.breakerOpened, 1)
-        XCTAssertGreaterThanOrEqual(r.stats.responses["503", default: 0], 3)
-        XCTAssertEqual(r.collector.responses(503), r.stats.responses["503", default: 0])
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 1500)
+        #expect(r.stats.breakerOpened >= 1)
+        #expect(r.stats.responses["503", default: 0] >= 3)
+        #expect(r.collector.responses(503) == r.stats.responses["503", default: 0])
     }
 
-    func testFailFirstRequestsAreRetriedInOrder() async throws {
+    @Test func failFirstRequestsAreRetriedInOrder() async throws {
         let events = Loopback.events(count: 900, users: 5)
         let r = try await Loopback.run(events, collector: {
             $0.faults = FaultConfiguration(failureStatus: 502, failFirst: 7)
         })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.eventsDelivered, 900)
-        XCTAssertEqual(r.stats.responses["502", default: 0], 7)
-        XCTAssertEqual(r.stats.batchesRetried, 7)
-        XCTAssertGreaterThanOrEqual(r.stats.breakerOpened, 1)
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 900)
+        #expect(r.stats.responses["502", default: 0] == 7)
+        #expect(r.stats.batchesRetried == 7)
+        #expect(r.stats.breakerOpened >= 1)
     }
 
-    func testStrictModeGivesUpExactlyTheInvalidEventsAsRejected400() async throws {
+    @Test func strictModeGivesUpExactlyTheInvalidEventsAsRejected400() async throws {
         let events = Loopback.events(count: 1200, invalidEvery: 97)
         let invalid = Set(events.enumerated().filter { $0.offset % 97 == 96 }.map(\.element.messageId))
-        XCTAssertEqual(invalid.count, 12)
+        #expect(invalid.count == 12)
         let r = try await Loopback.run(events, collector: {
             $0.strict = true
             $0.faults = FaultConfiguration(seed: 9, failureRate: 0.1, failureStatus: 500)
         })
-        assertRunInvariants(r, submitted: events)
+        expectRunInvariants(r, submitted: events)
         let givenUp = r.outcomes.filter {
-            if case .gaveUp(reason: "rejected_400", _) = $0.result { return true } else { return false }
+            if case .gaveUp(reason: .rejected(status: 400), _) = $0.result { return true } else { return false }
         }
-        XCTAssertEqual(Set(givenUp.map(\.messageId)), invalid)
-        XCTAssertEqual(r.stats.givenUpReasons, ["rejected_400": 12])
-        XCTAssertEqual(r.stats.eventsDelivered, 1200 - 12)
-        XCTAssertTrue(r.deliveredIds.isDisjoint(with: invalid))
-        XCTAssertGreaterThan(r.stats.batchesSplit, 0)
+        #expect(Set(givenUp.map(\.messageId)) == invalid)
+        #expect(r.stats.givenUpReasons == ["rejected_400": 12])
+        #expect(r.stats.eventsDelivered == 1200 - 12)
+        #expect(r.deliveredIds.isDisjoint(with: invalid))
+        #expect(r.stats.batchesSplit > 0)
     }
 
-    func testOversizeAnswers413AreSplitAndSingleOversizeEventsGivenUpTooLarge() async throws {
+    @Test func oversizeAnswers413AreSplitAndSingleOversizeEventsGivenUpTooLarge() async throws {
         // Events of ~4 KB in batches of 200 make ~800 KB bodies: over the collector's 500,000 bytes.
         var events = Loopback.events(count: 400, padding: 4000)
         // Two events over the collector's 32 KiB but under the engine's cap: 413 alone -> too_large.
@@ -107,15 +107,15 @@ final class FaultIntegrationTests: XCTestCase {
             $0.maxBatchBytes = 2_000_000
             $0.concurrency = 2
         })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.givenUpReasons, ["too_large": 3])
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.givenUpReasons == ["too_large": 3])
         let tooLarge = Set(r.outcomes.filter {
-            if case .gaveUp(reason: "too_large", _) = $0.result { return true } else { return false }
+            if case .gaveUp(reason: .tooLarge, _) = $0.result { return true } else { return false }
         }.map(\.messageId))
-        XCTAssertEqual(tooLarge, ["collector-big-0", "collector-big-1", "engine-big"])
-        XCTAssertEqual(r.stats.eventsDelivered, 400)
-        XCTAssertGreaterThan(r.stats.responses["413", default: 0], 2)
-        XCTAssertGreaterThan(r.stats.batchesSplit, 0)
-        XCTAssertFalse(r.storedIds.contains("engine-big"))
+        #expect(tooLarge == ["collector-big-0", "collector-big-1", "engine-big"])
+        #expect(r.stats.eventsDelivered == 400)
+        #expect(r.stats.responses["413", default: 0] > 2)
+        #expect(r.stats.batchesSplit > 0)
+        #expect(!(r.storedIds.contains("engine-big")))
     }
 }

@@ -2,7 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import Synchronization
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
@@ -142,35 +142,35 @@ enum Loopback {
 struct StoredLineError: Error {}
 
 /// The invariants every run must keep, whatever the faults.
-func assertRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
-                         file: StaticString = #filePath, line: UInt = #line) {
+func expectRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
+                         sourceLocation: SourceLocation = #_sourceLocation) {
     // Exactly one outcome per accepted event, none for refused ones.
     let tags = r.outcomes.map(\.tag)
-    XCTAssertEqual(tags.count, Set(tags).count, "an event got more than one outcome", file: file, line: line)
-    XCTAssertEqual(Set(tags), Set(r.accepted), "outcomes and accepted events differ", file: file, line: line)
-    XCTAssertEqual(r.accepted.count + r.refused.count, events.count, file: file, line: line)
-    XCTAssertTrue(Set(r.refused).isDisjoint(with: Set(tags)), file: file, line: line)
+    #expect(tags.count == Set(tags).count, "an event got more than one outcome", sourceLocation: sourceLocation)
+    #expect(Set(tags) == Set(r.accepted), "outcomes and accepted events differ", sourceLocation: sourceLocation)
+    #expect(r.accepted.count + r.refused.count == events.count, sourceLocation: sourceLocation)
+    #expect(Set(r.refused).isDisjoint(with: Set(tags)), sourceLocation: sourceLocation)
 
     // Stats add up.
     let s = r.stats
-    XCTAssertEqual(s.eventsSubmitted, r.accepted.count, file: file, line: line)
-    XCTAssertEqual(s.eventsDelivered + s.eventsGivenUp + s.eventsNotDelivered, s.eventsSubmitted, file: file, line: line)
-    XCTAssertEqual(s.givenUpReasons.values.reduce(0, +), s.eventsGivenUp, file: file, line: line)
-    XCTAssertEqual(s.eventsDelivered, r.outcomes.filter { $0.result == .delivered }.count, file: file, line: line)
-    XCTAssertEqual(s.responses.values.reduce(0, +), s.batchesSent, file: file, line: line)
-    XCTAssertEqual(s.batchesSent, r.requests.count, file: file, line: line)
+    #expect(s.eventsSubmitted == r.accepted.count, sourceLocation: sourceLocation)
+    #expect(s.eventsDelivered + s.eventsGivenUp + s.eventsNotDelivered == s.eventsSubmitted, sourceLocation: sourceLocation)
+    #expect(s.givenUpReasons.values.reduce(0, +) == s.eventsGivenUp, sourceLocation: sourceLocation)
+    #expect(s.eventsDelivered == r.outcomes.filter { $0.result == .delivered }.count, sourceLocation: sourceLocation)
+    #expect(s.responses.values.reduce(0, +) == s.batchesSent, sourceLocation: sourceLocation)
+    #expect(s.batchesSent == r.requests.count, sourceLocation: sourceLocation)
 
     // Every give-up has a reason.
     for o in r.outcomes {
         if case .gaveUp(let reason, let detail) = o.result {
-            XCTAssertFalse(reason.isEmpty, "give-up without a reason: \(o.messageId)", file: file, line: line)
-            XCTAssertFalse(detail.isEmpty, "give-up without detail: \(o.messageId)", file: file, line: line)
+            #expect(!reason.rawValue.isEmpty, "give-up without a reason: \(o.messageId)", sourceLocation: sourceLocation)
+            #expect(!detail.isEmpty, "give-up without detail: \(o.messageId)", sourceLocation: sourceLocation)
         }
     }
 
     // What arrived is exactly what was reported delivered (duplicates allowed, nothing else).
-    XCTAssertEqual(Set(r.storedIds), r.deliveredIds, "stored and delivered message ids differ", file: file, line: line)
-    XCTAssertEqual(r.collector.unique, r.deliveredIds.count, file: file, line: line)
+    #expect(Set(r.storedIds) == r.deliveredIds, "stored and delivered message ids differ", sourceLocation: sourceLocation)
+    #expect(r.collector.unique == r.deliveredIds.count, sourceLocation: sourceLocation)
 
     // Per-identity order: the first arrival of each event keeps the submit order of its identity.
     var seen = Set<String>()
@@ -181,7 +181,7 @@ func assertRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
               case .number(let n)? = e["properties"]?.objectValue?["seq"], let seq = n.intValue
         else { continue }
         if let last = lastSeq[user] {
-            XCTAssertLessThan(last, seq, "order broken for \(user)", file: file, line: line)
+            #expect(last < seq, "order broken for \(user)", sourceLocation: sourceLocation)
         }
         lastSeq[user] = seq
     }

@@ -1,54 +1,55 @@
+import Foundation
 import Collector
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
 /// Wire-level behaviour through the real HTTP transport: gzip, tracing, authentication.
-final class ProtocolIntegrationTests: XCTestCase {
-    func testGzipAndTracingHeadersAreSentAndTheCollectorDecodesTheBodies() async throws {
+@Suite(.serialized) struct ProtocolIntegrationTests {
+    @Test func gzipAndTracingHeadersAreSentAndTheCollectorDecodesTheBodies() async throws {
         let events = Loopback.events(count: 800, padding: 200)
         let r = try await Loopback.run(events, engine: {
             $0.gzip = true
             $0.tracing = true
         })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.eventsDelivered, 800)
-        XCTAssertFalse(r.requests.isEmpty)
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 800)
+        #expect(!r.requests.isEmpty)
         for q in r.requests {
-            XCTAssertEqual(q.header("Content-Encoding"), "gzip")
-            XCTAssertEqual(q.header("Trace"), "true")
-            XCTAssertEqual(q.header("Authorization"), "Basic " + Data("\(Loopback.writeKey):".utf8).base64EncodedString())
+            #expect(q.header("Content-Encoding") == "gzip")
+            #expect(q.header("Trace") == "true")
+            #expect(q.header("Authorization") == "Basic " + Data("\(Loopback.writeKey):".utf8).base64EncodedString())
         }
         // The collector counts wire bytes: gzip makes them far fewer than the ~200 KB of events.
-        XCTAssertEqual(r.collector.bytes, r.requests.map(\.wireBytes).reduce(0, +))
-        XCTAssertLessThan(r.collector.bytes, 800 * 200 / 4)
+        #expect(r.collector.bytes == r.requests.map(\.wireBytes).reduce(0, +))
+        #expect(r.collector.bytes < 800 * 200 / 4)
         // Stored events carry the spliced writeKey and sentAt.
         for e in r.stored {
-            XCTAssertEqual(e["writeKey"]?.stringValue, Loopback.writeKey)
-            XCTAssertEqual(e["sentAt"]?.stringValue?.count, 24)
+            #expect(e["writeKey"]?.stringValue == Loopback.writeKey)
+            #expect(e["sentAt"]?.stringValue?.count == 24)
         }
     }
 
-    func testNoTracingHeaderWhenTracingIsOff() async throws {
+    @Test func noTracingHeaderWhenTracingIsOff() async throws {
         let events = Loopback.events(count: 120)
         let r = try await Loopback.run(events)
-        assertRunInvariants(r, submitted: events)
-        XCTAssertEqual(r.stats.eventsDelivered, 120)
-        XCTAssertTrue(r.requests.allSatisfy { $0.header("Trace") == nil && $0.header("Content-Encoding") == nil })
+        expectRunInvariants(r, submitted: events)
+        #expect(r.stats.eventsDelivered == 120)
+        #expect(r.requests.allSatisfy { $0.header("Trace") == nil && $0.header("Content-Encoding") == nil })
     }
 
-    func testWrongWriteKeyStopsWith401AndEveryAcceptedEventIsNotDelivered() async throws {
+    @Test func wrongWriteKeyStopsWith401AndEveryAcceptedEventIsNotDelivered() async throws {
         let events = Loopback.events(count: 1000)
         let r = try await Loopback.run(events, engine: { $0.writeKey = "wrong-key" })
-        assertRunInvariants(r, submitted: events)
-        XCTAssertFalse(r.accepted.isEmpty)
-        XCTAssertEqual(r.outcomes.count, r.accepted.count)
-        for o in r.outcomes { XCTAssertEqual(o.result, .notDelivered(.fatalStatus(401)), o.messageId) }
-        XCTAssertEqual(r.stats.eventsNotDelivered, r.accepted.count)
-        XCTAssertEqual(r.stats.eventsDelivered, 0)
-        XCTAssertEqual(r.collector.events, 0)
-        XCTAssertTrue(r.stored.isEmpty)
-        XCTAssertGreaterThanOrEqual(r.collector.responses(401), 1)
-        XCTAssertEqual(r.stats.responses.keys.sorted(), ["401"])
+        expectRunInvariants(r, submitted: events)
+        #expect(!r.accepted.isEmpty)
+        #expect(r.outcomes.count == r.accepted.count)
+        for o in r.outcomes { #expect(o.result == .notDelivered(.fatalStatus(401)), "\(o.messageId)") }
+        #expect(r.stats.eventsNotDelivered == r.accepted.count)
+        #expect(r.stats.eventsDelivered == 0)
+        #expect(r.collector.events == 0)
+        #expect(r.stored.isEmpty)
+        #expect(r.collector.responses(401) >= 1)
+        #expect(r.stats.responses.keys.sorted() == ["401"])
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
-final class DiskQueueTests: XCTestCase {
+@Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     func event(_ id: String, daysAgo: Double = 0) -> Event {
@@ -14,54 +14,54 @@ final class DiskQueueTests: XCTestCase {
         return e
     }
 
-    func testSaveThenLoadRoundTripsOnDisk() throws {
+    @Test func saveThenLoadRoundTripsOnDisk() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dq-\(UUID())")
         defer { try? FileManager.default.removeItem(at: dir) }
         let queue = DiskQueue(path: dir.appendingPathComponent("disk-queue/queue.v1.json").path)
         let events = [event("a"), event("b")]
         try queue.save(events)
         let snapshot = try queue.load(now: now)
-        XCTAssertEqual(snapshot.events, events)
-        XCTAssertEqual(snapshot.version, 1)
+        #expect(snapshot.events == events)
+        #expect(snapshot.version == 1)
         let text = try String(contentsOfFile: queue.path, encoding: .utf8)
-        XCTAssertTrue(text.hasPrefix(#"{"version":1,"events":[{"type":"track""#))
+        #expect(text.hasPrefix(#"{"version":1,"events":[{"type":"track""#))
         try queue.remove()
-        XCTAssertEqual(try queue.load(now: now).events, [])
+        #expect(try queue.load(now: now).events == [])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("disk-queue").path)
-        XCTAssertEqual(leftovers, [], "atomic writes leave no temporary files behind")
+        #expect(leftovers == [], "atomic writes leave no temporary files behind")
     }
 
-    func testCorruptEventsAreSkippedNotTheFile() {
+    @Test func corruptEventsAreSkippedNotTheFile() {
         let bytes = Array(#"{"version":1,"events":[{"type":"track","messageId":"a"},42,{"type":"nope"},{"messageId":"x"},{"type":"page","messageId":"b"}]}"#.utf8)
         let s = DiskQueue.decode(bytes)
-        XCTAssertEqual(s.events.map(\.messageId), ["a", "b"])
-        XCTAssertEqual(s.corrupt, 3)
+        #expect(s.events.map(\.messageId) == ["a", "b"])
+        #expect(s.corrupt == 3)
     }
 
-    func testTruncatedAndDamagedFilesKeepWhatCameBefore() {
+    @Test func truncatedAndDamagedFilesKeepWhatCameBefore() {
         let cut = Array(#"{"version":1,"events":[{"type":"track","messageId":"a"},{"type":"page","messageId":"b"},{"type":"tra"#.utf8)
         let s = DiskQueue.decode(cut)
-        XCTAssertEqual(s.events.map(\.messageId), ["a", "b"])
-        XCTAssertEqual(s.corrupt, 1)
+        #expect(s.events.map(\.messageId) == ["a", "b"])
+        #expect(s.corrupt == 1)
         let damaged = Array(#"{"version":1,"events":[{"type":"track","messageId":"a"},{"type":"x" "bad"},{"type":"page","messageId":"c"}]}"#.utf8)
-        XCTAssertEqual(DiskQueue.decode(damaged).events.map(\.messageId), ["a", "c"])
+        #expect(DiskQueue.decode(damaged).events.map(\.messageId) == ["a", "c"])
     }
 
-    func testUnknownVersionIsEmpty() {
+    @Test func unknownVersionIsEmpty() {
         let s = DiskQueue.decode(Array(#"{"version":2,"events":[{"type":"track"}]}"#.utf8))
-        XCTAssertEqual(s.events, [])
-        XCTAssertEqual(s.version, 2)
-        XCTAssertEqual(DiskQueue.decode(Array("garbage".utf8)).events, [])
+        #expect(s.events == [])
+        #expect(s.version == 2)
+        #expect(DiskQueue.decode(Array("garbage".utf8)).events == [])
     }
 
-    func testSevenDayAgeCap() throws {
+    @Test func sevenDayAgeCap() throws {
         let fs = InMemoryFileSystem()
         let queue = DiskQueue(path: "/q.json", maxAge: DiskQueue.sevenDays, fileSystem: fs)
         try queue.save([event("old", daysAgo: 8), event("recent", daysAgo: 6.9), event("new")])
         let s = try queue.load(now: now)
-        XCTAssertEqual(s.events.map(\.messageId), ["recent", "new"])
-        XCTAssertEqual(s.expired, 1)
+        #expect(s.events.map(\.messageId) == ["recent", "new"])
+        #expect(s.expired == 1)
         let uncapped = DiskQueue(path: "/q.json", maxAge: nil, fileSystem: fs)
-        XCTAssertEqual(try uncapped.load(now: now).events.count, 3)
+        #expect(try uncapped.load(now: now).events.count == 3)
     }
 }

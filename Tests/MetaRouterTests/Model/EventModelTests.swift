@@ -1,37 +1,37 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import MetaRouter
 
-final class EventModelTests: XCTestCase {
-    func testUnknownFieldsAndExactValuesRoundTrip() throws {
+@Suite struct EventModelTests {
+    @Test func unknownFieldsAndExactValuesRoundTrip() throws {
         let line = #"{"type":"track","event":"Order ✓","zzz":{"b":1,"a":[1,2.50,null,true]},"big":12345678901234567890,"neg":-0.0,"properties":{"price":19.99,"qty":3,"note":null,"emoji":"😀\u00e9"},"messageId":"m1"}"#
         let event = try Event(parsing: Array(line.utf8))
-        XCTAssertEqual(event.type, .track)
-        XCTAssertEqual(event.event, "Order ✓")
-        XCTAssertEqual(event[member: "big"], .number(JSONNumber(uncheckedText: "12345678901234567890")))
-        XCTAssertEqual(event.properties?["qty"]?.encodedString, "3")
-        XCTAssertEqual(event.properties?["note"], .null)
-        XCTAssertEqual(event.properties?["emoji"], .string("😀é"))
+        #expect(event.type == .track)
+        #expect(event.event == "Order ✓")
+        #expect(event[member: "big"] == .number(JSONNumber(uncheckedText: "12345678901234567890")))
+        #expect(event.properties?["qty"]?.encodedString == "3")
+        #expect(event.properties?["note"] == .null)
+        #expect(event.properties?["emoji"] == .string("😀é"))
         let reparsed = try Event(parsing: event.encoded)
-        XCTAssertEqual(reparsed, event)
-        XCTAssertEqual(event.members.keys, ["type", "event", "zzz", "big", "neg", "properties", "messageId"])
-        XCTAssertEqual(event[member: "zzz"]?.encodedString, #"{"b":1,"a":[1,2.50,null,true]}"#)
-        XCTAssertEqual(event[member: "neg"]?.encodedString, "-0.0")
+        #expect(reparsed == event)
+        #expect(event.members.keys == ["type", "event", "zzz", "big", "neg", "properties", "messageId"])
+        #expect(event[member: "zzz"]?.encodedString == #"{"b":1,"a":[1,2.50,null,true]}"#)
+        #expect(event[member: "neg"]?.encodedString == "-0.0")
     }
 
-    func testTypedSettersKeepOtherMembers() throws {
+    @Test func typedSettersKeepOtherMembers() throws {
         var e = try Event(parsing: Array(#"{"x":1,"type":"page","name":"Home"}"#.utf8))
         e.userId = "u1"
         e.name = nil
-        XCTAssertEqual(e.json.encodedString, #"{"x":1,"type":"page","userId":"u1"}"#)
+        #expect(e.json.encodedString == #"{"x":1,"type":"page","userId":"u1"}"#)
         e[member: "type"] = "screen"
-        XCTAssertEqual(e.type, .screen)
+        #expect(e.type == .screen)
     }
 
-    func testEveryTypeAndEveryNamedField() {
-        XCTAssertEqual(Set(EventType.allCases.map(\.rawValue)), ["track", "identify", "group", "screen", "page", "alias"])
+    @Test func everyTypeAndEveryNamedField() {
+        #expect(Set(EventType.allCases.map(\.rawValue)) == ["track", "identify", "group", "screen", "page", "alias"])
         var e = Event.alias("new", previousId: "old")
         e.anonymousId = "a"
         e.groupId = "g"
@@ -44,46 +44,46 @@ final class EventModelTests: XCTestCase {
         e.event = "ev"
         e.name = "n"
         e.sentAt = "s"
-        XCTAssertEqual(
-            e.members.keys,
-            ["type", "userId", "previousId", "anonymousId", "groupId", "messageId", "timestamp", "context",
+        #expect(e.members.keys == ["type", "userId", "previousId", "anonymousId", "groupId", "messageId", "timestamp", "context",
              "integrations", "traits", "properties", "event", "name", "sentAt"])
-        XCTAssertEqual(Event.track("t").event, "t")
-        XCTAssertEqual(Event.identify("u").userId, "u")
-        XCTAssertEqual(Event.group("g").groupId, "g")
-        XCTAssertEqual(Event.screen("s").name, "s")
-        XCTAssertEqual(Event.page("p").type, .page)
+        #expect(Event.track("t").event == "t")
+        #expect(Event.identify("u").userId == "u")
+        #expect(Event.group("g").groupId == "g")
+        #expect(Event.screen("s").name == "s")
+        #expect(Event.page("p").type == .page)
     }
 
-    func testRejectsNonEvents() {
-        XCTAssertThrowsError(try Event(parsing: Array("[1]".utf8))) { XCTAssertEqual(($0 as? EventError)?.reason, "not_an_object") }
-        XCTAssertThrowsError(try Event(parsing: Array(#"{"a":1}"#.utf8))) { XCTAssertEqual(($0 as? EventError)?.reason, "missing_type") }
-        XCTAssertThrowsError(try Event(parsing: Array(#"{"type":"click"}"#.utf8))) { XCTAssertEqual(($0 as? EventError)?.reason, "unknown_type") }
-        XCTAssertThrowsError(try Event(parsing: Array(#"{"type":"track""#.utf8))) { XCTAssertEqual(($0 as? EventError)?.reason, "invalid_json") }
-        XCTAssertThrowsError(try Event(parsing: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) {
-            XCTAssertEqual(($0 as? EventError)?.reason, "invalid_utf8")
-        }
+    @Test(arguments: [
+        (Array("[1]".utf8), "not_an_object"),
+        (Array(#"{"a":1}"#.utf8), "missing_type"),
+        (Array(#"{"type":"click"}"#.utf8), "unknown_type"),
+        (Array(#"{"type":"track""#.utf8), "invalid_json"),
+        ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "invalid_utf8"),
+    ] as [([UInt8], String)])
+    func rejectsNonEvents(bytes: [UInt8], reason: String) {
+        let error = #expect(throws: EventError.self) { try Event(parsing: bytes) }
+        #expect(error?.reason == reason)
     }
 
-    func testMessageIDFormat() {
+    @Test func messageIDFormat() {
         let uuid = UUID(uuidString: "6F0C7E85-1111-4222-8333-944455556666")!
         let id = MessageID.generate(at: Date(timeIntervalSince1970: 1_734_691_572.843), uuid: uuid)
-        XCTAssertEqual(id, "1734691572843-6f0c7e85-1111-4222-8333-944455556666")
-        XCTAssertTrue(MessageID.isWellFormed(id))
-        XCTAssertFalse(MessageID.isWellFormed("abc-6f0c7e85-1111-4222-8333-944455556666"))
-        XCTAssertFalse(MessageID.isWellFormed("123-nope"))
+        #expect(id == "1734691572843-6f0c7e85-1111-4222-8333-944455556666")
+        #expect(MessageID.isWellFormed(id))
+        #expect(!(MessageID.isWellFormed("abc-6f0c7e85-1111-4222-8333-944455556666")))
+        #expect(!(MessageID.isWellFormed("123-nope")))
     }
 
-    func testTimestamps() {
-        XCTAssertEqual(Timestamp.iso8601(Date(timeIntervalSince1970: 1_734_691_572.843)), "2024-12-20T10:46:12.843Z")
-        XCTAssertEqual(Timestamp.epochMillis("2024-12-20T10:46:12.843Z"), 1_734_691_572_843)
-        XCTAssertEqual(Timestamp.epochMillis("2024-12-20T11:46:12.843+01:00"), 1_734_691_572_843)
-        XCTAssertEqual(Timestamp.epochMillis("2024-12-20T10:46:12.843456Z"), 1_734_691_572_843)
-        XCTAssertEqual(Timestamp.epochMillis("2024-12-20T10:46:12Z"), 1_734_691_572_000)
-        XCTAssertEqual(Timestamp.epochMillis("1970-01-01"), 0)
-        XCTAssertEqual(Timestamp.epochMillis("1969-12-31T23:59:59.000Z"), -1000)
-        XCTAssertNil(Timestamp.epochMillis("yesterday"))
-        XCTAssertNil(Timestamp.epochMillis("2024-13-01"))
-        XCTAssertNil(Timestamp.epochMillis("2024-12-20T10:46:12Zjunk"))
+    @Test func timestamps() {
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_734_691_572.843)) == "2024-12-20T10:46:12.843Z")
+        #expect(Timestamp.epochMillis("2024-12-20T10:46:12.843Z") == 1_734_691_572_843)
+        #expect(Timestamp.epochMillis("2024-12-20T11:46:12.843+01:00") == 1_734_691_572_843)
+        #expect(Timestamp.epochMillis("2024-12-20T10:46:12.843456Z") == 1_734_691_572_843)
+        #expect(Timestamp.epochMillis("2024-12-20T10:46:12Z") == 1_734_691_572_000)
+        #expect(Timestamp.epochMillis("1970-01-01") == 0)
+        #expect(Timestamp.epochMillis("1969-12-31T23:59:59.000Z") == -1000)
+        #expect(Timestamp.epochMillis("yesterday") == nil)
+        #expect(Timestamp.epochMillis("2024-13-01") == nil)
+        #expect(Timestamp.epochMillis("2024-12-20T10:46:12Zjunk") == nil)
     }
 }

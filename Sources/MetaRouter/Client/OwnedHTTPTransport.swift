@@ -1,0 +1,52 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The ``HTTPDeliveryTransport`` a ``MetaRouterClient`` owns when the caller passes none. Its
+/// HTTP client is created on the first request (so creating a client starts nothing, not even
+/// the default group's threads) on the caller's event loop group, or on
+/// `MultiThreadedEventLoopGroup.singleton`, and shut down at the end of ``MetaRouterClient/run()``.
+final class OwnedHTTPTransport: DeliveryTransport {
+    private enum State {
+        case idle
+        case started(HTTPDeliveryTransport)
+        case shutDown
+    }
+
+    private let state = Mutex(State.idle)
+    private let eventLoopGroup: (any EventLoopGroup)?
+    private let maxConnectionsPerHost: Int
+
+    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut down here).
+    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int) {
+        self.eventLoopGroup = eventLoopGroup
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+    }
+
+    /// Sends through the HTTP client, creating it first if needed; a network error once shut down.
+    func send(_ request: DeliveryRequest) async -> DeliveryResponse {
+        let transport = state.withLock { s -> HTTPDeliveryTransport? in
+            switch s {
+            case .idle:
+                let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
+                                                    maxConnectionsPerHost: maxConnectionsPerHost)
+                s = .started(created)
+                return created
+            case .started(let t): return t
+            case .shutDown: return nil
+            }
+        }
+        guard let transport else { return .networkError("the client's HTTP transport is shut down") }
+        return await transport.send(request)
+    }
+
+    /// Shuts the HTTP client down if one was created; later requests fail as network errors.
+    func shutdown() async {
+        let started = state.withLock { s -> HTTPDeliveryTransport? in
+            defer { s = .shutDown }
+            if case .started(let t) = s { return t }
+            return nil
+        }
+        await started?.shutdown()
+    }
+}
