@@ -22,7 +22,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
@@ -140,8 +139,18 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
-        .testTarget(name: "CollectorTests", dependencies: ["Collector", "JSONCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
+        .testTarget(
+            name: "CollectorTests",
+            dependencies: [
+                "Collector", "CountingSink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "ReplayKitTests", dependencies: ["ReplayKit", "Collector"]),
     ]
 )

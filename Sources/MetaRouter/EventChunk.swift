@@ -15,12 +15,12 @@ package struct EventChunk: Sendable {
         /// which picks its lane as the key itself would. Events with equal lane keys keep their
         /// order. (An event submitted without an ordering key goes round-robin; a chunk's events
         /// always have a key.)
-        public var laneKey: UInt64
+        package var laneKey: UInt64
         /// An opaque caller value echoed in this event's outcome.
         package var tag: UInt64
 
         /// Creates an entry.
-        public init(range: Range<Int>, laneKey: UInt64, tag: UInt64) {
+        package init(range: Range<Int>, laneKey: UInt64, tag: UInt64) {
             self.range = range
             self.laneKey = laneKey
             self.tag = tag
