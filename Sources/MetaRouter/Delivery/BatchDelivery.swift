@@ -98,7 +98,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
             // Reserved once per attempt: waiting for the breaker afterwards keeps the reservation.
             piece.rateReserved = true
             let wait = policy.limiter.reserve(eventCount: piece.events.count, now: now)
-            if wait > .zero { return .wait(until: now + wait) }
+            if wait > .zero {
+                policy.rateLimitWaits += 1
+                return .wait(until: now + wait)
+            }
         }
         switch policy.breaker.acquire(now: now) {
         case .waitUntil(let until):

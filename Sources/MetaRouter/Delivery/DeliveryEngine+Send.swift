@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Sending one batch: the shell that runs a ``BatchDelivery`` machine's actions.
@@ -7,8 +8,10 @@ extension DeliveryEngine {
     /// Returns false when the engine stopped (the batch's unsettled events are then reported not delivered).
     func deliver(_ batch: [Pending], lane i: Int) async -> Bool {
         var machine = BatchDelivery(batch)
+        var tracer = BatchTracer(lane: i)
         while true {
             if stopCauseStorage != nil {
+                if let trace = tracer.stopped() { batchObserver?(trace) }
                 settleNotDelivered(machine.remaining)
                 return false
             }
@@ -20,14 +23,44 @@ extension DeliveryEngine {
             case .waitForProbe:
                 await withCheckedContinuation { probeWaiters.append($0) }
             case .send(let events, _):
-                let response = await send(events)
+                let sentAt = clock.wallClock
+                let (response, bodyBytes) = await send(events, sentAt: sentAt)
                 let verdict = machine.received(response, now: clock.now, wallClock: clock.wallClock,
                                                random: random.nextDouble(), policy: &policy)
                 // Any answer may have closed the breaker or ended a probe: waiting lanes ask again.
                 resumeAll(&probeWaiters)
+                if batchObserver != nil {
+                    trace(verdict, response, events: events, bodyBytes: bodyBytes, sentAt: sentAt, tracer: &tracer)
+                }
                 apply(verdict, answer: response)
             }
         }
+    }
+
+    /// Hands the observer the trace of a piece that ended after trouble (before its outcomes).
+    private func trace(
+        _ verdict: BatchDelivery<Pending>.Verdict, _ response: DeliveryResponse, events: [Pending], bodyBytes: Int,
+        sentAt: Date, tracer: inout BatchTracer
+    ) {
+        var attempt = BatchTrace.Attempt(
+            atMillis: Int64((sentAt.timeIntervalSince1970 * 1000).rounded(.down)), breaker: traceBreakerState)
+        switch response {
+        case .status(let code, _):
+            attempt.status = code
+            attempt.retryAfter = response.header("Retry-After").flatMap { HTTPTime.retryAfter($0, now: clock.wallClock) }
+        case .networkError(let message):
+            attempt.error = message
+        }
+        if case .retry(let retry) = verdict { attempt.wait = retry.wait }
+        let lane = tracer.lane
+        let finished = tracer.answered(
+            verdict, attempt: attempt,
+            makeTrace: {
+                BatchTrace(id: 0, parent: nil, lane: lane, tags: traceTags(events), bodyBytes: bodyBytes,
+                           attempts: [], outcome: .pending)
+            },
+            newId: { takeTraceId() })
+        if let finished { batchObserver?(finished) }
     }
 
     /// Performs what a ``BatchDelivery`` verdict asks: outcomes, counters, logs, stopping.
@@ -64,22 +97,26 @@ extension DeliveryEngine {
         }
     }
 
-    /// Builds and sends the request for `batch`, counting it.
-    func send(_ batch: [Pending]) async -> DeliveryResponse {
-        let sentAt = Timestamp.iso8601(clock.wallClock)
+    /// Builds and sends the request for `batch`, counting it. Returns the answer and the size
+    /// of the body before compression.
+    func send(_ batch: [Pending], sentAt date: Date) async -> (DeliveryResponse, Int) {
+        let sentAt = Timestamp.iso8601(date)
         counters.batchesSent += 1
         let response: DeliveryResponse
+        let bodyBytes: Int
         if configuration.gzip {
             // Encoding and compression (a few hundred µs per 100-event batch) run off the actor,
             // together with the request: submits and other lanes go on meanwhile, and the lane
             // does not hop back to the actor between compressing and sending.
-            response = await compressAndSend(batch, sentAt: sentAt)
+            (response, bodyBytes) = await compressAndSend(batch, sentAt: sentAt)
         } else {
             // Encoding is a plain copy: it stays on the actor.
-            response = await transport.send(request(body: encoder.body(batch, sentAt: sentAt), gzipped: false))
+            let body = encoder.body(batch, sentAt: sentAt)
+            bodyBytes = body.count
+            response = await transport.send(request(body: body, gzipped: false))
         }
         counters.responses[response.statsKey, default: 0] += 1
-        return response
+        return (response, bodyBytes)
     }
 
     /// The request carrying `body` (only immutable settings are read, so no actor hop is needed).
@@ -91,9 +128,9 @@ extension DeliveryEngine {
 
     /// Encodes and gzips `batch` (sent uncompressed if compression fails) and sends it. A
     /// nonisolated async function: it runs on the global executor, not on the engine actor.
-    nonisolated func compressAndSend(_ batch: [Pending], sentAt: String) async -> DeliveryResponse {
+    nonisolated func compressAndSend(_ batch: [Pending], sentAt: String) async -> (DeliveryResponse, Int) {
         let body = encoder.body(batch, sentAt: sentAt)
         let zipped = try? Gzip.compress(body)
-        return await transport.send(request(body: zipped ?? body, gzipped: zipped != nil))
+        return (await transport.send(request(body: zipped ?? body, gzipped: zipped != nil)), body.count)
     }
 }

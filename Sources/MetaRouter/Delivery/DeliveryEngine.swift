@@ -64,6 +64,10 @@ public actor DeliveryEngine {
     var abandoned = false
     var counters = DeliveryStats()
     var stopCauseStorage: StopCause?
+    /// Hears each batch that was not delivered on its first attempt (``observeBatches(_:)``).
+    var batchObserver: (@Sendable (BatchTrace) -> Void)?
+    /// The id of the next traced batch.
+    var nextTraceId = 1
 
     /// Creates an engine; nothing is sent until events are submitted.
     public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
@@ -85,7 +89,11 @@ public actor DeliveryEngine {
     }
 
     /// The engine's counters so far.
-    public var stats: DeliveryStats { counters }
+    public var stats: DeliveryStats {
+        var stats = counters
+        stats.rateLimitWaits = policy.rateLimitWaits
+        return stats
+    }
 
     /// Why the engine stopped, if it did.
     public var stopCause: StopCause? { stopCauseStorage }
@@ -163,7 +171,7 @@ public actor DeliveryEngine {
             await withCheckedContinuation { drainWaiters.append($0) }
         }
         settleEverything()
-        return counters
+        return stats
     }
 
     /// Stops: no new sends; in-flight requests get `grace` to settle; every other event is reported .notDelivered(.cancelled).
@@ -181,7 +189,7 @@ public actor DeliveryEngine {
             timer.cancel()
         }
         settleEverything()
-        return counters
+        return stats
     }
 
     /// Requests to the endpoint carry these headers (plus `Content-Encoding` when gzipped).

@@ -16,6 +16,8 @@ struct DeliveryPolicy: Sendable {
     let maxElapsed: Duration
     /// The shortest wait before retrying.
     let retryFloor: Duration
+    /// Sends that had to wait for the rate limiter (a counter for the report).
+    var rateLimitWaits = 0
 
     /// The policy of `configuration` at engine time `now`, with a closed breaker and full buckets.
     init(configuration: DeliveryConfiguration, now: Duration) {

@@ -42,6 +42,12 @@ struct UnsettledEvents {
         return ref
     }
 
+    /// The caller's tag of event `sequence`, while it has no outcome.
+    func tag(of sequence: UInt64) -> UInt64? {
+        guard sequence >= base, sequence - base < UInt64(slots.count) else { return nil }
+        return slots[Int(sequence - base)]?.tag
+    }
+
     /// Removes every event, returning them in sequence order.
     mutating func removeAll() -> [Ref] {
         let rest = slots.compactMap { $0 }

@@ -23,6 +23,9 @@ extension ReplayRunner {
         let engine = DeliveryEngine(
             configuration: deliveryConfig, transport: transport ?? target.transport, logger: logger,
             onOutcomes: { runState.apply($0) })
+        let run = MetaRouter.Timestamp.iso8601(started)
+        let deadLetterFile = opened.state.deadLetterPath
+        await engine.observeBatches { runState.record($0, run: run, deadLetterFile: deadLetterFile) }
         let pipe = ChunkPipe()
         let job = ReadingJob(
             config: config, options: options, plan: opened.plan, state: opened.state, runState: runState,
