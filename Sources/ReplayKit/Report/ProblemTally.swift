@@ -3,7 +3,7 @@
 package struct ProblemTally: Sendable, Equatable {
     /// Batches that needed more than one attempt.
     package var retried = 0
-    /// Failed attempts by cause: the status (`503`) or the network error (`reset`).
+    /// Retried attempts by cause: the status (`503`) or the network error (`reset`).
     package var causes: [String: Int] = [:]
     /// Batches split (413 halving or 400 bisection).
     package var split = 0
@@ -15,9 +15,10 @@ package struct ProblemTally: Sendable, Equatable {
 
     /// Counts `problem`.
     package mutating func add(_ problem: BatchProblem) {
-        let failed = problem.attempts.filter { !($0.status.map { (200..<300).contains($0) } ?? false) }
-        if problem.attempts.count > 1 { retried += 1 }
-        for attempt in failed {
+        // An attempt followed by a wait was retried; a 400 or 413 leads to a split instead.
+        let retriedAttempts = problem.attempts.filter { $0.waitMs != nil }
+        if !retriedAttempts.isEmpty { retried += 1 }
+        for attempt in retriedAttempts {
             causes[attempt.status.map(String.init) ?? attempt.error ?? "error", default: 0] += 1
         }
         switch problem.outcome.result {
