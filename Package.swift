@@ -115,10 +115,16 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // What both command-line tools share: how errors become exit statuses.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "mr-replay",
             dependencies: [
                 "ReplayKit",
+                "CommandLineSupport",
                 "Collector",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -128,6 +134,7 @@ let package = Package(
             name: "mr-collector",
             dependencies: [
                 "Collector",
+                "CommandLineSupport",
                 "CountingSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

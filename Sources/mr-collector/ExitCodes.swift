@@ -17,11 +17,3 @@ enum ExitCodes {
           3   cannot listen: the address is in use or cannot be bound; nothing was served
         """
 }
-
-/// A failure with the exit code and the message it ends the process with.
-struct CollectorExit: Error {
-    /// The process exit status.
-    var code: Int32
-    /// The line printed on stderr, after `mr-collector: `.
-    var message: String
-}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Collector
 import CountingSink
 import Foundation
@@ -25,26 +26,7 @@ struct MRCollector: AsyncParsableCommand {
     /// Usage errors exit with 2 (not ArgumentParser's 64); see ``ExitCodes``.
     static func main() async {
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        let command: MRCollector
-        do {
-            command = try parse()
-        } catch {
-            if exitCode(for: error) == .success { exit(withError: error) }  // --help
-            fail(CollectorExit(code: ExitCodes.usage, message: message(for: error) + " (see --help)"))
-        }
-        do {
-            try await command.serve()
-        } catch let failure as CollectorExit {
-            fail(failure)
-        } catch {
-            fail(CollectorExit(code: ExitCodes.failed, message: "\(error)"))
-        }
-    }
-
-    /// Prints `mr-collector: message` on stderr and exits with the failure's code.
-    private static func fail(_ failure: CollectorExit) -> Never {
-        FileHandle.standardError.write(Data("mr-collector: \(failure.message)\n".utf8))
-        Foundation.exit(failure.code)
+        await ToolMain.run(MRCollector.self, tool: "mr-collector", otherwise: ExitCodes.failed)
     }
 
     @Option(help: "Port to listen on; 0 picks a free port.") var port: Int = 0
@@ -145,7 +127,7 @@ struct MRCollector: AsyncParsableCommand {
 
     /// Runs the server in a `ServiceGroup` that shuts it down gracefully on SIGTERM and SIGINT,
     /// then prints the final stats on stderr.
-    /// - Throws: ``CollectorExit`` with ``ExitCodes/cannotListen`` or ``ExitCodes/usage`` when the
+    /// - Throws: ``CommandFailure`` with ``ExitCodes/cannotListen`` or ``ExitCodes/usage`` when the
     ///   server could not start, or the error that stopped it.
     func serve() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -182,15 +164,15 @@ struct MRCollector: AsyncParsableCommand {
     }
 
     /// The exit for an error that kept the server from listening.
-    func startFailure(_ error: any Error) -> CollectorExit {
+    func startFailure(_ error: any Error) -> CommandFailure {
         switch error {
         case is CollectorStoreError:
-            return CollectorExit(code: ExitCodes.usage, message: "cannot open the store: \(error)")
+            return CommandFailure(code: ExitCodes.usage, message: "cannot open the store: \(error)")
         case is IOError, is SocketAddressError:
-            return CollectorExit(
+            return CommandFailure(
                 code: ExitCodes.cannotListen, message: "cannot listen on \(host):\(port): \(error)")
         default:
-            return CollectorExit(code: ExitCodes.failed, message: "\(error)")
+            return CommandFailure(code: ExitCodes.failed, message: "\(error)")
         }
     }
 }

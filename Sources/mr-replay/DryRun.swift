@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import ReplayKit
 
@@ -9,8 +10,7 @@ enum DryRun {
         if let output {
             fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                FileHandle.standardError.write(Data("mr-replay: \(output): cannot open for writing\n".utf8))
-                throw ExitCode(2)
+                throw CommandFailure.usage("\(output): cannot open for writing")
             }
         }
         defer { if fd != 1 { close(fd) } }
@@ -20,8 +20,7 @@ enum DryRun {
                 config: config, inputs: sources, outputFD: fd,
                 onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) })
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)  // nothing is ever sent by a dry run; 1 means dead letters
+            throw CommandFailure.usage("\(error)")  // nothing is ever sent by a dry run; 1 means dead letters
         }
         FileHandle.standardError.write(Data(
             "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n".utf8))

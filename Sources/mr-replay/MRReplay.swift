@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import ReplayKit
 
@@ -11,22 +12,10 @@ struct MRReplay: AsyncParsableCommand {
         discussion: ExitCodes.help,
         subcommands: [Run.self, Validate.self, Status.self])
 
-    /// Runs the command; argument errors exit with code 2 (not ArgumentParser's 64).
+    /// Runs the command; errors map to exit statuses as in every tool of this package
+    /// (``ToolMain``): argument errors exit 2, a run's own status is in ``ExitCodes``.
     static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            if exitCode(for: error) == .success { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(2)
-        }
+        await ToolMain.run(MRReplay.self, tool: "mr-replay", otherwise: 2)
     }
 }
 
@@ -49,8 +38,7 @@ struct CommonOptions: ParsableArguments {
         var config = try loadConfigFile(requireWriteKey: requireWriteKey)
         if let text = maxEventAge {
             guard let age = ReplayConfig.EventAge(parsing: text) else {
-                FileHandle.standardError.write(Data("mr-replay: --max-event-age must be auto, off, or a duration such as 7d, 36h, 90m (got '\(text)')\n".utf8))
-                throw ExitCode(2)
+                throw CommandFailure.usage("--max-event-age must be auto, off, or a duration such as 7d, 36h, 90m (got '\(text)')")
             }
             config.inputs.maxEventAge = age
         }
@@ -66,22 +54,19 @@ struct CommonOptions: ParsableArguments {
             }
             return try ConfigLoader.load(text: "", file: "<defaults>", environment: env, requireWriteKey: requireWriteKey)
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
     }
 
     /// Resolves the inputs, or exits with code 2.
     func resolveInputs() throws -> [InputSource] {
         guard !inputs.isEmpty else {
-            FileHandle.standardError.write(Data("mr-replay: no inputs given (use - for stdin)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("no inputs given (use - for stdin)")
         }
         do {
             return try InputResolver.resolve(inputs)
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
     }
 }
@@ -103,8 +88,7 @@ struct Validate: ParsableCommand {
         do {
             summary = try Validator.validate(config: config, inputs: sources)
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
         print(json ? summary.json : summary.text, terminator: json ? "\n" : "")
         if !summary.allValid { throw ExitCode(1) }

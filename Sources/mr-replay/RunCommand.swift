@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Logging
 import ReplayKit
@@ -48,8 +49,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil) {
-            FileHandle.standardError.write(Data("mr-replay: \(problem)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(problem)")
         }
         var config = try common.loadConfig()
         if let stateDir { config.stateDir = stateDir }
@@ -64,8 +64,7 @@ struct Run: AsyncParsableCommand {
         do {
             options.shard = try resolveShard()
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
         var stateDirectory = stateDir ?? config.stateDir
         if let shard = options.shard { stateDirectory += "/" + shard.directoryName }
@@ -89,8 +88,7 @@ struct Run: AsyncParsableCommand {
         do {
             report = try await StopSignals.run { stop in try await runner.run(stop: stop) }
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
         if logFormat == .json {
             logger.info("finished", metadata: [

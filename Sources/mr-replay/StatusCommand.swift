@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import ReplayKit
 
@@ -24,8 +25,7 @@ struct Status: ParsableCommand {
                 let path = config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil)
                 directory = try ConfigLoader.stateDirectory(path: path, environment: ProcessInfo.processInfo.environment)
             } catch {
-                FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-                throw ExitCode(2)
+                throw CommandFailure.usage("\(error)")
             }
         }
         do {
@@ -38,8 +38,7 @@ struct Status: ParsableCommand {
                 print(StatusReader.text(status), terminator: "")
             }
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure.usage("\(error)")
         }
     }
 }
