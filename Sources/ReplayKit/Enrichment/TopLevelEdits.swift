@@ -128,6 +128,11 @@ struct TopLevelEdits {
         var capacity = layout.range.count + 2 + Member.ordered.count * 16
         for member in Member.ordered { capacity += self[member]?.estimatedCount ?? 0 }
         out.reserveCapacity(out.count + capacity)
+        // Which of the first 64 members get a new value, so the others cost one bit test.
+        var replaced: UInt64 = 0
+        for member in Member.ordered where self[member] != nil {
+            if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
+        }
         out.append(UInt8(ascii: "{"))
         var first = true
         for idx in layout.members.indices {
@@ -136,7 +141,8 @@ struct TopLevelEdits {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             let m = layout.members[idx]
-            if let value = replacement(at: idx, top) {
+            let mayBeReplaced = idx >= 64 || replaced & (1 << UInt64(idx)) != 0
+            if mayBeReplaced, let value = replacement(at: idx, top) {
                 // The key as written (with its quotes), then the new value.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
                 out.append(UInt8(ascii: ":"))

@@ -139,7 +139,9 @@ struct IdentityMap {
 
     /// One key and its newest value: 56 bytes.
     struct Entry {
+        /// The key's bytes.
         var key: InlineBytes
+        /// The newest value; nil records that SQLite has no row for the key.
         var value: IdentityValue?
         /// The sequence of the line that taught the value while it is not in SQLite, else
         /// ``IdentityMap/committed``.
