@@ -113,9 +113,6 @@ struct IdentityValue {
             return try decoded.withUTF8(body)
         }
     }
-
-    /// The id as a String (for the String-facing API).
-    var string: String { withRaw { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// One identity table in memory: every mapping learned (committed or not) and a bounded cache of

@@ -99,3 +99,8 @@ extension LineOutcome {
         return false
     }
 }
+
+extension IdentityValue {
+    /// The id as a String.
+    var string: String { withRaw { String(decoding: $0, as: UTF8.self) } }
+}
