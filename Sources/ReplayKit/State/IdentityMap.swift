@@ -6,23 +6,31 @@ import MetaRouter
 /// so keeping it touches and allocates no heap memory; a longer one is kept in an array.
 ///
 /// The one layout of short byte strings: identity values (``IdentityValue``), the keys of
-/// ``IdentityMap`` and the key and value of a ``LearnedRow``. 24 bytes.
+/// ``IdentityMap`` and the key and value of a ``LearnedRow``. 24 bytes: the count of inline
+/// bytes shares its word with the array reference (``Storage`` packs into the reference's spare
+/// bits).
 struct InlineBytes {
     /// The most bytes kept inline.
-    static let inlineCapacity = 15
-    /// The last byte of ``head`` for bytes kept in ``large``.
-    private static let spilled: UInt8 = 0xFF
+    static let inlineCapacity = 16
 
-    /// Sixteen bytes: the first (up to) 15 bytes zero-padded, then their count, or ``spilled``
-    /// when there are more. A homogeneous tuple of `UInt8`, so its memory is bound to `UInt8`.
+    /// The first (up to) 16 bytes, zero-padded. A homogeneous tuple of `UInt8`, so its memory
+    /// is bound to `UInt8`.
     typealias Head = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    /// Where the bytes are.
+    private enum Storage {
+        /// In ``head``: this many.
+        case inline(UInt8)
+        /// All of them (``head`` holds the first 16 too).
+        case large([UInt8])
+    }
+
     private var head: Head
-    /// The bytes when there are more than ``inlineCapacity``.
-    private var large: [UInt8]?
+    private var storage: Storage
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         head = Self.head(of: bytes)
-        large = bytes.count > Self.inlineCapacity ? Array(bytes) : nil
+        storage = bytes.count > Self.inlineCapacity ? .large(Array(bytes)) : .inline(UInt8(bytes.count))
     }
 
     /// The ``Head`` that `bytes` are kept with.
@@ -30,11 +38,10 @@ struct InlineBytes {
     private static func head(of bytes: UnsafeBufferPointer<UInt8>) -> Head {
         var head: Head = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let n = min(bytes.count, inlineCapacity)
+        guard n > 0 else { return head }
         withUnsafeMutableBytes(of: &head) { raw in
-            // Raw copy of n <= 15 bytes into the tuple's 16; the last byte is written through
-            // the raw buffer's UInt8 subscript (no typed access, no binding needed).
-            if n > 0 { raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: n) }
-            raw[15] = bytes.count > inlineCapacity ? spilled : UInt8(bytes.count)
+            // Raw copy of n <= 16 bytes into the tuple's 16: no typed access, no binding needed.
+            raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: n)
         }
         return head
     }
@@ -56,22 +63,30 @@ struct InlineBytes {
     @inline(__always)
     func matches(_ probe: (UInt64, UInt64), _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard Self.words(head) == probe else { return false }
-        guard let large else { return true }
-        guard large.count == bytes.count else { return false }
-        // Both buffers hold `bytes.count` (> 15) bytes, so memcmp reads inside both.
-        return large.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        switch storage {
+        case .inline(let count):
+            return Int(count) == bytes.count
+        case .large(let large):
+            guard large.count == bytes.count else { return false }
+            // Both buffers hold `bytes.count` (> 16) bytes, so memcmp reads inside both.
+            return large.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        }
     }
 
     /// Calls `body` with the bytes.
     @inline(__always)
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        if let large { return try large.withUnsafeBufferPointer(body) }
-        return try withUnsafeBytes(of: head) { raw in
-            // `Head` is a homogeneous tuple of UInt8, whose memory is bound to UInt8, so the
-            // typed pointer is valid for its 16 bytes while `raw` lives (this closure).
-            assert(MemoryLayout<Head>.size == 16 && MemoryLayout<Head>.alignment == 1)
-            let count = Int(raw[15])
-            return try body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+        switch storage {
+        case .large(let large):
+            return try large.withUnsafeBufferPointer(body)
+        case .inline(let count):
+            return try withUnsafeBytes(of: head) { raw in
+                // `Head` is a homogeneous tuple of UInt8, whose memory is bound to UInt8, so the
+                // typed pointer is valid for its 16 bytes while `raw` lives (this closure);
+                // count <= 16.
+                assert(MemoryLayout<Head>.size == 16 && MemoryLayout<Head>.alignment == 1)
+                return try body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(count)))
+            }
         }
     }
 
