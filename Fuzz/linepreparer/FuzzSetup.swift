@@ -53,10 +53,22 @@ enum FuzzSetup {
     /// would (`forgetLearnedIdentities` is what `run --fresh` uses to enrich like a first run).
     static func reset(_ store: IdentityStore, input: [UInt8]) {
         fuzzCheck((try? store.forgetLearnedIdentities()) != nil, "forgetting the learned identities failed", input: input)
-        for u in knownUsers where u.committed { store.learnUser(anonymousId: u.anonymousId, userId: u.userId, sequence: 0) }
-        for g in knownGroups where g.committed { store.learnGroup(userId: g.userId, groupId: g.groupId, sequence: 0) }
+        for u in knownUsers where u.committed { learnUser(store, u.anonymousId, u.userId) }
+        for g in knownGroups where g.committed { learnGroup(store, g.userId, g.groupId) }
         fuzzCheck((try? store.commit(throughSequence: 0)) != nil, "the first commit failed", input: input)
-        for u in knownUsers where !u.committed { store.learnUser(anonymousId: u.anonymousId, userId: u.userId, sequence: 0) }
-        for g in knownGroups where !g.committed { store.learnGroup(userId: g.userId, groupId: g.groupId, sequence: 0) }
+        for u in knownUsers where !u.committed { learnUser(store, u.anonymousId, u.userId) }
+        for g in knownGroups where !g.committed { learnGroup(store, g.userId, g.groupId) }
+    }
+
+    /// Teaches `store` that `anonymousId` is `userId`, as an identify line would.
+    static func learnUser(_ store: IdentityStore, _ anonymousId: String, _ userId: String) {
+        var a = anonymousId, u = userId
+        a.withUTF8 { k in u.withUTF8 { v in store.learnUser(anonymousId: k, userId: v, sequence: 0) } }
+    }
+
+    /// Teaches `store` that `userId` belongs to `groupId`, as a group line would.
+    static func learnGroup(_ store: IdentityStore, _ userId: String, _ groupId: String) {
+        var u = userId, g = groupId
+        u.withUTF8 { k in g.withUTF8 { v in store.learnGroup(userId: k, groupId: v, sequence: 0) } }
     }
 }

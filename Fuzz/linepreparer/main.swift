@@ -44,7 +44,7 @@ enum LinePreparerFuzz {
         let before = out
         let result = enricher.process(line, lineNumber: lineNumber, sequence: UInt64(lineNumber), into: &out)
         fuzzCheck(out[..<before.count].elementsEqual(before), "line \(lineNumber) changed earlier output", input: input)
-        guard case .event(let range, let laneKey) = result else {
+        guard case .event(let event) = result else {
             fuzzCheck(out.count == before.count, "line \(lineNumber): \(result), yet output was appended", input: input)
             var blank = false
             if case .blank = result { blank = true }
@@ -53,6 +53,7 @@ enum LinePreparerFuzz {
                 input: input)
             return
         }
+        let (range, laneKey) = (event.range, event.laneKey)
         fuzzCheck(
             range == before.count..<out.count, "line \(lineNumber): event range \(range), output \(before.count)..<\(out.count)",
             input: input)

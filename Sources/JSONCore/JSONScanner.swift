@@ -87,6 +87,8 @@ package struct JSONScanner: ~Copyable {
     mutating func expectLiteral(_ word: StaticString) throws(JSONError) {
         let n = word.utf8CodeUnitCount
         guard end - i >= n else { throw fail("invalid literal") }
+        // utf8Start points at the literal's n code units for the program's lifetime; the guard
+        // above keeps base[i + k] inside the buffer.
         let w = word.utf8Start
         for k in 0..<n where base[i + k] != w[k] {
             throw fail("invalid literal")
@@ -167,6 +169,8 @@ package struct JSONScanner: ~Copyable {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             while end - p >= 8 {
+                // `base + p` stays in the buffer and `end - p >= 8` keeps the 8-byte read inside
+                // it; loadUnaligned, because a byte buffer has no alignment to rely on.
                 let x = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
                 let quote = x ^ (ones &* 0x22)
                 let backslash = x ^ (ones &* 0x5C)

@@ -25,8 +25,8 @@ public struct EncodedEvent: Sendable {
         self.tag = tag
     }
 
-    /// Validates with ObjectLayout, removes sentAt/writeKey, reads messageId (generates `<epochMillis>-<lowercase uuid>`
-    /// when absent and inserts it) and orderingKey = anonymousId ?? userId.
+    /// Validates with ObjectLayout, removes sentAt/writeKey, reads messageId (generates a fresh
+    /// ``MessageID`` when absent and inserts it) and orderingKey = anonymousId ?? userId.
     public init(validating bytes: [UInt8], tag: UInt64 = 0) throws(JSONError) {
         let result: Result<(bytes: [UInt8], messageId: String, key: String?), JSONError> = bytes.withUnsafeBufferPointer {
             buffer in
@@ -37,7 +37,7 @@ public struct EncodedEvent: Sendable {
                 editor.remove("writeKey", in: buffer)
                 var messageId = layout.string("messageId", in: buffer) ?? ""
                 if messageId.isEmpty {
-                    messageId = EncodedEvent.generateMessageId()
+                    messageId = MessageID.generate(at: Date())
                     editor.set("messageId", string: messageId, in: buffer)
                 }
                 let anonymous = layout.string("anonymousId", in: buffer).flatMap { $0.isEmpty ? nil : $0 }
@@ -50,11 +50,5 @@ public struct EncodedEvent: Sendable {
         }
         let value = try result.get()
         self.init(uncheckedBytes: value.bytes, messageId: value.messageId, orderingKey: value.key, tag: tag)
-    }
-
-    /// A new message id in the SDK's format: `<epochMillis>-<lowercase uuid>`.
-    public static func generateMessageId(now: Date = Date(), uuid: UUID = UUID()) -> String {
-        let millis = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
-        return "\(millis)-\(uuid.uuidString.lowercased())"
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 /// The issue's differential test: JSONCore against Foundation's `JSONSerialization` on
 /// generated event lines and on mutated (mostly broken) copies of them.
@@ -9,20 +9,20 @@ import XCTest
 /// down in `DocumentedDifferenceTests` and `FoundationAllowanceTests`: other encodings and a
 /// byte order mark, numbers beyond Double's range, trailing commas, U+FEFF at the start of a
 /// string run, and Foundation's inexact Double conversions.
-final class DifferentialTests: XCTestCase {
+struct DifferentialTests {
     static let validLines = 2_000
     static let mutatedLines = 4_000
 
-    func testGeneratedValidLinesAgreeWithFoundation() throws {
+    @Test func generatedValidLinesAgreeWithFoundation() throws {
         var gen = JSONTextGenerator(seed: 0x5EED_0001)
         for n in 0..<Self.validLines {
             let line = Array(gen.documentText().utf8)
-            let verdict = try XCTUnwrap(Self.compare(line), "line \(n) should be comparable")
-            XCTAssertTrue(verdict.valid, "generated line \(n) must be valid: \(Self.show(line))")
+            let verdict = try #require(Self.compare(line))
+            #expect(verdict.valid, "generated line \(n) must be valid: \(Self.show(line))")
         }
     }
 
-    func testMutatedLinesAgreeWithFoundation() {
+    @Test func mutatedLinesAgreeWithFoundation() {
         var gen = JSONTextGenerator(seed: 0x5EED_0002)
         var rng = SeededRandom(seed: 0x5EED_0003)
         var valid = 0
@@ -39,10 +39,10 @@ final class DifferentialTests: XCTestCase {
             if verdict.valid { valid += 1 } else { invalid += 1 }
         }
         // The mutations must really exercise both verdicts.
-        XCTAssertGreaterThan(invalid, Self.mutatedLines / 2)
-        XCTAssertGreaterThan(valid, 50)
-        XCTAssertLessThan(skipped, Self.mutatedLines / 20)
-        XCTAssertGreaterThan(trailingComma, 0, "the trailing-comma mutation must be exercised")
+        #expect(invalid > Self.mutatedLines / 2)
+        #expect(valid > 50)
+        #expect(skipped < Self.mutatedLines / 20)
+        #expect(trailingComma > 0, "the trailing-comma mutation must be exercised")
     }
 
     struct Verdict {
@@ -53,11 +53,11 @@ final class DifferentialTests: XCTestCase {
 
     /// Checks one line with every JSONCore entry point and with Foundation; records a failure on
     /// any disagreement. Returns nil when the line is outside what can be compared.
-    static func compare(_ line: [UInt8], file: StaticString = #filePath, lineNumber: UInt = #line) -> Verdict? {
+    static func compare(_ line: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Verdict? {
         guard let outcome = FoundationComparison.compare(line) else { return nil }
         let text = show(line)
         for problem in outcome.problems {
-            XCTFail("\(problem): \(text)", file: file, line: lineNumber)
+            Issue.record("\(problem): \(text)", sourceLocation: sourceLocation)
         }
         let verdict = Verdict(valid: outcome.valid, trailingComma: outcome.trailingComma, hugeNumber: outcome.hugeNumber)
         let parsed: JSONValue?
@@ -66,18 +66,18 @@ final class DifferentialTests: XCTestCase {
         let layoutResult: Result<ObjectLayout, JSONError> = line.withUnsafeBufferPointer { buffer in
             do throws(JSONError) { return .success(try ObjectLayout.scanDocument(buffer)) } catch { return .failure(error) }
         }
-        XCTAssertEqual(parsed != nil, outcome.valid, "parser verdict: \(text)", file: file, line: lineNumber)
-        XCTAssertEqual(scannerValid, parsed != nil, "scanner and parser disagree: \(text)", file: file, line: lineNumber)
+        #expect((parsed != nil) == outcome.valid, "parser verdict: \(text)", sourceLocation: sourceLocation)
+        #expect(scannerValid == (parsed != nil), "scanner and parser disagree: \(text)", sourceLocation: sourceLocation)
         switch (layoutResult, parsed) {
         case (.success(let layout), .some(.object(let object))):
-            XCTAssertEqual(layout.members.count, object.count, "layout member count: \(text)", file: file, line: lineNumber)
+            #expect(layout.members.count == object.count, "layout member count: \(text)", sourceLocation: sourceLocation)
         case (.failure(let error), .some(let value)):
-            XCTAssertEqual(error.kind, .unexpectedType, "layout rejects valid JSON: \(text)", file: file, line: lineNumber)
-            XCTAssertNil(value.objectValue, "layout rejects an object: \(text)", file: file, line: lineNumber)
+            #expect(error.kind == .unexpectedType, "layout rejects valid JSON: \(text)", sourceLocation: sourceLocation)
+            #expect(value.objectValue == nil, "layout rejects an object: \(text)", sourceLocation: sourceLocation)
         case (.success, _):
-            XCTFail("layout accepts what the parser rejects: \(text)", file: file, line: lineNumber)
+            Issue.record("layout accepts what the parser rejects: \(text)", sourceLocation: sourceLocation)
         case (.failure(let error), .none):
-            XCTAssertNotEqual(error.kind, .unexpectedType, "invalid JSON reported as wrong type: \(text)", file: file, line: lineNumber)
+            #expect(error.kind != .unexpectedType, "invalid JSON reported as wrong type: \(text)", sourceLocation: sourceLocation)
         }
         return verdict
     }

@@ -1,8 +1,8 @@
 import JSONCore
-import XCTest
+import Testing
 
 /// `ObjectEditor`: removals, replacements and appends spliced into the original bytes.
-final class ObjectEditorTests: XCTestCase {
+struct ObjectEditorTests {
     /// Scans `text`, lets `edit` change it, and returns the rendered bytes as a string.
     func edited(_ text: String, _ edit: (inout ObjectEditor, UnsafeBufferPointer<UInt8>) -> Void) throws -> String {
         let bytes = Array(text.utf8)
@@ -10,68 +10,75 @@ final class ObjectEditorTests: XCTestCase {
             var editor = ObjectEditor(try ObjectLayout.scanDocument(buffer))
             edit(&editor, buffer)
             let out = editor.rendered(buffer)
-            XCTAssertNoThrow(try JSONParser.parse(out), "editor output must be valid JSON")
+            #expect(throws: Never.self) { try JSONParser.parse(out) }
             return String(decoding: out, as: UTF8.self)
         }
     }
 
-    func testNoEditsCopiesMembersExactly() throws {
-        let out = try edited(#" { "a" : 1.50 , "b":"é\u00e9" } "#) { editor, _ in XCTAssertFalse(editor.hasEdits) }
-        XCTAssertEqual(out, #"{"a" : 1.50,"b":"é\u00e9"}"#)
+    @Test func noEditsCopiesMembersExactly() throws {
+        let out = try edited(#" { "a" : 1.50 , "b":"é\u00e9" } "#) { editor, _ in #expect(!editor.hasEdits) }
+        #expect(out == #"{"a" : 1.50,"b":"é\u00e9"}"#)
     }
 
-    func testRemoveFirstMiddleLastAndMissing() throws {
+    @Test func removeFirstMiddleLastAndMissing() throws {
         let text = #"{"a":1,"b":2,"c":3}"#
-        XCTAssertEqual(try edited(text) { e, b in XCTAssertTrue(e.remove("a", in: b)) }, #"{"b":2,"c":3}"#)
-        XCTAssertEqual(try edited(text) { e, b in e.remove("b", in: b) }, #"{"a":1,"c":3}"#)
-        XCTAssertEqual(try edited(text) { e, b in e.remove("c", in: b) }, #"{"a":1,"b":2}"#)
-        XCTAssertEqual(try edited(text) { e, b in XCTAssertFalse(e.remove("zz", in: b)) }, text)
-        XCTAssertEqual(try edited(text) { e, _ in e.remove(at: 1) }, #"{"a":1,"c":3}"#)
-        XCTAssertEqual(try edited(text) { e, b in for k in ["a", "b", "c"] { e.remove(k, in: b) } }, "{}")
+        var removedA = false
+        #expect(try edited(text) { e, b in removedA = e.remove("a", in: b) } == #"{"b":2,"c":3}"#)
+        #expect(removedA)
+        #expect(try edited(text) { e, b in e.remove("b", in: b) } == #"{"a":1,"c":3}"#)
+        #expect(try edited(text) { e, b in e.remove("c", in: b) } == #"{"a":1,"b":2}"#)
+        var removedMissing = true
+        #expect(try edited(text) { e, b in removedMissing = e.remove("zz", in: b) } == text)
+        #expect(!removedMissing)
+        #expect(try edited(text) { e, _ in e.remove(at: 1) } == #"{"a":1,"c":3}"#)
+        #expect(try edited(text) { e, b in for k in ["a", "b", "c"] { e.remove(k, in: b) } } == "{}")
     }
 
-    func testRemoveDropsEveryDuplicate() throws {
-        XCTAssertEqual(try edited(#"{"a":1,"b":2,"a":3}"#) { e, b in e.remove("a", in: b) }, #"{"b":2}"#)
+    @Test func removeDropsEveryDuplicate() throws {
+        #expect(try edited(#"{"a":1,"b":2,"a":3}"#) { e, b in e.remove("a", in: b) } == #"{"b":2}"#)
     }
 
-    func testReplaceKeepsPositionAndOriginalKeyBytes() throws {
+    @Test func replaceKeepsPositionAndOriginalKeyBytes() throws {
         let out = try edited(#"{"t\u0079pe":"x","n":1}"#) { e, b in
             e.set("type", string: "track", in: b)
-            XCTAssertTrue(e.hasEdits)
+            #expect(e.hasEdits)
         }
-        XCTAssertEqual(out, #"{"t\u0079pe":"track","n":1}"#)
+        #expect(out == #"{"t\u0079pe":"track","n":1}"#)
     }
 
-    func testReplaceDuplicateKeepsLastPositionAndDropsEarlierOnes() throws {
+    @Test func replaceDuplicateKeepsLastPositionAndDropsEarlierOnes() throws {
         let out = try edited(#"{"a":1,"b":2,"a":3,"c":4}"#) { e, b in e.set("a", raw: Array("9".utf8), in: b) }
-        XCTAssertEqual(out, #"{"b":2,"a":9,"c":4}"#)
+        #expect(out == #"{"b":2,"a":9,"c":4}"#)
     }
 
-    func testAppendToEmptyAndNonEmptyObjects() throws {
-        XCTAssertEqual(try edited("{}") { e, b in e.set("k", string: "v\"\n", in: b) }, #"{"k":"v\"\n"}"#)
-        XCTAssertEqual(try edited(" { } ") { e, b in
+    @Test func appendToEmptyAndNonEmptyObjects() throws {
+        #expect(try edited("{}") { e, b in e.set("k", string: "v\"\n", in: b) } == #"{"k":"v\"\n"}"#)
+        #expect(try edited(" { } ") { e, b in
             e.set("a", raw: Array("[1]".utf8), in: b)
             e.set("b", raw: Array("{}".utf8), in: b)
             e.set("a", raw: Array("2".utf8), in: b)  // updates the appended member
-        }, #"{"a":2,"b":{}}"#)
-        XCTAssertEqual(try edited(#"{"x":0}"#) { e, b in e.set("new key é", string: "😀", in: b) }, #"{"x":0,"new key é":"😀"}"#)
+        } == #"{"a":2,"b":{}}"#)
+        #expect(try edited(#"{"x":0}"#) { e, b in e.set("new key é", string: "😀", in: b) } == #"{"x":0,"new key é":"😀"}"#)
     }
 
-    func testRemoveCancelsAnAppend() throws {
-        XCTAssertEqual(try edited(#"{"x":0}"#) { e, b in
+    @Test func removeCancelsAnAppend() throws {
+        var removed = true
+        let out = try edited(#"{"x":0}"#) { e, b in
             e.set("y", string: "1", in: b)
-            XCTAssertFalse(e.remove("y", in: b), "not in the original")
-        }, #"{"x":0}"#)
+            removed = e.remove("y", in: b)
+        }
+        #expect(!removed, "not in the original")
+        #expect(out == #"{"x":0}"#)
     }
 
-    func testSetAfterRemoveRestoresTheMember() throws {
-        XCTAssertEqual(try edited(#"{"a":1,"b":2}"#) { e, b in
+    @Test func setAfterRemoveRestoresTheMember() throws {
+        #expect(try edited(#"{"a":1,"b":2}"#) { e, b in
             e.remove("a", in: b)
             e.set("a", raw: Array("5".utf8), in: b)
-        }, #"{"a":5,"b":2}"#)
+        } == #"{"a":5,"b":2}"#)
     }
 
-    func testRenderAppendsToExistingOutput() throws {
+    @Test func renderAppendsToExistingOutput() throws {
         let bytes = Array(#"{"a":1}"#.utf8)
         try bytes.withUnsafeBufferPointer { buffer in
             var editor = ObjectEditor(try ObjectLayout.scanDocument(buffer))
@@ -79,17 +86,17 @@ final class ObjectEditorTests: XCTestCase {
             var out = Array("[".utf8)
             editor.render(buffer, into: &out)
             out.append(UInt8(ascii: "]"))
-            XCTAssertEqual(String(decoding: out, as: UTF8.self), #"[{"a":1,"b":true}]"#)
+            #expect(String(decoding: out, as: UTF8.self) == #"[{"a":1,"b":true}]"#)
         }
     }
 
     /// Random edits on generated events, checked against a simple model of the same edits.
-    func testRandomEditsMatchAModel() throws {
+    @Test func randomEditsMatchAModel() throws {
         var gen = JSONTextGenerator(seed: 0x5EED_0030)
         var rng = SeededRandom(seed: 0x5EED_0031)
         for _ in 0..<400 {
             let text = gen.eventText()
-            let original = try XCTUnwrap(try JSONValue(parsing: text).objectValue)
+            let original = try #require(try JSONValue(parsing: text).objectValue)
             let bytes = Array(text.utf8)
             try bytes.withUnsafeBufferPointer { buffer in
                 let layout = try ObjectLayout.scanDocument(buffer)
@@ -109,7 +116,7 @@ final class ObjectEditorTests: XCTestCase {
                 }
                 let out = editor.rendered(buffer)
                 let result = try JSONParser.parse(out)
-                XCTAssertEqual(result, .object(model.object), "edits of \(text)")
+                #expect(result == .object(model.object), "edits of \(text)")
             }
         }
     }

@@ -1,8 +1,8 @@
 import JSONCore
-import XCTest
+import Testing
 
 /// Hand-picked valid and invalid documents for the scanner, the parser and the layout scan.
-final class ScannerTests: XCTestCase {
+struct ScannerTests {
     static let valid: [String] = [
         "{}", "[]", "0", "-0", "1.5", "-0.0e-0", "1E+2", "1e-2", "123456789012345678901234567890", "true", "false",
         "null", "\"\"", " \t\r\n{ \"a\" : [ 1 , 2 ] } \n", "{\"a\":{\"b\":{\"c\":[[],{}]}}}", "\"\\u0000\"",
@@ -18,114 +18,112 @@ final class ScannerTests: XCTestCase {
         "\u{FEFF}{}", "[\u{00A0}1]",
     ]
 
-    func testValidDocuments() throws {
-        for text in Self.valid {
-            let bytes = Array(text.utf8)
-            XCTAssertNoThrow(try bytes.withUnsafeBufferPointer { try JSONScanner.validate($0) }, text.debugDescription)
-            XCTAssertNoThrow(try JSONParser.parse(bytes), text.debugDescription)
+    /// The error `body` throws (nil, recording an issue, when it throws none or another kind).
+    static func jsonError(
+        _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> JSONError? {
+        do {
+            try body()
+            Issue.record("no error thrown", sourceLocation: sourceLocation)
+        } catch let error as JSONError {
+            return error
+        } catch {
+            Issue.record("not a JSONError: \(error)", sourceLocation: sourceLocation)
         }
+        return nil
     }
 
-    func testInvalidDocuments() {
-        for text in Self.invalid {
-            let bytes = Array(text.utf8)
-            XCTAssertThrowsError(try bytes.withUnsafeBufferPointer { try JSONScanner.validate($0) }, text.debugDescription)
-            XCTAssertThrowsError(try JSONParser.parse(bytes), text.debugDescription)
-            XCTAssertThrowsError(try bytes.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) }, text.debugDescription)
-        }
+    @Test(arguments: valid)
+    func validDocument(text: String) throws {
+        let bytes = Array(text.utf8)
+        #expect((try? bytes.withUnsafeBufferPointer { try JSONScanner.validate($0) }) != nil, "\(text.debugDescription)")
+        #expect((try? JSONParser.parse(bytes)) != nil, "\(text.debugDescription)")
     }
 
-    func testInvalidUTF8IsReportedAsSuch() {
-        let cases: [[UInt8]] = [
-            [0xFF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0x80],
-            [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0x80], [0xC3],
-        ]
-        for bad in cases {
-            let bytes = Array("\"a".utf8) + bad + Array("b\"".utf8)
-            XCTAssertThrowsError(try JSONParser.parse(bytes), "\(bad)") { error in
-                XCTAssertEqual((error as? JSONError)?.kind, .invalidUTF8, "\(bad)")
-                XCTAssertEqual((error as? JSONError)?.offset, 2, "\(bad)")
-            }
-        }
-        // The longest valid sequences of each length pass.
+    @Test(arguments: invalid)
+    func invalidDocument(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(Self.jsonError { _ = try bytes.withUnsafeBufferPointer { try JSONScanner.validate($0) } } != nil, "\(text.debugDescription)")
+        #expect(Self.jsonError { _ = try JSONParser.parse(bytes) } != nil, "\(text.debugDescription)")
+        #expect(Self.jsonError { _ = try bytes.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) } } != nil, "\(text.debugDescription)")
+    }
+
+    @Test(arguments: [
+        [0xFF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0x80],
+        [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0x80], [0xC3],
+    ] as [[UInt8]])
+    func invalidUTF8IsReportedAsSuch(bad: [UInt8]) {
+        let bytes = Array("\"a".utf8) + bad + Array("b\"".utf8)
+        let error = Self.jsonError { _ = try JSONParser.parse(bytes) }
+        #expect(error?.kind == .invalidUTF8, "\(bad)")
+        #expect(error?.offset == 2, "\(bad)")
+    }
+
+    @Test func longestValidUTF8SequencesPass() throws {
         let good: [UInt8] = Array("\"".utf8) + [0x7F, 0xDF, 0xBF, 0xEF, 0xBF, 0xBF, 0xF4, 0x8F, 0xBF, 0xBF] + Array("\"".utf8)
-        XCTAssertEqual(try JSONParser.parse(good), .string("\u{7F}\u{7FF}\u{FFFF}\u{10FFFF}"))
+        #expect(try JSONParser.parse(good) == .string("\u{7F}\u{7FF}\u{FFFF}\u{10FFFF}"))
     }
 
-    func testNestingLimitIsExactlyMaximumDepth() {
+    @Test(arguments: [("[", "]"), ("{\"k\":", "}")])
+    func nestingLimitIsExactlyMaximumDepth(open: String, close: String) {
         let limit = JSONScanner.maximumDepth
-        for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
-            let ok = Array((String(repeating: open, count: limit) + "1" + String(repeating: close, count: limit)).utf8)
-            let deep = Array((String(repeating: open, count: limit + 1) + "1" + String(repeating: close, count: limit + 1)).utf8)
-            XCTAssertNoThrow(try ok.withUnsafeBufferPointer { try JSONScanner.validate($0) })
-            XCTAssertNoThrow(try JSONParser.parse(ok))
-            for attempt in [
-                { try deep.withUnsafeBufferPointer { _ = try JSONScanner.validate($0) } },
-                { _ = try JSONParser.parse(deep) },
-            ] as [() throws -> Void] {
-                XCTAssertThrowsError(try attempt()) { XCTAssertEqual(($0 as? JSONError)?.kind, .tooDeep) }
-            }
-        }
+        let ok = Array((String(repeating: open, count: limit) + "1" + String(repeating: close, count: limit)).utf8)
+        let deep = Array((String(repeating: open, count: limit + 1) + "1" + String(repeating: close, count: limit + 1)).utf8)
+        #expect((try? ok.withUnsafeBufferPointer { try JSONScanner.validate($0) }) != nil)
+        #expect((try? JSONParser.parse(ok)) != nil)
+        #expect(Self.jsonError { _ = try deep.withUnsafeBufferPointer { try JSONScanner.validate($0) } }?.kind == .tooDeep)
+        #expect(Self.jsonError { _ = try JSONParser.parse(deep) }?.kind == .tooDeep)
+    }
+
+    @Test func nestingLimitCountsTheLayoutsObject() {
+        let limit = JSONScanner.maximumDepth
         let objectOK = Array(("{\"k\":" + String(repeating: "[", count: limit - 1) + String(repeating: "]", count: limit - 1) + "}").utf8)
         let objectDeep = Array(("{\"k\":" + String(repeating: "[", count: limit) + String(repeating: "]", count: limit) + "}").utf8)
-        XCTAssertNoThrow(try objectOK.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) })
-        XCTAssertThrowsError(try objectDeep.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) }) {
-            XCTAssertEqual(($0 as? JSONError)?.kind, .tooDeep)
-        }
+        #expect((try? objectOK.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) }) != nil)
+        #expect(Self.jsonError { _ = try objectDeep.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) } }?.kind == .tooDeep)
     }
 
-    func testErrorOffsetsPointAtTheProblem() {
-        XCTAssertThrowsError(try JSONParser.parse(Array("[1,]".utf8))) { XCTAssertEqual(($0 as? JSONError)?.offset, 3) }
-        XCTAssertThrowsError(try JSONParser.parse(Array("{\"a\":01}".utf8))) { XCTAssertEqual(($0 as? JSONError)?.offset, 5) }
-        XCTAssertThrowsError(try JSONParser.parse(Array("{} x".utf8))) { XCTAssertEqual(($0 as? JSONError)?.offset, 3) }
+    @Test(arguments: [("[1,]", 3), ("{\"a\":01}", 5), ("{} x", 3)])
+    func errorOffsetsPointAtTheProblem(text: String, offset: Int) {
+        #expect(Self.jsonError { _ = try JSONParser.parse(Array(text.utf8)) }?.offset == offset, "\(text)")
     }
 
-    func testLayoutRejectsNonObjectsAsUnexpectedType() {
-        for text in ["[]", "1", "\"s\"", "null", " true "] {
-            XCTAssertThrowsError(try Array(text.utf8).withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) }) {
-                XCTAssertEqual(($0 as? JSONError)?.kind, .unexpectedType, text)
-            }
-        }
+    @Test(arguments: ["[]", "1", "\"s\"", "null", " true "])
+    func layoutRejectsNonObjectsAsUnexpectedType(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(Self.jsonError { _ = try bytes.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) } }?.kind == .unexpectedType, "\(text)")
     }
 
-    func testEmptyBufferIsASyntaxError() {
+    @Test func emptyBufferIsASyntaxError() {
         let empty: [UInt8] = []
-        XCTAssertThrowsError(try empty.withUnsafeBufferPointer { try JSONScanner.validate($0) }) {
-            XCTAssertEqual(($0 as? JSONError)?.kind, .syntax)
-        }
-        XCTAssertThrowsError(try ObjectLayout.scanDocument(UnsafeBufferPointer<UInt8>(start: nil, count: 0))) {
-            XCTAssertEqual(($0 as? JSONError)?.kind, .syntax)
-        }
-        XCTAssertThrowsError(try JSONParser.parse(empty))
+        #expect(Self.jsonError { _ = try empty.withUnsafeBufferPointer { try JSONScanner.validate($0) } }?.kind == .syntax)
+        #expect(Self.jsonError { _ = try ObjectLayout.scanDocument(UnsafeBufferPointer<UInt8>(start: nil, count: 0)) }?.kind == .syntax)
+        #expect(Self.jsonError { _ = try JSONParser.parse(empty) } != nil)
     }
 
     /// The string scanner reads eight bytes at a time; put every kind of special byte at every
     /// position around those word boundaries.
-    func testSpecialBytesAtEveryPositionInLongStrings() throws {
-        for length in [0, 1, 7, 8, 9, 15, 16, 17, 31] {
-            for k in 0...length {
-                let before = String(repeating: "a", count: k)
-                let after = String(repeating: "b", count: length - k)
-                let cases: [(insert: [UInt8], expected: String?)] = [
-                    (Array("\\n".utf8), "\n"), (Array("\\\"".utf8), "\""), (Array("\\\\".utf8), "\\"),
-                    ([0xC3, 0xA9], "é"), ([0xF0, 0x9F, 0x98, 0x80], "😀"), ([0x7F], "\u{7F}"), ([0x20], " "), ([0x7E], "~"),
-                    ([0x1F], nil), ([0x00], nil), ([0x0A], nil), ([0xFF], nil), ([0xC3], nil), ([0xED, 0xA0, 0x80], nil),
-                ]
-                for (insert, expected) in cases {
-                    let bytes = Array("\"\(before)".utf8) + insert + Array("\(after)\"".utf8)
-                    let got = try? JSONParser.parse(bytes)
-                    if let expected {
-                        XCTAssertEqual(got, .string(before + expected + after), "\(insert) at \(k) of \(length)")
-                    } else {
-                        XCTAssertNil(got, "\(insert) at \(k) of \(length)")
-                        XCTAssertThrowsError(try JSONParser.parse(bytes)) { error in
-                            XCTAssertEqual((error as? JSONError)?.offset, 1 + k, "error offset for \(insert) at \(k)")
-                        }
-                    }
+    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17, 31])
+    func specialBytesAtEveryPositionInLongStrings(length: Int) throws {
+        let cases: [(insert: [UInt8], expected: String?)] = [
+            (Array("\\n".utf8), "\n"), (Array("\\\"".utf8), "\""), (Array("\\\\".utf8), "\\"),
+            ([0xC3, 0xA9], "é"), ([0xF0, 0x9F, 0x98, 0x80], "😀"), ([0x7F], "\u{7F}"), ([0x20], " "), ([0x7E], "~"),
+            ([0x1F], nil), ([0x00], nil), ([0x0A], nil), ([0xFF], nil), ([0xC3], nil), ([0xED, 0xA0, 0x80], nil),
+        ]
+        for k in 0...length {
+            let before = String(repeating: "a", count: k)
+            let after = String(repeating: "b", count: length - k)
+            for (insert, expected) in cases {
+                let bytes = Array("\"\(before)".utf8) + insert + Array("\(after)\"".utf8)
+                if let expected {
+                    #expect((try? JSONParser.parse(bytes)) == .string(before + expected + after), "\(insert) at \(k) of \(length)")
+                } else {
+                    let error = Self.jsonError { _ = try JSONParser.parse(bytes) }
+                    #expect(error?.offset == 1 + k, "error offset for \(insert) at \(k) of \(length)")
                 }
-                // An unterminated string of this length.
-                XCTAssertNil(try? JSONParser.parse(Array("\"\(before)\(after)".utf8)))
             }
+            // An unterminated string of this length.
+            #expect((try? JSONParser.parse(Array("\"\(before)\(after)".utf8))) == nil)
         }
     }
 }

@@ -1,20 +1,20 @@
 import Foundation
-import XCTest
+import Testing
 @testable import ReplayKit
 
-final class EnricherReasonTests: XCTestCase {
-    var enricher: Enricher!
-    var identity: IdentityStore!
+struct EnricherReasonTests {
+    let enricher: Enricher
+    let identity: IdentityStore
 
-    override func setUpWithError() throws {
+    init() throws {
         identity = try IdentityStore(stateDirectory: nil)
         enricher = Enricher(config: try testConfig("batching:\n  max_event_bytes: 200\n"), identity: identity)
     }
 
-    let ts = "\"timestamp\":\"2024-01-01T00:00:00Z\""
+    static let ts = "\"timestamp\":\"2024-01-01T00:00:00Z\""
 
-    func testEveryReason() {
-        let cases: [(String, String?)] = [
+    /// Lines and the reason each is dead-lettered for (nil: it becomes an event).
+    static let reasonCases: [(String, String?)] = [
             ("{\"type\":\"track\",", "invalid_json"),
             ("[1,2,3]", "not_an_object"),
             ("\"text\"", "not_an_object"),
@@ -37,49 +37,55 @@ final class EnricherReasonTests: XCTestCase {
             ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":true}}}", nil),
             ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":false}}}", nil),
         ]
-        for (line, want) in cases {
-            let r = enrich(enricher, line)
-            if let want {
-                XCTAssertEqual(reason(r), want, line)
-            } else if case .event = r {} else {
-                XCTFail("expected event for \(line), got \(r)")
-            }
+
+    @Test(arguments: reasonCases)
+    func reasonOfLine(line: String, want: String?) {
+        let r = enrich(enricher, line)
+        if let want {
+            #expect(reason(r) == want, "\(line)")
+        } else {
+            #expect(r.isEvent, "expected an event for \(line), got \(r)")
         }
-        XCTAssertEqual(enricher.stats.deadLetters["invalid_alias"], 3)
-        XCTAssertEqual(enricher.stats.events, 3)
     }
 
-    func testConsentDenialIsSkippedNotDeadLettered() {
-        for line in [
-            "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":false}}}",
-            "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true}}}",
-        ] {
-            XCTAssertEqual(enrich(enricher, line), .skipped(.consentDropped), line)
-        }
-        XCTAssertEqual(enricher.stats.skipped, ["consent_dropped": 2])
-        XCTAssertEqual(enricher.stats.invalid, 0)
+    @Test func reasonsAreCounted() {
+        for (line, _) in Self.reasonCases { _ = enrich(enricher, line) }
+        #expect(enricher.stats.deadLetters["invalid_alias"] == 3)
+        #expect(enricher.stats.events == 3)
     }
 
-    func testInvalidUTF8() {
-        var bytes = Array("{\"type\":\"page\",\"name\":\"".utf8) + [0xFF, 0xFE] + Array("\",\(ts)}".utf8)
-        let r = bytes.withUnsafeMutableBufferPointer { enricher.process(UnsafeBufferPointer($0), lineNumber: 1, sequence: 1) }
-        XCTAssertEqual(reason(r), "invalid_utf8")
-        var outside: [UInt8] = [0xC3, 0x28, 0x7B]
-        let r2 = outside.withUnsafeMutableBufferPointer { enricher.process(UnsafeBufferPointer($0), lineNumber: 1, sequence: 1) }
-        XCTAssertEqual(reason(r2), "invalid_utf8")
+    @Test(arguments: [
+        "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":false}}}",
+        "{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true}}}",
+    ])
+    func consentDenialIsSkippedNotDeadLettered(line: String) {
+        #expect(enrich(enricher, line) == .skipped(.consentDropped), "\(line)")
+        #expect(enricher.stats.skipped == ["consent_dropped": 1])
+        #expect(enricher.stats.invalid == 0)
     }
 
-    func testBlankLinesAreCountedNotDeadLettered() {
-        XCTAssertEqual(enrich(enricher, ""), .blank)
-        XCTAssertEqual(enrich(enricher, "  \t\r"), .blank)
-        XCTAssertEqual(enricher.stats.blank, 2)
-        XCTAssertEqual(enricher.stats.invalid, 0)
+    @Test func invalidUTF8() {
+        let bytes = Array("{\"type\":\"page\",\"name\":\"".utf8) + [0xFF, 0xFE] + Array("\",\(Self.ts)}".utf8)
+        let r = bytes.withUnsafeBufferPointer { enricher.process($0, lineNumber: 1, sequence: 1) }
+        #expect(reason(r) == "invalid_utf8")
+        let outside: [UInt8] = [0xC3, 0x28, 0x7B]
+        let r2 = outside.withUnsafeBufferPointer { enricher.process($0, lineNumber: 1, sequence: 1) }
+        #expect(reason(r2) == "invalid_utf8")
     }
 
-    func testAllTypesAccepted() {
-        for (type, extra) in [("track", ",\"event\":\"E\""), ("identify", ""), ("page", ""), ("screen", ""), ("group", ",\"groupId\":\"g\""), ("alias", ",\"userId\":\"u\",\"previousId\":\"p\"")] {
-            let r = enrich(enricher, "{\"type\":\"\(type)\"\(extra),\(ts)}")
-            guard case .event = r else { return XCTFail("\(type): \(r)") }
-        }
+    @Test func blankLinesAreCountedNotDeadLettered() {
+        #expect(enrich(enricher, "") == .blank)
+        #expect(enrich(enricher, "  \t\r") == .blank)
+        #expect(enricher.stats.blank == 2)
+        #expect(enricher.stats.invalid == 0)
+    }
+
+    @Test(arguments: [
+        ("track", ",\"event\":\"E\""), ("identify", ""), ("page", ""), ("screen", ""), ("group", ",\"groupId\":\"g\""),
+        ("alias", ",\"userId\":\"u\",\"previousId\":\"p\""),
+    ])
+    func allTypesAccepted(type: String, extra: String) {
+        let r = enrich(enricher, "{\"type\":\"\(type)\"\(extra),\(Self.ts)}")
+        #expect(r.isEvent, "\(type): \(r)")
     }
 }

@@ -11,7 +11,7 @@ struct IdentityPrivacyTests {
     /// Enriches `line` with a fresh in-memory store and `yaml`; the event object, or nil.
     static func event(_ line: String, _ yaml: String = "") throws -> JSONObject? {
         let e = Enricher(config: try testConfig(yaml), identity: try IdentityStore(stateDirectory: nil))
-        guard case .event(let bytes, _) = enrich(e, line) else { return nil }
+        guard case .event(let event) = enrich(e, line), case let bytes = event.bytes else { return nil }
         return try JSONValue(parsing: bytes).objectValue
     }
 
@@ -46,7 +46,7 @@ struct IdentityPrivacyTests {
         var derivedOwner: [String: String] = [:]
         var userOnlyLines = 0
         try LineWalker.walk(inputs: [InputSource(path: dir + "/backfill.ndjson", kind: .ndjson)], config: try testConfig(), enricher: enricher) { item in
-            guard case .event(let bytes, _) = item.result, let o = try JSONValue(parsing: bytes).objectValue else {
+            guard case .event(let event) = item.result, let o = try JSONValue(parsing: event.bytes).objectValue else {
                 Issue.record("line \(item.line.lineNumber) did not become an event")
                 return false
             }

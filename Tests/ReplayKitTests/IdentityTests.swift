@@ -1,16 +1,16 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 @testable import ReplayKit
 
-final class IdentityTests: XCTestCase {
-    var dir = ""
-    override func setUpWithError() throws { dir = try makeTempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+final class IdentityTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     let t = "\"timestamp\":\"2024-01-01T00:00:00Z\""
 
-    func testCarryForwardWithinRunAndAcrossRuns() throws {
+    @Test func carryForwardWithinRunAndAcrossRuns() throws {
         let config = try testConfig(stateDir: dir)
         do {
             let store = try IdentityStore(stateDirectory: dir)
@@ -18,73 +18,73 @@ final class IdentityTests: XCTestCase {
             _ = try eventObject(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t)}", sequence: 1))
             _ = try eventObject(enrich(e, "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G\",\(t)}", sequence: 2))
             let later = try eventObject(enrich(e, "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"A\",\(t)}", sequence: 3))
-            XCTAssertEqual(later["userId"], .string("U"))
-            XCTAssertEqual(later["groupId"], .string("G"))
+            #expect(later["userId"] == .string("U"))
+            #expect(later["groupId"] == .string("G"))
             try store.commitAll()
             store.close()
         }
         let store = try IdentityStore(stateDirectory: dir)
         let e = Enricher(config: config, identity: store)
         let next = try eventObject(enrich(e, "{\"type\":\"screen\",\"anonymousId\":\"A\",\(t)}", sequence: 1))
-        XCTAssertEqual(next["userId"], .string("U"))
-        XCTAssertEqual(next["groupId"], .string("G"))
+        #expect(next["userId"] == .string("U"))
+        #expect(next["groupId"] == .string("G"))
         // Another anonymousId of the same user only gets the user's group when it has that userId.
         let other = try eventObject(enrich(e, "{\"type\":\"screen\",\"anonymousId\":\"B\",\"userId\":\"U\",\(t)}", sequence: 2))
-        XCTAssertEqual(other["groupId"], .string("G"))
-        XCTAssertEqual(e.stats.userIdsCarried, 1)
+        #expect(other["groupId"] == .string("G"))
+        #expect(e.stats.userIdsCarried == 1)
     }
 
-    func testNeverBorrowsFromADifferentAnonymousId() throws {
+    @Test func neverBorrowsFromADifferentAnonymousId() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         _ = try eventObject(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t)}"))
         _ = try eventObject(enrich(e, "{\"type\":\"group\",\"anonymousId\":\"A\",\"userId\":\"U\",\"groupId\":\"G\",\(t)}"))
         let b = try eventObject(enrich(e, "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"B\",\(t)}"))
-        XCTAssertNil(b["userId"])
-        XCTAssertNil(b["groupId"])
+        #expect(b["userId"] == nil)
+        #expect(b["groupId"] == nil)
         // Explicit values always win over remembered ones.
         let own = try eventObject(enrich(e, "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"A\",\"userId\":\"V\",\"groupId\":\"H\",\(t)}"))
-        XCTAssertEqual(own["userId"], .string("V"))
-        XCTAssertEqual(own["groupId"], .string("H"))
+        #expect(own["userId"] == .string("V"))
+        #expect(own["groupId"] == .string("H"))
     }
 
-    func testNumericIdsAreKept() throws {
+    @Test func numericIdsAreKept() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         _ = try eventObject(enrich(e, "{\"type\":\"identify\",\"anonymousId\":42,\"userId\":7,\(t)}"))
         let obj = try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":42,\(t)}"))
-        XCTAssertEqual(obj["anonymousId"], .number(JSONNumber(42)))
-        XCTAssertEqual(obj["userId"], .string("7"))
+        #expect(obj["anonymousId"] == .number(JSONNumber(42)))
+        #expect(obj["userId"] == .string("7"))
     }
 
-    func testRejectedLinesTeachNothing() throws {
+    @Test func rejectedLinesTeachNothing() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
-        XCTAssertEqual(reason(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t),\"context\":{\"os\":1}}")), "invalid_context")
-        XCTAssertNil(try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}"))["userId"])
+        #expect(reason(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t),\"context\":{\"os\":1}}")) == "invalid_context")
+        #expect(try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}"))["userId"] == nil)
     }
 
-    func testAliasTeachesUserId() throws {
+    @Test func aliasTeachesUserId() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         _ = try eventObject(enrich(e, "{\"type\":\"alias\",\"anonymousId\":\"A\",\"userId\":\"NEW\",\"previousId\":\"A\",\(t)}"))
-        XCTAssertEqual(try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}"))["userId"], .string("NEW"))
+        #expect(try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}"))["userId"] == .string("NEW"))
     }
 
-    func testOverlayIsOnlyPersistedThroughCommittedSequence() throws {
+    @Test func overlayIsOnlyPersistedThroughCommittedSequence() throws {
         do {
             let store = try IdentityStore(stateDirectory: dir)
             store.learnUser(anonymousId: "A", userId: "U1", sequence: 10)
             store.learnUser(anonymousId: "B", userId: "U2", sequence: 20)
             store.learnGroup(userId: "U2", groupId: "G", sequence: 30)
-            XCTAssertEqual(try store.userId(forAnonymousId: "B"), "U2")
+            #expect(try store.userId(forAnonymousId: "B") == "U2")
             try store.commit(throughSequence: 15)
-            XCTAssertEqual(store.uncommittedCount, 2)
+            #expect(store.uncommittedCount == 2)
             store.close()  // "crash": the rest is lost
         }
         let store = try IdentityStore(stateDirectory: dir)
-        XCTAssertEqual(try store.userId(forAnonymousId: "A"), "U1")
-        XCTAssertNil(try store.userId(forAnonymousId: "B"))
-        XCTAssertNil(try store.groupId(forUserId: "U2"))
+        #expect(try store.userId(forAnonymousId: "A") == "U1")
+        #expect(try store.userId(forAnonymousId: "B") == nil)
+        #expect(try store.groupId(forUserId: "U2") == nil)
     }
 
-    func testReEnrichmentAfterCrashGivesIdenticalOutput() throws {
+    @Test func reEnrichmentAfterCrashGivesIdenticalOutput() throws {
         let lines = [
             "{\"type\":\"identify\",\"anonymousId\":\"A\",\"userId\":\"U\",\(t)}",
             "{\"type\":\"track\",\"event\":\"E1\",\"anonymousId\":\"A\",\(t)}",
@@ -103,7 +103,7 @@ final class IdentityTests: XCTestCase {
         let store = try IdentityStore(stateDirectory: dir)
         let e = Enricher(config: config, identity: store)
         for i in 2..<4 {
-            XCTAssertEqual(enrich(e, lines[i], lineNumber: i + 1, sequence: UInt64(i + 1)), first[i])
+            #expect(enrich(e, lines[i], lineNumber: i + 1, sequence: UInt64(i + 1)) == first[i])
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 @testable import ReplayKit
 
 /// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
@@ -15,10 +15,10 @@ struct SeededRandom: RandomNumberGenerator {
     }
 }
 
-final class PropertyTests: XCTestCase {
-    var dir = ""
-    override func setUpWithError() throws { dir = try makeTempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+final class PropertyTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     static let seeds: [String] = [
         "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\",\"properties\":{\"x\":[1,2,{\"y\":null}]}}",
@@ -43,7 +43,7 @@ final class PropertyTests: XCTestCase {
         return b
     }
 
-    func testRandomAndMutatedLinesNeverCrashAndCountsAddUp() throws {
+    @Test func randomAndMutatedLinesNeverCrashAndCountsAddUp() throws {
         var rng = SeededRandom(state: 42)
         var file: [UInt8] = []
         for _ in 0..<3000 {
@@ -65,17 +65,18 @@ final class PropertyTests: XCTestCase {
         var records: [[UInt8]] = []
         try LineWalker.walk(inputs: [InputSource(path: path, kind: .ndjson)], config: config, enricher: enricher) { item in
             switch item.result {
-            case .event(let bytes, _):
+            case .event(let event):
+                let bytes = event.bytes
                 events += 1
                 let obj = try JSONValue(parsing: bytes).objectValue!
-                XCTAssertNotNil(obj["type"]?.stringValue)
-                XCTAssertNotNil(obj["anonymousId"]?.stringValue)
-                XCTAssertFalse(obj["messageId"]?.stringValue?.isEmpty ?? true)
-                XCTAssertNotNil(obj["timestamp"]?.stringValue)
-                XCTAssertNil(obj["sentAt"])
+                #expect(obj["type"]?.stringValue != nil)
+                #expect(obj["anonymousId"]?.stringValue != nil)
+                #expect(!(obj["messageId"]?.stringValue?.isEmpty ?? true))
+                #expect(obj["timestamp"]?.stringValue != nil)
+                #expect(obj["sentAt"] == nil)
             case .blank: blank += 1
             case .skipped(let reason):
-                XCTAssertEqual(reason, .consentDropped, "only consent settles a line without a snapshot or an age limit")
+                #expect(reason == .consentDropped, "only consent settles a line without a snapshot or an age limit")
                 skipped += 1
             case .deadLetter(let reason, let detail):
                 dead += 1
@@ -83,19 +84,19 @@ final class PropertyTests: XCTestCase {
             }
             return true
         }
-        XCTAssertEqual(events + blank + dead + skipped, expectedLines)
-        XCTAssertEqual(enricher.stats.lines, expectedLines)
-        XCTAssertEqual(enricher.stats.invalid, dead)
-        XCTAssertGreaterThan(events, 500)
-        XCTAssertGreaterThan(dead, 500)
+        #expect(events + blank + dead + skipped == expectedLines)
+        #expect(enricher.stats.lines == expectedLines)
+        #expect(enricher.stats.invalid == dead)
+        #expect(events > 500)
+        #expect(dead > 500)
         for r in records {
             let obj = try JSONValue(parsing: r).objectValue!
-            XCTAssertNotNil(obj["reason"]?.stringValue)
-            XCTAssertTrue(obj["raw"] != nil || obj["raw_base64"] != nil)
+            #expect(obj["reason"]?.stringValue != nil)
+            #expect(obj["raw"] != nil || obj["raw_base64"] != nil)
         }
     }
 
-    func testRandomSnapshotsNeverCrash() throws {
+    @Test func randomSnapshotsNeverCrash() throws {
         var rng = SeededRandom(state: 7)
         let base = Array("{\"version\":1,\"events\":[\(Self.seeds.joined(separator: ","))]}".utf8)
         for i in 0..<200 {
@@ -104,10 +105,10 @@ final class PropertyTests: XCTestCase {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             do {
                 let lines = try readAll(InputSource(path: path, kind: .snapshot))
-                XCTAssertLessThanOrEqual(lines.count, Self.seeds.count + 1)
+                #expect(lines.count <= Self.seeds.count + 1)
             } catch let error as InputError {
                 // A mutated version or a lost "events" makes the file one that cannot be replayed.
-                XCTAssertTrue(error.message.contains("cannot be replayed"), error.message)
+                #expect(error.message.contains("cannot be replayed"), "\(error.message)")
             }
         }
     }

@@ -2,7 +2,6 @@ import Collector
 import Foundation
 import JSONCore
 import Logging
-import XCTest
 
 @testable import ReplayKit
 
@@ -117,13 +116,28 @@ func seedState(_ dir: String) throws {
     store.close()
 }
 
-/// Finds a product built next to the test bundle.
-func builtBinary(_ name: String) throws -> URL {
+/// A product that is not built next to the test bundle.
+struct BinaryNotFound: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "\(name) binary not found next to the test bundle (run swift build first)" }
+}
+
+/// A product built next to the test bundle, if there is one.
+func findBuiltBinary(_ name: String) -> URL? {
     var dirs = Bundle.allBundles.flatMap { [$0.bundleURL, $0.bundleURL.deletingLastPathComponent()] }
     dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
     for d in dirs {
         let url = d.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: url.path) { return url }
     }
-    throw XCTSkip("\(name) binary not found next to the test bundle (run swift build first)")
+    return nil
+}
+
+/// Whether ``findBuiltBinary(_:)`` finds `name` (for `.enabled(if:)`).
+func hasBuiltBinary(_ name: String) -> Bool { findBuiltBinary(name) != nil }
+
+/// Finds a product built next to the test bundle.
+func builtBinary(_ name: String) throws -> URL {
+    guard let url = findBuiltBinary(name) else { throw BinaryNotFound(name: name) }
+    return url
 }

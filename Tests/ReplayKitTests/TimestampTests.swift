@@ -1,29 +1,51 @@
-import XCTest
-@testable import ReplayKit
+import MetaRouter
+import Testing
 
-final class TimestampTests: XCTestCase {
-    func millis(_ s: String) -> Int64? {
-        var a = Array(s.utf8)
-        return a.withUnsafeMutableBufferPointer { Timestamps.parseMillis(UnsafeBufferPointer($0)) }
+/// The one timestamp parser (``Timestamp``), as the enrichment rules and the client use it.
+struct TimestampTests {
+    static func millis(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { Timestamp.epochMillis(utf8: $0) }
     }
 
-    func testParsesZonesFractionsAndUTCDefault() {
-        XCTAssertEqual(millis("1970-01-01T00:00:00Z"), 0)
-        XCTAssertEqual(millis("2024-01-01T00:00:01.5Z"), 1_704_067_201_500)
-        XCTAssertEqual(millis("2024-01-01T01:00:01.5+01:00"), 1_704_067_201_500)
-        XCTAssertEqual(millis("2023-12-31T19:00:01.500123-0500"), 1_704_067_201_500)
-        XCTAssertEqual(millis("2024-01-01 00:00:01.500"), 1_704_067_201_500)
-        XCTAssertEqual(millis("2024-02-29T12:00:00Z"), 1_709_208_000_000)
-        for bad in ["", "2024-01-01", "2024-13-01T00:00:00Z", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+1", "yesterday", "2024-01-01T00:00:00Zjunk"] {
-            XCTAssertNil(millis(bad), bad)
-        }
+    @Test(arguments: [
+        ("1970-01-01T00:00:00Z", 0),
+        ("2024-01-01T00:00:01.5Z", 1_704_067_201_500),
+        ("2024-01-01T01:00:01.5+01:00", 1_704_067_201_500),
+        ("2023-12-31T19:00:01.500123-0500", 1_704_067_201_500),
+        ("2024-01-01 00:00:01.500", 1_704_067_201_500),
+        ("2024-01-01t00:00:01,5z", 1_704_067_201_500),
+        ("2024-02-29T12:00:00Z", 1_709_208_000_000),
+        ("2024-12-20T10:46:12.843456Z", 1_734_691_572_843),
+        ("2024-12-20T11:46:12.843+01", 1_734_691_572_843),
+        ("2024-12-20T10:46Z", 1_734_691_560_000),
+        ("2024-01-01", 1_704_067_200_000),
+        ("1969-12-31T23:59:59.000Z", -1000),
+        // A leap second counts as the next minute's second 0.
+        ("2016-12-31T23:59:60Z", 1_483_228_800_000),
+    ] as [(String, Int64)])
+    func parsesEveryAcceptedForm(text: String, expected: Int64) {
+        #expect(Self.millis(text) == expected, "\(text)")
     }
 
-    func testFormatRoundTrips() {
-        for m: Int64 in [0, 1_704_067_201_500, 1_700_000_000_123, 951_782_400_000] {
-            var text = Array(Timestamps.format(millis: m).utf8)
-            XCTAssertEqual(text.withUnsafeMutableBufferPointer { Timestamps.parseMillis(UnsafeBufferPointer($0)) }, m)
-        }
-        XCTAssertEqual(Timestamps.format(millis: 0), "1970-01-01T00:00:00.000Z")
+    @Test(arguments: [
+        "", "yesterday", "2024-13-01T00:00:00Z", "2024-01-32", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
+        "2024-01-01T00:00:61Z", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+1", "2024-01-01T00:00:00+24:00",
+        "2024-01-01T00:00:00+01:60", "2024-01-01T00:00:00+01:", "2024-01-01T00:00:00Zjunk", "2024-01-01T", "2024-01-01T00",
+        "2024-01-01Z", "20240101T000000Z",
+    ])
+    func rejectsWhatIsNotATimestamp(text: String) {
+        #expect(Self.millis(text) == nil, "\(text)")
+    }
+
+    @Test(arguments: [0, 1_704_067_201_500, 1_700_000_000_123, 951_782_400_000, -1] as [Int64])
+    func formatRoundTrips(millis: Int64) {
+        #expect(Self.millis(Timestamp.iso8601(epochMillis: millis)) == millis)
+        #expect(Timestamp.epochMillis(Timestamp.iso8601(epochMillis: millis)) == millis)
+    }
+
+    @Test func formatsUTCWithMilliseconds() {
+        #expect(Timestamp.iso8601(epochMillis: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(epochMillis: -1) == "1969-12-31T23:59:59.999Z")
     }
 }

@@ -1,7 +1,17 @@
 import Foundation
 
-/// ISO 8601 timestamps as the SDKs write them: UTC with milliseconds, `2025-10-23T12:34:56.789Z`.
-package enum Timestamp {
+/// ISO 8601 / RFC 3339 timestamps ⇄ milliseconds since 1970, without Foundation formatters (the
+/// replay hot path parses one per event).
+///
+/// Formatting writes what the SDKs write: UTC with milliseconds, `2025-10-23T12:34:56.789Z`.
+/// Parsing accepts one set of forms, everywhere:
+/// - a date, `YYYY-MM-DD` (midnight UTC);
+/// - a date and time, `YYYY-MM-DD` + `T`, `t` or a space + `HH:MM`, optionally `:SS`, optionally
+///   a fraction after `.` or `,` with any number of digits (read to the millisecond, the rest
+///   truncated); second 60 (a leap second) counts as the next minute's second 0;
+/// - after a time, an optional zone: `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` (hours below 24,
+///   minutes below 60); without one the time is UTC.
+public enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
     package static func iso8601(_ date: Date) -> String {
         iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
@@ -26,74 +36,114 @@ package enum Timestamp {
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
-    /// Parses an ISO 8601 / RFC 3339 timestamp (`YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]`, and
-    /// `Z` or `±HH[:]MM`) into milliseconds since 1970. Returns `nil` when it is not one.
-    package static func epochMillis(_ text: String) -> Int64? {
+    /// Parses a timestamp in one of the forms listed on ``Timestamp`` into milliseconds since
+    /// 1970; nil when `text` is not one.
+    public static func epochMillis(_ text: String) -> Int64? {
         var s = text
         return s.withUTF8 { epochMillis(utf8: $0) }
     }
 
-    /// Parses ISO 8601 bytes; see ``epochMillis(_:)``.
-    package static func epochMillis(utf8 b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var i = 0
-        func num(_ n: Int) -> Int? {
-            guard i + n <= b.count else { return nil }
-            var v = 0
-            for k in i..<i + n {
-                let d = Int(b[k]) - 48
-                guard d >= 0 && d <= 9 else { return nil }
-                v = v * 10 + d
-            }
-            i += n
-            return v
-        }
-        func eat(_ c: Character) -> Bool {
-            guard i < b.count, b[i] == c.asciiValue! else { return false }
-            i += 1
-            return true
-        }
-        guard let year = num(4), eat("-"), let month = num(2), eat("-"), let day = num(2),
-            (1...12).contains(month), (1...31).contains(day)
+    /// Parses timestamp bytes; see ``epochMillis(_:)``.
+    public static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var p = TimestampCursor(bytes)
+        guard let year = p.digits(4), p.eat(UInt8(ascii: "-")), let month = p.digits(2), p.eat(UInt8(ascii: "-")),
+            let day = p.digits(2), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var hour = 0, minute = 0, second = 0, millis = 0, offsetMinutes = 0
-        if i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ") {
-            i += 1
-            guard let h = num(2), eat(":"), let m = num(2), h < 24, m < 60 else { return nil }
-            hour = h
-            minute = m
-            if eat(":") {
-                guard let sec = num(2), sec <= 60 else { return nil }
-                second = min(sec, 59)
-                if eat(".") || eat(",") {
-                    var digits = 0
-                    var frac = 0
-                    while i < b.count, b[i] >= 48, b[i] <= 57 {
-                        if digits < 3 { frac = frac * 10 + Int(b[i] - 48) }
-                        digits += 1
-                        i += 1
-                    }
-                    guard digits > 0 else { return nil }
-                    var scale = digits
-                    while scale < 3 {
-                        frac *= 10
-                        scale += 1
-                    }
-                    millis = frac
-                }
-            }
-            if eat("Z") || eat("z") {
-            } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-                i += 1
-                guard let oh = num(2) else { return nil }
-                _ = eat(":")
-                let om = num(2) ?? 0
-                offsetMinutes = sign * (oh * 60 + om)
+        var time = TimeOfDay()
+        if p.eat(UInt8(ascii: "T")) || p.eat(UInt8(ascii: "t")) || p.eat(UInt8(ascii: " ")) {
+            guard let t = p.timeOfDay() else { return nil }
+            time = t
+        }
+        guard p.atEnd else { return nil }
+        let days = CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day))
+        let seconds = days * 86_400 + Int64(time.hour * 3600 + time.minute * 60 + time.second) - Int64(time.offsetMinutes * 60)
+        return seconds * 1000 + Int64(time.millis)
+    }
+}
+
+/// The time part of a timestamp, as parsed.
+private struct TimeOfDay {
+    var hour = 0, minute = 0, second = 0, millis = 0
+    /// The zone's offset east of UTC.
+    var offsetMinutes = 0
+}
+
+/// A reading position in timestamp bytes.
+private struct TimestampCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var i = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    var atEnd: Bool { i == bytes.count }
+
+    /// The next `count` bytes as a decimal number, when they are all digits.
+    mutating func digits(_ count: Int) -> Int? {
+        guard i + count <= bytes.count else { return nil }
+        var v = 0
+        for k in i..<(i + count) {
+            let d = Int(bytes[k]) &- 48
+            guard d >= 0 && d <= 9 else { return nil }
+            v = v * 10 + d
+        }
+        i += count
+        return v
+    }
+
+    /// Whether the next byte is `c` (then it is consumed).
+    mutating func eat(_ c: UInt8) -> Bool {
+        guard i < bytes.count, bytes[i] == c else { return false }
+        i += 1
+        return true
+    }
+
+    /// `HH:MM[:SS[(.|,)fraction]][zone]`.
+    mutating func timeOfDay() -> TimeOfDay? {
+        var t = TimeOfDay()
+        guard let h = digits(2), eat(UInt8(ascii: ":")), let m = digits(2), h < 24, m < 60 else { return nil }
+        t.hour = h
+        t.minute = m
+        if eat(UInt8(ascii: ":")) {
+            guard let s = digits(2), s <= 60 else { return nil }
+            t.second = s
+            if eat(UInt8(ascii: ".")) || eat(UInt8(ascii: ",")) {
+                guard let ms = fractionMillis() else { return nil }
+                t.millis = ms
             }
         }
-        guard i == b.count else { return nil }
-        let days = Int(CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day)))
-        let secs = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
-        return secs * 1000 + Int64(millis)
+        guard let offset = zoneMinutes() else { return nil }
+        t.offsetMinutes = offset
+        return t
+    }
+
+    /// One or more fraction digits, as milliseconds (digits after the third are dropped).
+    mutating func fractionMillis() -> Int? {
+        let start = i
+        var millis = 0
+        var scale = 100
+        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
+            millis += Int(bytes[i] - 48) * scale
+            scale /= 10
+            i += 1
+        }
+        return i > start ? millis : nil
+    }
+
+    /// The zone's offset in minutes: 0 for none or `Z`; nil when a zone is malformed.
+    mutating func zoneMinutes() -> Int? {
+        if atEnd || eat(UInt8(ascii: "Z")) || eat(UInt8(ascii: "z")) { return 0 }
+        let sign: Int
+        if eat(UInt8(ascii: "+")) {
+            sign = 1
+        } else if eat(UInt8(ascii: "-")) {
+            sign = -1
+        } else {
+            return nil
+        }
+        guard let hours = digits(2), hours < 24 else { return nil }
+        if atEnd { return sign * hours * 60 }
+        _ = eat(UInt8(ascii: ":"))
+        guard let minutes = digits(2), minutes < 60 else { return nil }
+        return sign * (hours * 60 + minutes)
     }
 }

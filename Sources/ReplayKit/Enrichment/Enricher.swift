@@ -1,9 +1,10 @@
 import Foundation
 import JSONCore
+import MetaRouter
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
 ///
-/// ``LinePreparer`` validates and enriches the line; ``finish(_:sequence:)`` then lets the identity
+/// ``LinePreparer`` validates and enriches the line; ``finish(_:sequence:line:)`` then lets the identity
 /// store learn from it and counts the outcome. See `docs/enrichment.md`.
 /// Not thread-safe: one enricher per pipeline, fed in read order.
 package final class Enricher {
@@ -14,9 +15,7 @@ package final class Enricher {
     /// Validation and the per-line rules.
     var preparer: LinePreparer
     /// What enrichment did so far.
-    package internal(set) var stats = EnrichStats()
-    /// Where the String-returning ``process(_:lineNumber:sequence:)`` renders (reused).
-    private var scratch: [UInt8] = []
+    public internal(set) var stats = EnrichStats()
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     package init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -31,35 +30,34 @@ package final class Enricher {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    /// Enriches one line. `sequence` is a global, increasing number for this line in read order,
-    /// used to tag identity mappings learned from it (see ``IdentityStore/commit(throughSequence:)``).
-    package func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64) -> EnrichResult {
-        defer { scratch.removeAll(keepingCapacity: true) }
-        return EnrichResult(process(line, lineNumber: lineNumber, sequence: sequence, into: &scratch), rendered: scratch)
-    }
-
-    /// The hot path: enriches one line and renders its event at the end of `out` (nothing is
-    /// appended for a blank or rejected line).
-    func process(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, into out: inout [UInt8]) -> LineResult {
+    /// Enriches one line and renders its event at the end of `out` (nothing is appended for a
+    /// blank or rejected line). `sequence` is a global, increasing number for this line in read
+    /// order, used to tag identity mappings learned from it (see
+    /// ``IdentityStore/commit(throughSequence:metadata:)``).
+    func process(
+        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, into out: inout [UInt8]
+    ) -> LineOutcome<RenderedEvent> {
         finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out), sequence: sequence, line: line)
     }
 
     /// Counts and returns a dead letter: for rejected lines, and for what the reader could not
     /// hand over whole (an over-long line, the rest of an unreadable input).
-    func deadLetter(_ reason: String, _ detail: String) -> LineResult {
+    func deadLetter(_ reason: String, _ detail: String) -> LineOutcome<RenderedEvent> {
         stats.deadLetters[reason, default: 0] += 1
         return .deadLetter(reason: reason, detail: detail)
     }
 
     /// Counts and returns an event settled by a rule (expired, consent, already delivered).
-    func skipped(_ reason: SkipReason) -> LineResult {
+    func skipped(_ reason: SkipReason) -> LineOutcome<RenderedEvent> {
         stats.skipped[reason.rawValue, default: 0] += 1
         return .skipped(reason)
     }
 
     /// Learns identities from a prepared event and counts the outcome. `line` is the line the
     /// event was prepared from (its ids refer to it).
-    func finish(_ prepared: consuming PreparedLine, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) -> LineResult {
+    func finish(
+        _ prepared: consuming LineOutcome<PreparedEvent>, sequence: UInt64, line: UnsafeBufferPointer<UInt8>
+    ) -> LineOutcome<RenderedEvent> {
         switch consume prepared {
         case .blank:
             stats.blank += 1
@@ -69,24 +67,25 @@ package final class Enricher {
         case .skipped(let reason):
             return skipped(reason)
         case .event(let e):
-            // Learn only from lines that become events. A derived anonymousId is its userId's
-            // alone, so there is nothing to carry from it: it teaches nothing.
-            if let u = e.ownUserId, e.type == .identify || e.type == .alias, !e.counts.anonymousIdDerived {
-                e.anonymousId.withBytes(line) { a in
-                    u.withBytes(line) { identity.learnUser(anonymousId: a, userId: $0, sequence: sequence) }
-                }
-            }
-            if let g = e.groupIdOfGroup {
-                if let u = e.ownUserId {
-                    u.withBytes(line) { u in g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) } }
-                } else if let u = e.carriedUserId {
-                    u.withRaw { u in
-                        g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) }
-                    }
-                }
-            }
+            learn(from: e, sequence: sequence, line: line)
             stats.add(e.counts)
-            return .event(range: e.range, laneKey: e.anonymousId.laneKey(line))
+            return .event(RenderedEvent(range: e.range, laneKey: e.anonymousId.laneKey(line)))
+        }
+    }
+
+    /// Lets the identity store learn from an event line. Only lines that become events teach;
+    /// a derived anonymousId is its userId's alone, so there is nothing to carry from it.
+    private func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
+        if let u = e.ownUserId, e.type == .identify || e.type == .alias, !e.counts.anonymousIdDerived {
+            e.anonymousId.withBytes(line) { a in
+                u.withBytes(line) { identity.learnUser(anonymousId: a, userId: $0, sequence: sequence) }
+            }
+        }
+        guard let g = e.groupIdOfGroup else { return }
+        if let u = e.ownUserId {
+            u.withBytes(line) { u in g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) } }
+        } else if let u = e.carriedUserId {
+            u.withRaw { u in g.withBytes(line) { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) } }
         }
     }
 }

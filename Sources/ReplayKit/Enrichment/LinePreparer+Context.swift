@@ -105,6 +105,8 @@ extension LinePreparer {
         guard defaults.isEmpty, drops.context.isEmpty else { return nil }
         @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
             guard m.key.count == word.utf8CodeUnitCount else { return false }
+            // The key lies inside the line's buffer and has the literal's length, so memcmp reads
+            // inside both; a StaticString's utf8Start lives as long as the program.
             return memcmp(buf.baseAddress! + m.key.lowerBound, word.utf8Start, m.key.count) == 0
         }
         var hasLibrary = false

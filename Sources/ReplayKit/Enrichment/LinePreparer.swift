@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import MetaRouter
 
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
 /// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.
@@ -54,13 +55,40 @@ struct LinePreparer {
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
 
-    private func reject(_ reason: String, _ detail: String) -> PreparedLine { .deadLetter(reason: reason, detail: detail) }
+    private func reject(_ reason: String, _ detail: String) -> LineOutcome<PreparedEvent> { .deadLetter(reason: reason, detail: detail) }
 
     /// Prepares one line, rendering its event at the end of `out`; lines must come in read order
     /// (carry-forward looks up `identity`). Nothing is appended to `out` for other outcomes.
+    /// Each step below is one rule of `docs/enrichment.md`, applied in this order.
     mutating func prepare(
         _ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore, into out: inout [UInt8]
-    ) -> PreparedLine {
+    ) -> LineOutcome<PreparedEvent> {
+        if let stop = lineRules(buf) { return stop }
+        let layout = scratch.top
+        // Every top-level member the rules read, found in one pass.
+        let top = TopLevelMembers(layout, buf)
+        var line = LineState(type: .track)
+        if let stop = typeRules(top, layout, buf, &line) { return stop }
+        var context: ObjectLayout?
+        if let stop = contextAndConsentRules(top, layout, buf, &context) { return stop }
+        var edits = TopLevelEdits()
+        if let stop = timestampRules(top, layout, buf, &edits, &line) { return stop }
+        capturedMemberRules(top, &edits)
+        if let stop = identityRules(top, layout, buf, identity, &edits, &line) { return stop }
+        messageIdRule(top, layout, buf, lineNumber: lineNumber, millis: line.millis, &edits)
+        privacyRules(top, layout, buf, &edits)
+        if let stop = contextEnrichmentRule(context, buf, &edits) { return stop }
+        let range = render(edits, layout, top, buf, into: &out)
+        return .event(
+            PreparedEvent(
+                range: range, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
+                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, type: line.type, counts: counts))
+    }
+
+    /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
+    /// layout is in `scratch.top` and the counts are reset.
+    @inline(__always)
+    private mutating func lineRules(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<PreparedEvent>? {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
@@ -68,13 +96,14 @@ struct LinePreparer {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
         counts = LineCounts()
-        if let rejected = scan(buf) { return rejected }
-        let layout = scratch.top
-        // Every top-level member the rules read, found in one pass.
-        let top = TopLevelMembers(layout, buf)
-        var line = LineState(type: .track)
-        if let stop = typeRules(top, layout, buf, &line) { return stop }
-        var context: ObjectLayout?
+        return scan(buf)
+    }
+
+    /// `context` must be an object (or absent or null); consent may settle the event.
+    @inline(__always)
+    private mutating func contextAndConsentRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ context: inout ObjectLayout?
+    ) -> LineOutcome<PreparedEvent>? {
         if let c = member(top.context, layout), c.kind != .null {
             guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &scratch.context) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
@@ -83,37 +112,70 @@ struct LinePreparer {
         }
         let verdict = context.map { ConsentRules.verdict($0, buf) } ?? .unknown
         if ConsentRules.denial(verdict, requireConsent: config.privacy.requireConsent) != nil { return .skipped(.consentDropped) }
+        return nil
+    }
 
-        var edits = TopLevelEdits()
-        if let stop = timestampRules(top, layout, buf, &edits, &line) { return stop }
+    /// A captured `sentAt` goes (the engine stamps its own), and so does a captured `writeKey`:
+    /// the engine stamps the configured one on every event, so a captured one would be a
+    /// duplicate key and would leak the source's key to the destination.
+    @inline(__always)
+    private mutating func capturedMemberRules(_ top: TopLevelMembers, _ edits: inout TopLevelEdits) {
         if top.sentAt != nil {
             edits.removeSentAt = true
             counts.sentAtDropped = true
         }
-        // The engine stamps the configured write key on every event; a captured one would be a
-        // duplicate key and would leak the source's key to the destination.
         if top.writeKey != nil {
             edits.removeWriteKey = true
             counts.writeKeyDropped = true
         }
-        if let stop = identityRules(top, layout, buf, identity, &edits, &line) { return stop }
-        // messageId: the event's own is kept when it is an identifier.
-        if !isIdentifier(member(top.messageId, layout)) {
-            edits.messageId = .messageId(StableMessageId.parts(line: buf, lineNumber: lineNumber, millis: line.millis))
-            counts.messageIdGenerated = true
-        }
-        // Privacy on properties / traits, then context.
-        edits.properties = dropping(drops.properties, from: member(top.properties, layout), buf).map(MemberValue.bytes)
-        edits.traits = dropping(drops.traits, from: member(top.traits, layout), buf).map(MemberValue.bytes)
+    }
+
+    /// The event's own messageId is kept when it is an identifier; otherwise the line's stable one.
+    @inline(__always)
+    private mutating func messageIdRule(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64,
+        _ edits: inout TopLevelEdits
+    ) {
+        guard !isIdentifier(member(top.messageId, layout)) else { return }
+        edits[.messageId] = .messageId(MessageID.stable(line: buf, lineNumber: lineNumber, millis: millis))
+        counts.messageIdGenerated = true
+    }
+
+    /// `privacy.drop_properties` on `properties` and `traits`.
+    @inline(__always)
+    private mutating func privacyRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits
+    ) {
+        edits[.properties] = dropping(drops.properties, from: member(top.properties, layout), buf).map(MemberValue.bytes)
+        edits[.traits] = dropping(drops.traits, from: member(top.traits, layout), buf).map(MemberValue.bytes)
+    }
+
+    /// `context.library`, the configured context defaults and the privacy rules on `context`.
+    @inline(__always)
+    private mutating func contextEnrichmentRule(
+        _ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits
+    ) -> LineOutcome<PreparedEvent>? {
         switch context.flatMap({ contextFastPath($0, buf) }) {
-        case .unchanged?: break
-        case .addLibrary?: edits.context = .contextWithLibrary(context!, library: libraryMemberJSON)
+        case .unchanged?: return nil
+        case .addLibrary?:
+            edits[.context] = .contextWithLibrary(context!, library: libraryMemberJSON)
+            return nil
         case nil:
             switch enrichContext(context, buf) {
-            case .success(let ctx): edits.context = .bytes(ctx)
+            case .success(let ctx):
+                edits[.context] = .bytes(ctx)
+                return nil
             case .failure(let f): return reject(DeadLetterReason.invalidContext, f.detail)
             }
         }
+    }
+
+    /// Renders the edited event at the end of `out`; returns where it is.
+    @inline(__always)
+    private func render(
+        _ edits: TopLevelEdits, _ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>,
+        into out: inout [UInt8]
+    ) -> Range<Int> {
         let start = out.count
         if top.hasDuplicates {
             var editor = ObjectEditor(layout)
@@ -123,10 +185,7 @@ struct LinePreparer {
         } else {
             edits.render(layout, top, buf, into: &out)
         }
-        return .event(
-            PreparedEvent(
-                range: start..<out.count, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
-                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, type: line.type, counts: counts))
+        return start..<out.count
     }
 
     /// What the rules learned about the line so far.
@@ -143,7 +202,7 @@ struct LinePreparer {
 
     /// Validates the line into `scratch.top`; the rejection, if it is not a JSON object.
     @inline(__always)
-    private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> PreparedLine? {
+    private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<PreparedEvent>? {
         // The scan reuses the scratch layout's member storage.
         do {
             try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
@@ -163,10 +222,10 @@ struct LinePreparer {
     @inline(__always)
     private func typeRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout LineState
-    ) -> PreparedLine? {
+    ) -> LineOutcome<PreparedEvent>? {
         guard let typeMember = member(top.type, layout) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
         guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
-        guard let type = EventType(buf, typeMember.value) else {
+        guard let type = EventType(jsonString: buf, typeMember.value) else {
             let name = JSONLayoutValues.stringContent(buf, typeMember.value)
             return reject(DeadLetterReason.unknownType, "type \"\(name.prefix(40))\" is not track, identify, page, screen, group or alias")
         }
@@ -194,21 +253,21 @@ struct LinePreparer {
     private mutating func timestampRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits,
         _ line: inout LineState
-    ) -> PreparedLine? {
+    ) -> LineOutcome<PreparedEvent>? {
         func millis(_ m: JSONMember) -> Int64? {
             guard m.kind == .string else { return nil }
-            return Timestamps.parseMillis(UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)]))
+            return Timestamp.epochMillis(utf8: UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)]))
         }
         if let ts = member(top.timestamp, layout), ts.kind != .null {
             guard let ms = millis(ts) else {
-                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
+                return reject(DeadLetterReason.invalidTimestamp, "\"timestamp\" is not an ISO-8601 timestamp (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])")
             }
             line.millis = ms
         } else if let original = member(top.originalTimestamp, layout), original.kind != .null {
             guard let ms = millis(original) else {
                 return reject(
                     DeadLetterReason.invalidTimestamp,
-                    "no \"timestamp\", and \"originalTimestamp\" is not an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS[.fff][zone])")
+                    "no \"timestamp\", and \"originalTimestamp\" is not an ISO-8601 timestamp (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])")
             }
             line.millis = ms
             counts.originalTimestampUsed = true
@@ -219,7 +278,7 @@ struct LinePreparer {
                     "no \"timestamp\" or \"originalTimestamp\" (set enrichment.default_timestamp: now to use the replay time)")
             }
             line.millis = nowMillis()
-            edits.timestamp = .bytes(JSONStrings.quoted(Timestamps.format(millis: line.millis)))
+            edits[.timestamp] = .bytes(JSONStrings.quoted(Timestamp.iso8601(epochMillis: line.millis)))
             counts.timestampDefaulted = true
         }
         if let cutoff = expiryCutoffMillis, line.millis < cutoff { return .skipped(.expired) }
@@ -232,27 +291,27 @@ struct LinePreparer {
     private mutating func identityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
         _ edits: inout TopLevelEdits, _ line: inout LineState
-    ) -> PreparedLine? {
+    ) -> LineOutcome<PreparedEvent>? {
         line.ownUserId = IdRef(member(top.userId, layout), buf)
         if let own = IdRef(member(top.anonymousId, layout), buf) {
             line.anonymousId = own
         } else if let user = line.ownUserId, config.enrichment.identity.userLines == .derived {
             let derived = user.withBytes(buf) { DerivedAnonymousId.make(userId: $0) }
             line.anonymousId = .bytes(derived)
-            edits.anonymousId = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
+            edits[.anonymousId] = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
             counts.anonymousIdDerived = true
         } else if line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
             return reject(DeadLetterReason.missingIdentity, "the event has neither \"anonymousId\" nor \"userId\"")
         } else {
             line.anonymousId = deviceAnonymousId
-            edits.anonymousId = .bytes(deviceAnonymousIdJSON)
+            edits[.anonymousId] = .bytes(deviceAnonymousIdJSON)
             counts.anonymousIdFilled = true
         }
         let hasGroupId = line.groupIdOfGroup != nil || isIdentifier(member(top.groupId, layout))
         do {
             if line.ownUserId == nil, let carried = try line.anonymousId.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
                 line.carriedUserId = carried
-                edits.userId = .identity(carried)
+                edits[.userId] = .identity(carried)
                 counts.userIdCarried = true
             }
             guard !hasGroupId else { return nil }
@@ -265,7 +324,7 @@ struct LinePreparer {
                 carried = nil
             }
             if let carried {
-                edits.groupId = .identity(carried)
+                edits[.groupId] = .identity(carried)
                 counts.groupIdCarried = true
             }
         } catch {

@@ -1,4 +1,5 @@
 import JSONCore
+import MetaRouter
 
 /// A new value for a top-level member: bytes already encoded, or a value written straight into
 /// the output when the event is rendered (so the hot path makes no array for it).
@@ -8,7 +9,7 @@ enum MemberValue {
     /// A carried userId or groupId (a JSON string, inline when short).
     case identity(IdentityValue)
     /// A generated messageId.
-    case messageId(StableMessageId.Parts)
+    case messageId(MessageID.Parts)
     /// The event's own context (its layout in the line) with the `"library":{...}` member appended.
     case contextWithLibrary(ObjectLayout, library: [UInt8])
 
@@ -17,7 +18,7 @@ enum MemberValue {
         switch self {
         case .bytes(let b): return b.count
         case .identity: return 64
-        case .messageId: return StableMessageId.maximumQuotedLength
+        case .messageId: return MessageID.maximumQuotedLength
         case .contextWithLibrary(let ctx, let library): return ctx.range.count + library.count + 2
         }
     }
@@ -27,7 +28,7 @@ enum MemberValue {
         switch self {
         case .bytes(let b): out.append(contentsOf: b)
         case .identity(let v): v.withJSON { out.append(contentsOf: $0) }
-        case .messageId(let id): StableMessageId.append(id, to: &out)
+        case .messageId(let id): MessageID.appendQuoted(id, to: &out)
         case .contextWithLibrary(let ctx, let library):
             // `{` + the context's members as written + `,` + the library member + `}`.
             out.append(UInt8(ascii: "{"))
@@ -53,43 +54,70 @@ enum MemberValue {
 /// `sentAt` and `writeKey` go.
 ///
 /// A member that exists is replaced in place (its key kept as written); a missing one is
-/// appended, in the order of the stored properties below. Most lines have no duplicate keys and
-/// are rendered straight from the scanned line by ``render(_:_:_:into:)``; lines with
-/// duplicates go through ``apply(to:_:)`` and the general `ObjectEditor`, which also drops the
-/// earlier duplicates. Both give the same bytes for a line without duplicates.
+/// appended, in the order of ``Member``. Most lines have no duplicate keys and are rendered
+/// straight from the scanned line by ``render(_:_:_:into:)``; lines with duplicates go through
+/// ``apply(to:_:)`` and the general `ObjectEditor`, which also drops the earlier duplicates.
+/// Both give the same bytes for a line without duplicates.
 struct TopLevelEdits {
-    var timestamp: MemberValue?
-    var removeSentAt = false
-    var removeWriteKey = false
-    var anonymousId: MemberValue?
-    var userId: MemberValue?
-    var groupId: MemberValue?
-    var messageId: MemberValue?
-    var properties: MemberValue?
-    var traits: MemberValue?
-    var context: MemberValue?
+    /// A member enrichment may set; the raw value is its JSON key. Cases are in the order
+    /// missing members are appended.
+    enum Member: String, CaseIterable {
+        case timestamp, anonymousId, userId, groupId, messageId, properties, traits, context
 
-    /// The settable members' names, in the order missing ones are appended.
-    private static let names = ["timestamp", "anonymousId", "userId", "groupId", "messageId", "properties", "traits", "context"]
+        /// Every member, in order (made once: loops over it allocate nothing).
+        static let ordered = allCases
 
-    /// The encoded key of each settable member, with its quotes and colon, built once.
-    private static let keys: [[UInt8]] = names.map { key in
-        var k = JSONStrings.quoted(key)
-        k.append(UInt8(ascii: ":"))
-        return k
+        /// The encoded key of each member of ``ordered``, with its quotes and colon.
+        static let encodedKeys: [[UInt8]] = ordered.map { member in
+            var key = JSONStrings.quoted(member.rawValue)
+            key.append(UInt8(ascii: ":"))
+            return key
+        }
     }
 
-    /// The new value of the member at `index`, if it is replaced.
+    /// Whether `sentAt` is removed.
+    var removeSentAt = false
+    /// Whether `writeKey` is removed.
+    var removeWriteKey = false
+    /// The new values, one slot per ``Member`` (in a tuple so no array is made per line).
+    private var values: (MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?)
+
+    init() {
+        values = (nil, nil, nil, nil, nil, nil, nil, nil)
+    }
+
+    /// The new value of `member` (nil: left as it is).
+    subscript(member: Member) -> MemberValue? {
+        get {
+            switch member {
+            case .timestamp: values.0
+            case .anonymousId: values.1
+            case .userId: values.2
+            case .groupId: values.3
+            case .messageId: values.4
+            case .properties: values.5
+            case .traits: values.6
+            case .context: values.7
+            }
+        }
+        set {
+            switch member {
+            case .timestamp: values.0 = newValue
+            case .anonymousId: values.1 = newValue
+            case .userId: values.2 = newValue
+            case .groupId: values.3 = newValue
+            case .messageId: values.4 = newValue
+            case .properties: values.5 = newValue
+            case .traits: values.6 = newValue
+            case .context: values.7 = newValue
+            }
+        }
+    }
+
+    /// The new value of the member at `index` of the layout, if it is replaced.
     @inline(__always)
     private func replacement(at index: Int, _ top: TopLevelMembers) -> MemberValue? {
-        if index == top.context { return context }
-        if index == top.timestamp { return timestamp }
-        if index == top.anonymousId { return anonymousId }
-        if index == top.userId { return userId }
-        if index == top.groupId { return groupId }
-        if index == top.messageId { return messageId }
-        if index == top.properties { return properties }
-        if index == top.traits { return traits }
+        for member in Member.ordered where top[member] == index { return self[member] }
         return nil
     }
 
@@ -97,11 +125,14 @@ struct TopLevelEdits {
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
     func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         // Each new value plus room for its key (the longest, `"anonymousId":`, is 14 bytes).
-        var capacity = layout.range.count + 2 + 8 * 16
-        func add(_ value: MemberValue?) { capacity += value?.estimatedCount ?? 0 }
-        add(timestamp); add(anonymousId); add(userId); add(groupId)
-        add(messageId); add(properties); add(traits); add(context)
+        var capacity = layout.range.count + 2 + Member.ordered.count * 16
+        for member in Member.ordered { capacity += self[member]?.estimatedCount ?? 0 }
         out.reserveCapacity(out.count + capacity)
+        // Which of the first 64 members get a new value, so the others cost one bit test.
+        var replaced: UInt64 = 0
+        for member in Member.ordered where self[member] != nil {
+            if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
+        }
         out.append(UInt8(ascii: "{"))
         var first = true
         for idx in layout.members.indices {
@@ -110,7 +141,8 @@ struct TopLevelEdits {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             let m = layout.members[idx]
-            if let value = replacement(at: idx, top) {
+            let mayBeReplaced = idx >= 64 || replaced & (1 << UInt64(idx)) != 0
+            if mayBeReplaced, let value = replacement(at: idx, top) {
                 // The key as written (with its quotes), then the new value.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
                 out.append(UInt8(ascii: ":"))
@@ -119,34 +151,26 @@ struct TopLevelEdits {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
             }
         }
-        // Missing members are appended in a fixed order (the order `apply` sets them in).
-        func append(_ key: Int, _ member: Int?, _ value: MemberValue?) {
-            guard member == nil, let value else { return }
+        // Missing members are appended in the order of `Member` (the order `apply` sets them in).
+        for (k, member) in Member.ordered.enumerated() where top[member] == nil {
+            guard let value = self[member] else { continue }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out.append(contentsOf: Self.keys[key])
+            out.append(contentsOf: Member.encodedKeys[k])
             value.write(buf, into: &out)
         }
-        append(0, top.timestamp, timestamp)
-        append(1, top.anonymousId, anonymousId)
-        append(2, top.userId, userId)
-        append(3, top.groupId, groupId)
-        append(4, top.messageId, messageId)
-        append(5, top.properties, properties)
-        append(6, top.traits, traits)
-        append(7, top.context, context)
         out.append(UInt8(ascii: "}"))
     }
 
     /// Applies the edits to `editor` (any line, duplicates included).
     func apply(to editor: inout ObjectEditor, _ buf: UnsafeBufferPointer<UInt8>) {
-        if let timestamp { editor.set("timestamp", raw: timestamp.bytes(buf), in: buf) }
+        // The rare path (lines with duplicate keys): the values as arrays. `timestamp` is set
+        // before the removals, as `render` keeps its place.
+        if let timestamp = self[.timestamp] { editor.set(Member.timestamp.rawValue, raw: timestamp.bytes(buf), in: buf) }
         if removeSentAt { editor.remove("sentAt", in: buf) }
         if removeWriteKey { editor.remove("writeKey", in: buf) }
-        // The rare path (lines with duplicate keys): the values as arrays, in the order of `names`.
-        let values = [anonymousId, userId, groupId, messageId, properties, traits, context]
-        for (k, value) in values.enumerated() {
-            if let value { editor.set(Self.names[k + 1], raw: value.bytes(buf), in: buf) }
+        for member in Member.ordered where member != .timestamp {
+            if let value = self[member] { editor.set(member.rawValue, raw: value.bytes(buf), in: buf) }
         }
     }
 }

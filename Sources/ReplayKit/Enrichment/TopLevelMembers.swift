@@ -23,6 +23,22 @@ struct TopLevelMembers {
     /// Whether some key appears more than once (then editors must drop the duplicates).
     var hasDuplicates = false
 
+    /// The index of the last member with `member`'s key, if any.
+    @inline(__always)
+    subscript(member: TopLevelEdits.Member) -> Int? {
+        switch member {
+        case .timestamp: timestamp
+        case .anonymousId: anonymousId
+        case .userId: userId
+        case .groupId: groupId
+        case .messageId: messageId
+        case .properties: properties
+        case .traits: traits
+        case .context: context
+        }
+    }
+
+    /// Finds the members in `layout`, whose line is `buf`.
     init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
         for idx in layout.members.indices {
             let m = layout.members[idx]
@@ -41,6 +57,8 @@ struct TopLevelMembers {
             slot = idx
         }
         @inline(__always) func eq(_ word: StaticString) -> Bool {
+            // Called only where key.count == word's length; utf8Start points at the literal's
+            // code units for the program's lifetime.
             let w = word.utf8Start
             var p = key.lowerBound
             for k in 0..<word.utf8CodeUnitCount {

@@ -9,11 +9,11 @@ struct ReadLine {
     let settledLineNumber: Int
     let fileBytesRead: UInt64
     /// The outcome; an event's range is in the reading job's current chunk storage.
-    let result: LineResult
+    let result: LineOutcome<RenderedEvent>
     /// The raw line of a dead letter (copied: the reader's buffer moves on).
     let raw: [UInt8]?
 
-    init(_ item: LineWalker.RenderedItem) {
+    init(_ item: LineWalker.Item) {
         input = item.inputIndex
         sequence = item.sequence
         lineNumber = item.line.lineNumber

@@ -189,7 +189,8 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     settledLine()
-                case .event(let range, let laneKey):
+                case .event(let event):
+                    let (range, laneKey) = (event.range, event.laneKey)
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     if let shard = options.shard, !shard.contains(laneKey: laneKey) {

@@ -1,31 +1,93 @@
 import Foundation
 import JSONCore
+import MetaRouter
 
-/// Bytes kept inline when there are at most 16 (ids usually are), so keeping them touches and
-/// allocates no heap memory; longer ones are kept in an array.
+/// A byte string kept inline when it has at most ``inlineCapacity`` bytes (ids usually do),
+/// so keeping it touches and allocates no heap memory; a longer one is kept in an array.
+///
+/// The one layout of short byte strings: identity values (``IdentityValue``), the keys of
+/// ``IdentityMap`` and the key and value of a ``LearnedRow``. 24 bytes: the count of inline
+/// bytes shares its word with the array reference (``Storage`` packs into the reference's spare
+/// bits).
 struct InlineBytes {
-    /// The bytes when there are at most 16, zero-padded.
-    private var small: (UInt64, UInt64) = (0, 0)
-    private var smallCount: UInt8 = 0
-    /// The bytes when there are more than 16.
-    private var large: [UInt8]?
+    /// The most bytes kept inline.
+    static let inlineCapacity = 16
+
+    /// The first (up to) 16 bytes, zero-padded. A homogeneous tuple of `UInt8`, so its memory
+    /// is bound to `UInt8`.
+    typealias Head = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    /// Where the bytes are.
+    private enum Storage {
+        /// In ``head``: this many.
+        case inline(UInt8)
+        /// All of them (``head`` holds the first 16 too).
+        case large([UInt8])
+    }
+
+    private var head: Head
+    private var storage: Storage
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if bytes.count <= 16 {
-            smallCount = UInt8(bytes.count)
-            small = ByteWords.first16(bytes)
-        } else {
-            large = Array(bytes)
+        head = Self.head(of: bytes)
+        storage = bytes.count > Self.inlineCapacity ? .large(Array(bytes)) : .inline(UInt8(bytes.count))
+    }
+
+    /// The ``Head`` that `bytes` are kept with.
+    @inline(__always)
+    private static func head(of bytes: UnsafeBufferPointer<UInt8>) -> Head {
+        var head: Head = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let n = min(bytes.count, inlineCapacity)
+        guard n > 0 else { return head }
+        withUnsafeMutableBytes(of: &head) { raw in
+            // Raw copy of n <= 16 bytes into the tuple's 16: no typed access, no binding needed.
+            raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: n)
+        }
+        return head
+    }
+
+    /// ``head`` as two words, for comparing keys a word at a time.
+    @inline(__always)
+    private static func words(_ head: Head) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: head) { raw in
+            // loadUnaligned: the tuple has byte alignment; both reads lie in its 16 bytes.
+            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
+
+    /// What ``matches(_:_:)`` compares with: the head of `bytes`, as words. Made once per lookup.
+    @inline(__always)
+    static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) { words(head(of: bytes)) }
+
+    /// Whether these are the bytes `bytes`, whose ``probe(_:)`` is `probe`.
+    @inline(__always)
+    func matches(_ probe: (UInt64, UInt64), _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard Self.words(head) == probe else { return false }
+        switch storage {
+        case .inline(let count):
+            return Int(count) == bytes.count
+        case .large(let large):
+            guard large.count == bytes.count else { return false }
+            // Both buffers hold `bytes.count` (> 16) bytes, so memcmp reads inside both.
+            return large.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
         }
     }
 
     /// Calls `body` with the bytes.
     @inline(__always)
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        if let large { return try large.withUnsafeBufferPointer(body) }
-        var copy = small
-        let n = Int(smallCount)
-        return try withUnsafeBytes(of: &copy) { try body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)) }
+        switch storage {
+        case .large(let large):
+            return try large.withUnsafeBufferPointer(body)
+        case .inline(let count):
+            return try withUnsafeBytes(of: head) { raw in
+                // `Head` is a homogeneous tuple of UInt8, whose memory is bound to UInt8, so the
+                // typed pointer is valid for its 16 bytes while `raw` lives (this closure);
+                // count <= 16.
+                assert(MemoryLayout<Head>.size == 16 && MemoryLayout<Head>.alignment == 1)
+                return try body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(count)))
+            }
+        }
     }
 
     /// The bytes as an array.
@@ -66,15 +128,12 @@ struct IdentityValue {
             return try decoded.withUTF8(body)
         }
     }
-
-    /// The id as a String (for the String-facing API).
-    var string: String { withRaw { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// One identity table in memory: every mapping learned (committed or not) and a bounded cache of
 /// committed rows, in ONE open-addressing table keyed by the id's bytes, so a lookup costs one
 /// fast hash and two cache lines (a slot, then its entry): no String, no `Hasher`, no
-/// allocation, and for keys of up to 16 bytes no key storage of their own.
+/// allocation, and for short keys (``InlineBytes``) no key storage of their own.
 ///
 /// Each entry holds the newest value of its key; `uncommitted` is the sequence of the line that
 /// taught it while that value is not yet in SQLite. An entry without a value records that SQLite
@@ -90,15 +149,12 @@ struct IdentityMap {
         case unknown
     }
 
-    /// One key and its newest value: 64 bytes, fields ordered so they pack.
-    private struct Entry {
-        /// The key's first 16 bytes, zero-padded; the whole key when it has at most 16.
-        var k0: UInt64
-        var k1: UInt64
-        /// The key when it has more than 16 bytes.
-        var longKey: [UInt8]?
+    /// One key and its newest value: 56 bytes.
+    struct Entry {
+        /// The key's bytes.
+        var key: InlineBytes
+        /// The newest value; nil records that SQLite has no row for the key.
         var value: IdentityValue?
-        var keyLength: UInt32
         /// The sequence of the line that taught the value while it is not in SQLite, else
         /// ``IdentityMap/committed``.
         var uncommittedSequence: UInt64
@@ -169,11 +225,11 @@ struct IdentityMap {
     /// A fast 64-bit hash of `bytes`, eight bytes at a time (not stable across versions: memory only).
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        guard let base = bytes.baseAddress else { return h }
-        let raw = UnsafeRawPointer(base)
+        let raw = UnsafeRawBufferPointer(bytes)
         var i = 0
         let n = bytes.count
         while i + 8 <= n {
+            // loadUnaligned: ids have no alignment; i + 8 <= n keeps the read inside `bytes`.
             h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
             h ^= h >> 32
             i += 8
@@ -183,7 +239,7 @@ struct IdentityMap {
     }
 
     private func find(_ key: UnsafeBufferPointer<UInt8>, _ h: UInt64) -> Int? {
-        let (q0, q1) = ByteWords.first16(key)
+        let probe = InlineBytes.probe(key)
         let tag = h & 0xFFFF_FFFF_0000_0000
         return slots.withUnsafeBufferPointer { slots -> Int? in
             let mask = slots.count - 1
@@ -193,18 +249,11 @@ struct IdentityMap {
                 if slot == 0 { return nil }
                 if slot & 0xFFFF_FFFF_0000_0000 == tag {
                     let e = Int(slot & 0xFFFF_FFFF) - 1
-                    if Self.matches(entries[e], key, q0, q1) { return e }
+                    if entries[e].key.matches(probe, key) { return e }
                 }
                 s = (s + 1) & mask
             }
         }
-    }
-
-    @inline(__always)
-    private static func matches(_ e: Entry, _ key: UnsafeBufferPointer<UInt8>, _ q0: UInt64, _ q1: UInt64) -> Bool {
-        guard Int(e.keyLength) == key.count, e.k0 == q0, e.k1 == q1 else { return false }
-        guard let long = e.longKey else { return true }
-        return long.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
     }
 
     /// The entry for `key`, inserted (without a value) when missing.
@@ -213,10 +262,7 @@ struct IdentityMap {
         if let i = find(key, h) { return i }
         makeRoom()
         if (entries.count + 1) * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        let (k0, k1) = ByteWords.first16(key)
-        entries.append(Entry(
-            k0: k0, k1: k1, longKey: key.count > 16 ? Array(key) : nil, value: nil, keyLength: UInt32(key.count),
-            uncommittedSequence: Self.committed))
+        entries.append(Entry(key: InlineBytes(key), value: nil, uncommittedSequence: Self.committed))
         place(entries.count - 1, hash: h)
         return entries.count - 1
     }
@@ -230,10 +276,7 @@ struct IdentityMap {
 
     /// The hash of entry `index`'s key (recomputed: only rehashing needs it).
     private func hash(ofEntry index: Int) -> UInt64 {
-        let e = entries[index]
-        if let long = e.longKey { return long.withUnsafeBufferPointer { Self.hash($0) } }
-        var w = (e.k0, e.k1)
-        return withUnsafeBytes(of: &w) { Self.hash(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(e.keyLength))) }
+        entries[index].key.withBytes { Self.hash($0) }
     }
 
     private mutating func rehash(capacity: Int) {

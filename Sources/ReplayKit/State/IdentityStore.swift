@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 
 /// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).
 ///
@@ -16,8 +17,8 @@ package final class IdentityStore {
     package let deviceAnonymousId: String
 
     /// A mapping learned and not yet committed (kept until a checkpoint passes its line: up to
-    /// a second or two of mappings, so it is kept small: 48 bytes, ids inline when short).
-    private struct Pending {
+    /// a second or two of mappings, so it is kept small: 64 bytes, ids inline when short).
+    struct Pending {
         let sequence: UInt64
         let row: LearnedRow
         var isGroup: Bool { row.isGroup }
@@ -114,32 +115,6 @@ package final class IdentityStore {
             map.remember(key, committedValue: v)
             return v
         }
-    }
-
-    // MARK: - The same as Strings
-
-    /// Remembers that `anonymousId` is `userId` (identify / alias), effective for lookups at once.
-    package func learnUser(anonymousId: String, userId: String, sequence: UInt64) {
-        var a = anonymousId, u = userId
-        a.withUTF8 { k in u.withUTF8 { v in learnUser(anonymousId: k, userId: v, sequence: sequence) } }
-    }
-
-    /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
-    package func learnGroup(userId: String, groupId: String, sequence: UInt64) {
-        var u = userId, g = groupId
-        u.withUTF8 { k in g.withUTF8 { v in learnGroup(userId: k, groupId: v, sequence: sequence) } }
-    }
-
-    /// The userId known for `anonymousId` (overlay first, then committed rows).
-    package func userId(forAnonymousId anonymousId: String) throws -> String? {
-        var a = anonymousId
-        return try a.withUTF8 { try userIdValue(forAnonymousId: $0) }?.string
-    }
-
-    /// The groupId known for `userId` (overlay first, then committed rows).
-    package func groupId(forUserId userId: String) throws -> String? {
-        var u = userId
-        return try u.withUTF8 { try groupIdValue(forUserId: $0) }?.string
     }
 
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
@@ -249,6 +224,7 @@ package final class IdentityStore {
         a.withKey { x in
             b.withKey { y in
                 let n = min(x.count, y.count)
+                // n > 0 bytes exist in both buffers (so both have base addresses).
                 let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
                 return c != 0 ? c : x.count - y.count
             }
@@ -297,50 +273,23 @@ package final class IdentityStore {
     package func close() { db.close() }
 }
 
-
-/// A learned mapping's key and value bytes (and its table): inline when together they have at
-/// most 24 bytes, otherwise in one array, key first. 40 bytes.
+/// A learned mapping's key and value bytes (each inline when short, see ``InlineBytes``) and
+/// its table. 49 bytes (56 with padding).
 struct LearnedRow {
-    private var small: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    private var smallKeyCount: UInt8 = 0
-    private var smallValueCount: UInt8 = 0
+    private let key: InlineBytes
+    private let value: InlineBytes
     /// Whether the mapping is userId → groupId (else anonymousId → userId).
     let isGroup: Bool
-    private var largeKeyCount: UInt32 = 0
-    private var large: [UInt8]?
 
     init(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, isGroup: Bool) {
+        self.key = InlineBytes(key)
+        self.value = InlineBytes(value)
         self.isGroup = isGroup
-        if key.count + value.count <= 24 {
-            smallKeyCount = UInt8(key.count)
-            smallValueCount = UInt8(value.count)
-            withUnsafeMutableBytes(of: &small) { w in
-                if let k = key.baseAddress { w.baseAddress!.copyMemory(from: k, byteCount: key.count) }
-                if let v = value.baseAddress { (w.baseAddress! + key.count).copyMemory(from: v, byteCount: value.count) }
-            }
-        } else {
-            largeKeyCount = UInt32(key.count)
-            large = Array(key) + Array(value)
-        }
-    }
-
-    /// Calls `body` with the key and the value's bytes.
-    private func withParts<R>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        if let large {
-            let k = Int(largeKeyCount)
-            return try large.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<k]), UnsafeBufferPointer(rebasing: $0[k...])) }
-        }
-        var copy = small
-        let k = Int(smallKeyCount), v = Int(smallValueCount)
-        return try withUnsafeBytes(of: &copy) { raw in
-            let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            return try body(UnsafeBufferPointer(start: base, count: k), UnsafeBufferPointer(start: base + k, count: v))
-        }
     }
 
     /// Calls `body` with the key's bytes.
-    func withKey<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try withParts { k, _ in try body(k) } }
+    func withKey<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try key.withBytes(body) }
 
     /// Calls `body` with the value's bytes.
-    func withValue<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try withParts { _, v in try body(v) } }
+    func withValue<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R { try value.withBytes(body) }
 }

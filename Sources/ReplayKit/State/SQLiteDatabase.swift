@@ -104,6 +104,9 @@ final class SQLiteDatabase {
         // An empty buffer may have no base address; SQLite needs a non-NULL pointer for "".
         let empty: StaticString = ""
         let p = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(empty.utf8Start)
+        // The memory is bound to UInt8 (the buffer's bytes, or a StaticString's code units, which
+        // live as long as the program); CChar is UInt8's same-size signed counterpart, a related
+        // type that may access it. SQLite copies the bytes (`transient`) before returning.
         sqlite3_bind_text(s, index, p.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
     }
 

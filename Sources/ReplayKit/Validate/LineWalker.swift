@@ -1,33 +1,21 @@
 /// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
-package struct LineWalker {
-    /// One processed line.
-    package struct Item {
+public struct LineWalker {
+    /// One processed line; its event, if any, is in the walk's ``EventBuffer``.
+    struct Item {
         /// The input it came from.
-        package let source: InputSource
+        let source: InputSource
         /// The input's position in the list walked.
-        package let inputIndex: Int
+        let inputIndex: Int
         /// The line as read (valid only during the callback).
-        package let line: InputLine
+        let line: InputLine
         /// The global read-order number given to the enricher.
-        package let sequence: UInt64
+        let sequence: UInt64
         /// The outcome.
-        package let result: EnrichResult
+        let result: LineOutcome<RenderedEvent>
         /// Where the input's settled prefix ends once this item is settled: the end offset and
         /// number of the last line it covers. For a line that is `line`'s end and number; for a
         /// `read_error` item it is the last line actually read, so a later run resumes right
         /// after it (the item's own `line.lineNumber` names the first line that was not read).
-        package let settledThrough: (offset: UInt64, lineNumber: Int)
-    }
-
-    /// One processed line on the hot path: the event, if any, is in the walk's ``EventBuffer``.
-    struct RenderedItem {
-        let source: InputSource
-        let inputIndex: Int
-        /// The line as read (valid only during the callback).
-        let line: InputLine
-        let sequence: UInt64
-        let result: LineResult
-        /// As ``Item/settledThrough``.
         let settledThrough: (offset: UInt64, lineNumber: Int)
     }
 
@@ -37,29 +25,13 @@ package struct LineWalker {
         max(config.batching.maxEventBytes + 1, 1 << 20)
     }
 
-    /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false to stop.
-    /// An input that cannot be read to its end yields one final `read_error` item (empty bytes).
-    /// `onInputEnd(i)` is called when input `i` was read to its end. `resumeAt[i]`, when given, is where input `i` starts. Returns the next unused sequence number.
-    @discardableResult
-    package static func walk(
-        inputs: [InputSource], config: ReplayConfig, enricher: Enricher, firstSequence: UInt64 = 1,
-        resumeAt: [ResumePoint?] = [], onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
-    ) throws -> UInt64 {
-        let output = EventBuffer()
-        return try walkRendered(
-            inputs: inputs, config: config, enricher: enricher, output: output, firstSequence: firstSequence,
-            resumeAt: resumeAt, onInputEnd: onInputEnd
-        ) { item in
-            let result = EnrichResult(item.result, rendered: output.bytes)
-            output.bytes.removeAll(keepingCapacity: true)
-            return try body(Item(
-                source: item.source, inputIndex: item.inputIndex, line: item.line, sequence: item.sequence,
-                result: result, settledThrough: item.settledThrough))
-        }
-    }
-
-    /// The hot path of ``walk(inputs:config:enricher:firstSequence:resumeAt:onInputEnd:_:)``:
-    /// each event is rendered at the end of `output.bytes` (the caller takes or clears them).
+    /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false
+    /// to stop. Each event is rendered at the end of `output.bytes` (the caller takes or clears
+    /// them). Returns the next unused sequence number.
+    ///
+    /// An input that cannot be read to its end yields one final `read_error` item (empty
+    /// bytes). `onInputEnd(i)` is called when input `i` was read to its end. `resumeAt[i]`,
+    /// when given, is where input `i` starts.
     ///
     /// `rules[i]` are input `i`'s rules (``InputRules``); where none are given they are made
     /// here, and a snapshot that cannot be replayed then yields one `unsupported_snapshot` item
@@ -69,74 +41,35 @@ package struct LineWalker {
     static func walkRendered(
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, output: EventBuffer, firstSequence: UInt64 = 1,
         resumeAt: [ResumePoint?] = [], rules: [InputRules] = [], onWarning: (String) -> Void = { _ in },
-        onInputEnd: (Int) throws -> Void = { _ in }, _ body: (RenderedItem) throws -> Bool
+        onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool
     ) throws -> UInt64 {
         var sequence = firstSequence
         let runStart = enricher.preparer.nowMillis()
         for (index, source) in inputs.enumerated() {
-            var stop = false
-            let resume = index < resumeAt.count ? resumeAt[index] : nil
-            var lastLine = (resume?.lineNumber ?? 1) - 1
-            var lastEnd: UInt64 = resume?.offset ?? 0
-            var sawContent = false
+            var walk = InputWalk(
+                source: source, index: index, resume: index < resumeAt.count ? resumeAt[index] : nil, sequence: sequence)
+            defer { sequence = walk.sequence }
+            let inputRules: InputRules
             do {
-                let inputRules: InputRules
                 if index < rules.count {
                     inputRules = rules[index]  // the caller planned them and told their warnings
                 } else {
-                    do {
-                        inputRules = try InputRules.make(for: source, config: config, runStartMillis: runStart)
-                        inputRules.warnings(for: source).forEach(onWarning)
-                    } catch let unsupported as UnsupportedSnapshot {
-                        let line = InputLine(
-                            bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: 0, startOffset: 0, endOffset: 0,
-                            truncated: false, fileBytesRead: 0, fileSize: nil)
-                        let result = enricher.deadLetter(DeadLetterReason.unsupportedSnapshot, unsupported.description)
-                        let item = RenderedItem(
-                            source: source, inputIndex: index, line: line, sequence: sequence, result: result,
-                            settledThrough: (lastEnd, lastLine))
-                        sequence += 1
-                        if try !body(item) { break }
-                        continue
-                    }
+                    inputRules = try InputRules.make(for: source, config: config, runStartMillis: runStart)
+                    inputRules.warnings(for: source).forEach(onWarning)
                 }
-                enricher.preparer.expiryCutoffMillis = inputRules.expiryCutoffMillis
-                let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
-                try reader.forEachLine { line in
-                    let result = outcome(of: line, inputRules, config: config, enricher: enricher, sequence: sequence, output: output)
-                    if case .blank = result {} else { sawContent = true }
-                    // The rest of a damaged snapshot does not move its settled position: when the file
-                    // is later replaced by its complete version, reading resumes at the damage.
-                    let settled = line.damage == nil ? (line.endOffset, line.lineNumber) : (lastEnd, lastLine)
-                    if line.damage == nil {
-                        lastLine = line.lineNumber
-                        lastEnd = line.endOffset
-                    }
-                    let item = RenderedItem(
-                        source: source, inputIndex: index, line: line, sequence: sequence, result: result, settledThrough: settled)
-                    sequence += 1
-                    if try !body(item) {
-                        stop = true
-                        return false
-                    }
-                    return true
-                }
+            } catch let unsupported as UnsupportedSnapshot {
+                // Not read: one item says why.
+                let result = enricher.deadLetter(DeadLetterReason.unsupportedSnapshot, unsupported.description)
+                if try !walk.deliver(result, line: .none(lineNumber: 0, offset: 0), settled: false, body) { break }
+                continue
             } catch let error as InputError {
-                // An unreadable or corrupt input (e.g. truncated gzip) does not stop the run: the lines
-                // read so far stand, and the rest of this input is reported as one `read_error`.
-                let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-                let line = InputLine(
-                    bytes: empty, lineNumber: lastLine + 1, startOffset: lastEnd, endOffset: lastEnd, truncated: false,
-                    fileBytesRead: 0, fileSize: nil)
-                sawContent = true
-                let item = RenderedItem(
-                    source: source, inputIndex: index, line: line, sequence: sequence,
-                    result: enricher.deadLetter(DeadLetterReason.readError, error.message), settledThrough: (lastEnd, lastLine))
-                sequence += 1
-                if try !body(item) { stop = true }
+                if try !walk.readError(error, enricher: enricher, body) { break }
+                try onInputEnd(index)
+                continue
             }
-            if stop { break }
-            if !sawContent, resume == nil {
+            enricher.preparer.expiryCutoffMillis = inputRules.expiryCutoffMillis
+            if try !walk.readLines(inputRules, config: config, enricher: enricher, output: output, body) { break }
+            if !walk.sawContent, walk.resume == nil {
                 onWarning("\(source.path): the input is empty (no events, only blank lines or nothing at all)")
             }
             try onInputEnd(index)
@@ -144,11 +77,80 @@ package struct LineWalker {
         return sequence
     }
 
+    /// Walking one input: where its settled prefix ends so far, and the next sequence number.
+    private struct InputWalk {
+        let source: InputSource
+        let index: Int
+        let resume: ResumePoint?
+        var sequence: UInt64
+        /// The number and end offset of the last line read intact.
+        var lastLine: Int
+        var lastEnd: UInt64
+        /// Whether a line other than a blank one was read.
+        var sawContent = false
+
+        init(source: InputSource, index: Int, resume: ResumePoint?, sequence: UInt64) {
+            self.source = source
+            self.index = index
+            self.resume = resume
+            self.sequence = sequence
+            lastLine = (resume?.lineNumber ?? 1) - 1
+            lastEnd = resume?.offset ?? 0
+        }
+
+        /// Reads every line of the input; false when `body` asked to stop. An input that cannot
+        /// be read to its end (e.g. truncated gzip) does not stop the walk: the lines read so far
+        /// stand, and the rest of it is reported as one `read_error` item.
+        mutating func readLines(
+            _ rules: InputRules, config: ReplayConfig, enricher: Enricher, output: EventBuffer, _ body: (Item) throws -> Bool
+        ) throws -> Bool {
+            do {
+                let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
+                var carryOn = true
+                try reader.forEachLine { line in
+                    let result = outcome(of: line, rules, config: config, enricher: enricher, sequence: sequence, output: output)
+                    if case .blank = result {} else { sawContent = true }
+                    // The rest of a damaged snapshot does not move its settled position: when the
+                    // file is later replaced by its complete version, reading resumes at the damage.
+                    carryOn = try deliver(result, line: line, settled: line.damage == nil, body)
+                    return carryOn
+                }
+                return carryOn
+            } catch let error as InputError {
+                return try readError(error, enricher: enricher, body)
+            }
+        }
+
+        /// Reports the rest of an input that cannot be read as one `read_error` item, numbered
+        /// as the first line not read; false when `body` asked to stop.
+        mutating func readError(_ error: InputError, enricher: Enricher, _ body: (Item) throws -> Bool) throws -> Bool {
+            sawContent = true
+            let result = enricher.deadLetter(DeadLetterReason.readError, error.message)
+            return try deliver(result, line: .none(lineNumber: lastLine + 1, offset: lastEnd), settled: false, body)
+        }
+
+        /// Hands one item to `body` (false: stop). A `settled` line moves the settled prefix
+        /// to its end first.
+        mutating func deliver(
+            _ result: LineOutcome<RenderedEvent>, line: InputLine, settled: Bool, _ body: (Item) throws -> Bool
+        ) throws -> Bool {
+            if settled {
+                lastLine = line.lineNumber
+                lastEnd = line.endOffset
+            }
+            let item = Item(
+                source: source, inputIndex: index, line: line, sequence: sequence, result: result,
+                settledThrough: (lastEnd, lastLine))
+            sequence += 1
+            return try body(item)
+        }
+    }
+
     /// What becomes of one line of an input with `rules`.
     @inline(__always)
-    private static func outcome(
+    fileprivate static func outcome(
         of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
-    ) -> LineResult {
+    ) -> LineOutcome<RenderedEvent> {
         if let damage = line.damage { return enricher.deadLetter(DeadLetterReason.damagedSnapshot, damage) }
         if line.truncated {
             // Longer than the reader keeps whole, which is over max_event_bytes.
@@ -162,5 +164,15 @@ package struct LineWalker {
             return enricher.skipped(.alreadyDelivered)
         }
         return enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+    }
+}
+
+extension InputLine {
+    /// An item's line where no line was read (an unreadable input's rest, an unsupported
+    /// snapshot): no bytes, numbered `lineNumber`, at `offset`.
+    fileprivate static func none(lineNumber: Int, offset: UInt64) -> InputLine {
+        InputLine(
+            bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: lineNumber, startOffset: offset, endOffset: offset,
+            truncated: false, fileBytesRead: 0, fileSize: nil)
     }
 }

@@ -1,15 +1,56 @@
-/// What became of one input line.
-package enum EnrichResult: Sendable, Equatable {
-    /// A correct, enriched event ready to send (no trailing newline; it always has a
-    /// `messageId`). `orderingKey` is the identity lane (the event's anonymousId) that must keep
-    /// its order.
-    case event(bytes: [UInt8], orderingKey: String?)
+import MetaRouter
+import Foundation
+
+/// What became of one input line, at every stage: `Event` is what an event carries there.
+///
+/// - ``LinePreparer`` gives `LineOutcome<PreparedEvent>` (the event and the ids the identity
+///   store may learn from it);
+/// - ``Enricher`` finishes it into `LineOutcome<RenderedEvent>`, the hot path's outcome: the
+///   event's bytes are in an ``EventBuffer`` and its identity is a hash, so nothing is
+///   allocated per event.
+enum LineOutcome<Event> {
+    /// A correct, enriched event (it always has a `messageId`).
+    case event(Event)
     /// An empty or whitespace-only line: skipped and counted.
     case blank
-    /// A rejected line; `reason` is a stable code such as `invalid_json`.
+    /// A rejected line; `reason` is a stable code such as `invalid_json` (``DeadLetterReason``).
     case deadLetter(reason: String, detail: String)
     /// An event settled without being sent, by a rule rather than a failure (see ``SkipReason``).
     case skipped(SkipReason)
+
+    /// The same outcome carrying `transform(event)` for an event.
+    @inline(__always)
+    func map<Other>(_ transform: (Event) throws -> Other) rethrows -> LineOutcome<Other> {
+        switch self {
+        case .event(let e): return .event(try transform(e))
+        case .blank: return .blank
+        case .deadLetter(let reason, let detail): return .deadLetter(reason: reason, detail: detail)
+        case .skipped(let reason): return .skipped(reason)
+        }
+    }
+}
+
+extension LineOutcome: Equatable where Event: Equatable {}
+
+extension LineOutcome: Sendable where Event: Sendable {}
+
+/// An enriched event on the hot path: where it sits in the ``EventBuffer``, and its lane.
+struct RenderedEvent: Equatable, Sendable {
+    /// The event's bytes in the buffer it was rendered into.
+    var range: Range<Int>
+    /// The FNV-1a hash of the event's anonymousId's bytes: what the engine's lanes and
+    /// `--shard` hash the ordering key to.
+    var laneKey: UInt64
+}
+
+/// Enriched events rendered back to back into one growing buffer, shared by the code that
+/// enriches lines and the code that consumes the events (a dry run's output, a run's chunk).
+/// A class so both sides can reach it while a walk is under way; used by one thread at a time.
+final class EventBuffer {
+    /// The rendered events, back to back (see ``RenderedEvent/range``).
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 }
 
 /// Why an event is settled without being sent or dead-lettered: a policy, not a failure.
@@ -41,9 +82,9 @@ package enum DeadLetterReason {
     /// A group event without `groupId`.
     package static let missingGroupId = "missing_group_id"
     /// No `timestamp` (and `enrichment.default_timestamp` is not `now`).
-    package static let missingTimestamp = "missing_timestamp"
-    /// `timestamp` is not an ISO-8601 date-time.
-    package static let invalidTimestamp = "invalid_timestamp"
+    public static let missingTimestamp = "missing_timestamp"
+    /// `timestamp` is not an ISO-8601 timestamp (the forms ``Timestamp`` accepts).
+    public static let invalidTimestamp = "invalid_timestamp"
     /// `context` (or `context.device`/`app`/`os`) is present but not an object.
     package static let invalidContext = "invalid_context"
     /// The line is longer than `batching.max_event_bytes`.

@@ -1,8 +1,9 @@
 import Foundation
-import XCTest
+import JSONCore
+import Testing
 @testable import ReplayKit
 
-/// A fresh temporary directory, removed by the caller's tearDown.
+/// A fresh temporary directory; the caller removes it.
 func makeTempDir() throws -> String {
     let dir = NSTemporaryDirectory() + "replaykit-" + UUID().uuidString.lowercased()
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -14,6 +15,11 @@ func writeFile(_ path: String, _ text: String) throws {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
 }
 
+/// The system gzip failed.
+struct GzipFailed: Error {
+    let status: Int32
+}
+
 /// Gzips `path` into `path.gz` (or `to`) with the system gzip, keeping the original.
 func gzipFile(_ path: String, to: String? = nil) throws -> String {
     let out = to ?? path + ".gz"
@@ -22,7 +28,7 @@ func gzipFile(_ path: String, to: String? = nil) throws -> String {
     p.arguments = ["-c", "gzip -c '\(path)' > '\(out)'"]
     try p.run()
     p.waitUntilExit()
-    XCTAssertEqual(p.terminationStatus, 0)
+    guard p.terminationStatus == 0 else { throw GzipFailed(status: p.terminationStatus) }
     return out
 }
 
@@ -44,21 +50,22 @@ func testConfig(_ yaml: String = "", stateDir: String = "/tmp/unused-state") thr
     return c
 }
 
-/// Enriches one line.
+/// Enriches one line (see ``Enricher/process(_:lineNumber:sequence:)``).
 func enrich(_ enricher: Enricher, _ line: String, lineNumber: Int = 1, sequence: UInt64 = 1) -> EnrichResult {
-    var bytes = Array(line.utf8)
-    return bytes.withUnsafeMutableBufferPointer {
-        enricher.process(UnsafeBufferPointer($0), lineNumber: lineNumber, sequence: sequence)
-    }
+    let bytes = Array(line.utf8)
+    return bytes.withUnsafeBufferPointer { enricher.process($0, lineNumber: lineNumber, sequence: sequence) }
 }
 
-/// The event bytes parsed, failing the test for non-events.
-func eventObject(_ result: EnrichResult, file: StaticString = #filePath, line: UInt = #line) throws -> JSONObjectView {
-    guard case .event(let bytes, _) = result else {
-        XCTFail("expected an event, got \(result)", file: file, line: line)
-        throw CancellationError()
-    }
-    return try JSONObjectView(bytes)
+/// An enriched event was expected.
+struct NotAnEvent: Error, CustomStringConvertible {
+    let description: String
+    init(result: EnrichResult) { description = "expected an event, got \(result)" }
+}
+
+/// The event bytes parsed; throws (failing the test) for non-events.
+func eventObject(_ result: EnrichResult) throws -> JSONObjectView {
+    guard case .event(let event) = result else { throw NotAnEvent(result: result) }
+    return try JSONObjectView(event.bytes)
 }
 
 /// The reason of a dead-lettered result.
@@ -67,11 +74,9 @@ func reason(_ result: EnrichResult) -> String? {
     return nil
 }
 
-import JSONCore
-
 /// The `messageId` of an enriched event (nil for other results or when it is not a string).
 func messageId(of result: EnrichResult) -> String? {
-    guard case .event(let bytes, _) = result, case .string(let m)? = try? JSONObjectView(bytes)["messageId"] else { return nil }
+    guard case .event(let event) = result, case .string(let m)? = try? JSONObjectView(event.bytes)["messageId"] else { return nil }
     return m
 }
 
@@ -84,4 +89,10 @@ struct JSONObjectView {
         for p in path { cur = cur?.objectValue?[p] }
         return cur
     }
+}
+
+/// The bytes of an enriched event (nil for other results).
+func enrichedBytes(_ result: EnrichResult) -> [UInt8]? {
+    guard case .event(let event) = result else { return nil }
+    return event.bytes
 }

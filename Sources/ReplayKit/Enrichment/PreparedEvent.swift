@@ -1,15 +1,8 @@
 import JSONCore
+import MetaRouter
 
-/// One line after ``LinePreparer``, waiting for ``Enricher/finish(_:sequence:)`` to learn from it
-/// and count it.
-enum PreparedLine {
-    case blank
-    case deadLetter(reason: String, detail: String)
-    case skipped(SkipReason)
-    case event(PreparedEvent)
-}
-
-/// An enriched event and what the identity store may learn from it. Ids read from the line
+/// An enriched event, waiting for ``Enricher/finish(_:sequence:line:)`` to learn from it and
+/// count it, and what the identity store may learn from it. Ids read from the line
 /// refer to it, so the event must be finished while the line's buffer is valid.
 struct PreparedEvent {
     /// Where the rendered event sits in the output buffer.
@@ -23,6 +16,7 @@ struct PreparedEvent {
     var carriedUserId: IdentityValue?
     /// A group event's groupId.
     var groupIdOfGroup: IdRef?
+    /// The event's type.
     var type: EventType
     /// What preparing did to this line.
     var counts: LineCounts

@@ -1,0 +1,30 @@
+/// Reading bytes as little-endian 64-bit words, for the byte hashes of the replay hot path
+/// (stable messageIds, the identity maps).
+package enum ByteWords {
+    /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
+    /// memory order.
+    @inlinable @inline(__always)
+    package static func first16(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        var w: (UInt64, UInt64) = (0, 0)
+        let n = min(bytes.count, 16)
+        guard n > 0, let source = bytes.baseAddress else { return w }
+        // Raw bytes are copied into the tuple's own 16 bytes (n <= 16); no typed access to
+        // either side, so no binding rule is involved.
+        withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: source, byteCount: n) }
+        return w
+    }
+
+    /// The bytes from `start` to the end of `bytes` (at most 7), as a little-endian word.
+    @inlinable @inline(__always)
+    package static func tail(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        var i = start
+        while i < bytes.count {
+            word |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        return word
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import JSONCore
+import MetaRouter
+
+/// An id read from a line: its bytes in the line when written without escapes (the usual
+/// case, nothing copied), otherwise decoded into an array of its own.
+enum IdRef {
+    /// The unescaped id is `line[range]` (a string's content or a number's text).
+    case inLine(Range<Int>)
+    /// The id's bytes.
+    case bytes([UInt8])
+
+    /// The id read from member `m` (a non-empty string, or a number as its text), if it holds one.
+    init?(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) {
+        guard let m else { return nil }
+        switch m.kind {
+        case .number:
+            self = .inLine(m.value)
+        case .string where m.value.count > 2:
+            let inner = (m.value.lowerBound + 1)..<(m.value.upperBound - 1)
+            // `inner` lies inside `buf` (a scanned string's content), so the pointer and the
+            // `inner.count` bytes memchr reads stay within the line's buffer.
+            if memchr(buf.baseAddress! + inner.lowerBound, Int32(UInt8(ascii: "\\")), inner.count) == nil {
+                self = .inLine(inner)
+            } else {
+                var s = JSONStrings.decode(buf, inner, hasEscapes: true)
+                self = .bytes(s.withUTF8 { Array($0) })
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Calls `body` with the id's bytes (`buf` is the line the id was read from).
+    @inline(__always)
+    func withBytes<R>(_ buf: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        switch self {
+        case .inLine(let r): return try body(UnsafeBufferPointer(rebasing: buf[r]))
+        case .bytes(let b): return try b.withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// The id as a String (off the hot path: the already-delivered check, tests).
+    func string(_ buf: UnsafeBufferPointer<UInt8>) -> String {
+        withBytes(buf) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// FNV-1a of the id's bytes: the same value as `FNV1a.hash(id.utf8)`.
+    func laneKey(_ buf: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        withBytes(buf) { FNV1a.hash($0) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import JSONCore
+import MetaRouter
+import Testing
+@testable import ReplayKit
+
+/// The byte-keyed identity tables: keys and values of every length around the inline limits,
+/// escapes, and enough keys to grow the table many times, in memory and through SQLite.
+final class IdentityMapTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// Keys of 0...40 bytes, values of 0...40 bytes (so keys and JSON values are under, at and
+    /// over ``InlineBytes/inlineCapacity``),
+    /// values that need escapes, and ids that differ only past the 16th byte.
+    func ids() -> [(key: String, value: String)] {
+        var out: [(String, String)] = []
+        for n in 0...40 {
+            out.append((String(repeating: "k", count: n), "v" + String(repeating: "w", count: max(0, n - 1))))
+            out.append((String(repeating: "k", count: 17) + "\(n)", "same-prefix-\(n)"))
+        }
+        out.append(("quote", #"a"b\c"#))
+        out.append(("newline", "line\nbreak"))
+        out.append(("ü-key", "東京"))
+        out.append(("escaped-16", #"0123456789abc""#))
+        return out
+    }
+
+    @Test func everyLengthAndEscapeRoundTripsInMemoryAndThroughSQLite() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        for (i, id) in ids().enumerated() {
+            a.learnUser(anonymousId: id.key, userId: id.value, sequence: UInt64(i + 1))
+            a.learnGroup(userId: id.key, groupId: id.value + "-g", sequence: UInt64(i + 1))
+        }
+        for id in ids() {
+            #expect(try a.userId(forAnonymousId: id.key) == id.value, "\(id.key)")
+            #expect(try a.groupId(forUserId: id.key) == id.value + "-g", "\(id.key)")
+            var key = id.key
+            let json = try key.withUTF8 { try a.userIdValue(forAnonymousId: $0) }?.json
+            #expect(json == JSONStrings.quoted(id.value), "the spliced value is the quoted id")
+        }
+        #expect(try a.userId(forAnonymousId: String(repeating: "k", count: 41)) == nil)
+        try a.commitAll()
+        a.close()
+
+        let b = try IdentityStore(stateDirectory: dir)
+        for id in ids() {
+            #expect(try b.userId(forAnonymousId: id.key) == id.value, "\(id.key)")
+            #expect(try b.groupId(forUserId: id.key) == id.value + "-g", "\(id.key)")
+        }
+        #expect(try b.userId(forAnonymousId: "never") == nil)
+        b.close()
+    }
+
+    @Test func manyKeysAndEvictionsKeepTheNewestValues() throws {
+        let a = try IdentityStore(stateDirectory: dir)
+        a.setCacheLimit(1_000)
+        for k in 0..<20_000 {
+            a.learnUser(anonymousId: "anon-\(k % 7_000)", userId: "user-\(k)", sequence: UInt64(k + 1))
+            if k % 3_000 == 2_999 { try a.commit(throughSequence: UInt64(k + 1 - 500)) }
+        }
+        for k in 13_000..<20_000 { #expect(try a.userId(forAnonymousId: "anon-\(k % 7_000)") == "user-\(k)") }
+        #expect(try a.userId(forAnonymousId: "anon-7000") == nil)
+        try a.commitAll()
+        a.close()
+        let b = try IdentityStore(stateDirectory: dir)
+        for k in stride(from: 13_000, to: 20_000, by: 97) { #expect(try b.userId(forAnonymousId: "anon-\(k % 7_000)") == "user-\(k)") }
+        b.close()
+    }
+
+    /// The sizes the layout comments claim.
+    @Test func layoutsHaveTheirClaimedSizes() {
+        #expect(MemoryLayout<InlineBytes>.size == 24)
+        #expect(MemoryLayout<InlineBytes.Head>.size == 16)
+        #expect(MemoryLayout<IdentityValue?>.size == 24, "an absent value costs no extra byte")
+        #expect(MemoryLayout<IdentityMap.Entry>.stride == 56)
+        #expect(MemoryLayout<LearnedRow>.size == 49)
+        #expect(MemoryLayout<IdentityStore.Pending>.stride == 64)
+    }
+
+    /// Byte strings of every length around the inline limit keep their bytes, and compare equal
+    /// only to the same bytes.
+    @Test(arguments: 0...40)
+    func inlineBytesKeepAndCompareTheirBytes(count: Int) {
+        let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 1) }
+        var other = bytes
+        if count > 0 { other[count - 1] ^= 1 }
+        let zeroPadded = bytes + [0]
+        bytes.withUnsafeBufferPointer { buf in
+            let kept = InlineBytes(buf)
+            #expect(kept.array == bytes)
+            #expect(kept.matches(InlineBytes.probe(buf), buf))
+            other.withUnsafeBufferPointer { #expect(kept.matches(InlineBytes.probe($0), $0) == (count == 0)) }
+            // Zero padding is not a byte: one more zero is another string.
+            zeroPadded.withUnsafeBufferPointer { #expect(!kept.matches(InlineBytes.probe($0), $0)) }
+        }
+    }
+}
