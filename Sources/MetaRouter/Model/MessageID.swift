@@ -9,7 +9,7 @@ import Foundation
 ///   is a 128-bit hash of ONLY the line's bytes and its line number, formatted as an RFC 9562
 ///   version-8 (custom) UUID, so the same file gives the same ids in every run, after any
 ///   resume, from any directory, compressed or not. The destination deduplicates by them.
-public enum MessageID {
+package enum MessageID {
     /// What a messageId is made of: the event's time and the uuid as two big-endian halves.
     package struct Parts: Sendable, Equatable {
         /// Milliseconds since 1970.
@@ -39,7 +39,7 @@ public enum MessageID {
     }
 
     /// A message id for `millis` and `uuid`.
-    public static func make(epochMillis millis: Int64, uuid: UUID) -> String {
+    package static func make(epochMillis millis: Int64, uuid: UUID) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(maximumQuotedLength)
         append(Parts(millis: millis, uuid: uuid), to: &out)

@@ -15,7 +15,7 @@ package final class Enricher {
     /// Validation and the per-line rules.
     var preparer: LinePreparer
     /// What enrichment did so far.
-    public internal(set) var stats = EnrichStats()
+    package internal(set) var stats = EnrichStats()
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     package init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {

@@ -82,9 +82,9 @@ package enum DeadLetterReason {
     /// A group event without `groupId`.
     package static let missingGroupId = "missing_group_id"
     /// No `timestamp` (and `enrichment.default_timestamp` is not `now`).
-    public static let missingTimestamp = "missing_timestamp"
+    package static let missingTimestamp = "missing_timestamp"
     /// `timestamp` is not an ISO-8601 timestamp (the forms ``Timestamp`` accepts).
-    public static let invalidTimestamp = "invalid_timestamp"
+    package static let invalidTimestamp = "invalid_timestamp"
     /// `context` (or `context.device`/`app`/`os`) is present but not an object.
     package static let invalidContext = "invalid_context"
     /// The line is longer than `batching.max_event_bytes`.

@@ -1,5 +1,5 @@
 /// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
-public struct LineWalker {
+package struct LineWalker {
     /// One processed line; its event, if any, is in the walk's ``EventBuffer``.
     struct Item {
         /// The input it came from.
