@@ -136,6 +136,7 @@ let package = Package(
                 "Collector",
                 "CommandLineSupport",
                 "CountingSink",
+                "IngestionChecks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,15 +7,7 @@ extension CollectorServer {
     /// instead.
     /// - Throws: a second call's `alreadyStarted`, or the store or bind error.
     package func start() async throws -> Int {
-        var quiet = logger
-        if quiet.logLevel < .warning { quiet.logLevel = .warning }
-        try embedded.start(self, logger: quiet)
-        do {
-            return try await listening.wait()
-        } catch {
-            try await embedded.waitForFailedStart()
-            throw error
-        }
+        try await embedded.startListening(self, logger: logger, listening: listening)
     }
 
     /// Stops a server started with ``start()``: stops accepting connections, lets in-flight

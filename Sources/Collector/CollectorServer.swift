@@ -95,13 +95,3 @@ public final class CollectorServer: Service, Sendable {
     public func stats() -> CollectorStats { recorder.snapshot() }
 }
 
-extension Result where Failure == any Error {
-    /// The result of `body`, thrown or returned.
-    init(awaiting body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
-    }
-}

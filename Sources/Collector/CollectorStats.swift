@@ -1,3 +1,5 @@
+import IngestionChecks
+
 /// Counters of one collector instance; the same keys as `GET /stats`.
 public struct CollectorStats: Codable, Sendable, Equatable {
     /// Ingestion requests received (everything except `GET /stats`), resets included.
@@ -45,9 +47,8 @@ public struct CollectorStats: Codable, Sendable, Equatable {
 
     /// The stats as compact JSON with sorted keys (what `GET /stats` returns).
     public var jsonText: String {
-        let codes = responses.keys.sorted().map { "\"\($0)\":\(responses[$0] ?? 0)" }.joined(separator: ",")
-        return "{\"bytes\":\(bytes),\"duplicates\":\(duplicates),\"events\":\(events),\"invalid\":\(invalid),"
-            + "\"max_batch_events\":\(maxBatchEvents),\"requests\":\(requests),\"resets\":\(resets),"
-            + "\"responses\":{\(codes)},\"unique\":\(unique)}"
+        StatsJSON.text(
+            bytes: bytes, duplicates: duplicates, events: events, invalid: invalid, maxBatchEvents: maxBatchEvents,
+            requests: requests, resets: resets, responses: responses, unique: unique)
     }
 }

@@ -120,15 +120,7 @@ package final class CountOnlyServer: Service, Sendable {
     /// and returns the bound port; for tests. Stop it with ``shutdown()``.
     /// - Throws: a second call's `alreadyStarted`, or the bind error.
     package func start() async throws -> Int {
-        var quiet = logger
-        if quiet.logLevel < .warning { quiet.logLevel = .warning }
-        try embedded.start(self, logger: quiet)
-        do {
-            return try await listening.wait()
-        } catch {
-            try await embedded.waitForFailedStart()
-            throw error
-        }
+        try await embedded.startListening(self, logger: logger, listening: listening)
     }
 
     /// Stops a server started with ``start()`` and waits until every connection is closed.

@@ -1,3 +1,4 @@
+import IngestionChecks
 import Synchronization
 
 /// The count-only server's counters, shared by its event loop threads.
@@ -65,9 +66,8 @@ package struct CountOnlyStats: Sendable, Equatable {
 
     /// Compact JSON with sorted keys, the same keys as the full collector's `GET /stats`.
     package var jsonText: String {
-        let codes = responses.keys.sorted().map { "\"\($0)\":\(responses[$0] ?? 0)" }.joined(separator: ",")
-        return "{\"bytes\":\(bytes),\"duplicates\":0,\"events\":\(events),\"invalid\":0,"
-            + "\"max_batch_events\":\(maxBatchEvents),\"requests\":\(requests),\"resets\":0,"
-            + "\"responses\":{\(codes)},\"unique\":0}"
+        StatsJSON.text(
+            bytes: bytes, duplicates: 0, events: events, invalid: 0, maxBatchEvents: maxBatchEvents,
+            requests: requests, resets: 0, responses: responses, unique: 0)
     }
 }

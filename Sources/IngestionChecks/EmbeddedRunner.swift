@@ -35,6 +35,22 @@ package final class EmbeddedRunner: Sendable {
         }
     }
 
+    /// Starts `service` in the background with `logger` quieted below `.warning`, and waits
+    /// until `listening` has its port.
+    /// - Throws: ``StartError/alreadyStarted`` after the first call, or the service's start error
+    ///   (bind, store), once its `run()` has ended.
+    package func startListening(_ service: some Service, logger: Logger, listening: ListeningPort) async throws -> Int {
+        var quiet = logger
+        if quiet.logLevel < .warning { quiet.logLevel = .warning }
+        try start(service, logger: quiet)
+        do {
+            return try await listening.wait()
+        } catch {
+            try await waitForFailedStart()
+            throw error
+        }
+    }
+
     /// Shuts the service down gracefully and waits for it; rethrows what its `run()` threw.
     /// Does nothing when it is not running.
     package func shutdown() async throws {
@@ -54,3 +70,14 @@ package final class EmbeddedRunner: Sendable {
     }
 }
 
+
+extension Result where Failure == any Error {
+    /// The result of `body`, thrown or returned.
+    package init(awaiting body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -288,31 +288,29 @@ package struct JSONScanner: ~Copyable {
         return key
     }
 
-    mutating func scanArray(depth: Int) throws(JSONError) {
+    /// Steps over the opening byte of a container at `depth`; returns true (after its closing
+    /// byte) when the container is empty.
+    @inline(__always)
+    mutating func enterContainer(depth: Int, closing: UInt8) throws(JSONError) -> Bool {
         guard depth <= JSONScanner.maximumDepth else {
             throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
         }
         i += 1
         skipWhitespace()
-        if i < end, base[i] == UInt8(ascii: "]") {
-            i += 1
-            return
-        }
+        guard i < end, base[i] == closing else { return false }
+        i += 1
+        return true
+    }
+
+    mutating func scanArray(depth: Int) throws(JSONError) {
+        if try enterContainer(depth: depth, closing: UInt8(ascii: "]")) { return }
         repeat {
             _ = try scanValue(depth: depth)
         } while try !endOfItem(closing: UInt8(ascii: "]"), "array")
     }
 
     mutating func scanObject(depth: Int) throws(JSONError) {
-        guard depth <= JSONScanner.maximumDepth else {
-            throw JSONError(.tooDeep, at: i, "nesting deeper than \(JSONScanner.maximumDepth)")
-        }
-        i += 1
-        skipWhitespace()
-        if i < end, base[i] == UInt8(ascii: "}") {
-            i += 1
-            return
-        }
+        if try enterContainer(depth: depth, closing: UInt8(ascii: "}")) { return }
         repeat {
             _ = try memberKey()
             _ = try scanValue(depth: depth)

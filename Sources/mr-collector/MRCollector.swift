@@ -3,6 +3,7 @@ import CommandLineSupport
 import Collector
 import CountingSink
 import Foundation
+import IngestionChecks
 import Logging
 import NIOCore
 import NIOPosix
@@ -177,13 +178,3 @@ struct MRCollector: AsyncParsableCommand {
     }
 }
 
-extension Result where Failure == any Error {
-    /// The result of `body`, thrown or returned.
-    init(awaiting body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
-    }
-}
