@@ -30,6 +30,7 @@ actor NDJSONStore: EventStore {
         try out.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
+                // `raw` is not empty (done < count), so `baseAddress` is non-nil.
                 let n = write(fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }

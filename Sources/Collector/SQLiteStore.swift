@@ -57,6 +57,8 @@ actor SQLiteStore: EventStore {
                     sqlite3_bind_null(insert, 1)
                 }
                 e.json.withUnsafeBufferPointer { p in
+                    // UInt8 and CChar have the same size and alignment, which is what
+                    // withMemoryRebound requires; SQLite only reads the bytes, within the closure.
                     p.withMemoryRebound(to: CChar.self) { c in
                         _ = sqlite3_bind_text(insert, 2, c.baseAddress, Int32(c.count), Self.transient)
                     }

@@ -89,6 +89,8 @@ final class FDWriter {
     func flush() throws {
         var offset = 0
         while offset < buffer.bytes.count {
+            // `baseAddress` is non-nil: the bytes are not empty (offset < count), and the
+            // pointer is used only inside the closure, while the array is alive and unchanged.
             let n = buffer.bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }

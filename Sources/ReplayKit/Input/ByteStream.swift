@@ -36,6 +36,7 @@ final class FileDescriptorStream: ByteStream {
         var out = [UInt8](repeating: 0, count: count)
         var n = 0
         while n < count {
+            // `out` has `count` > n elements, so `baseAddress` is non-nil and `+ n` stays inside it.
             let got = try out.withUnsafeMutableBufferPointer { try read(into: $0.baseAddress! + n, count: count - n) }
             if got == 0 { break }
             n += got
@@ -47,6 +48,8 @@ final class FileDescriptorStream: ByteStream {
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         if !pushedBack.isEmpty {
             let n = min(count, pushedBack.count)
+            // `pushedBack` is not empty (checked above), so `baseAddress` is non-nil; `n` is at
+            // most its count and at most the caller's `count`.
             pushedBack.withUnsafeBufferPointer { into.update(from: $0.baseAddress!, count: n) }
             pushedBack.removeFirst(n)
             return n
