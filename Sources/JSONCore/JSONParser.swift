@@ -1,7 +1,7 @@
 /// Builds ``JSONValue`` trees from bytes, with full validation.
-package enum JSONParser {
+public enum JSONParser {
     /// Parses one complete JSON document.
-    package static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
         let result: Result<JSONValue, JSONError> =
             bytes.withContiguousStorageIfAvailable { buffer in parseBuffer(buffer) }
             ?? Array(bytes).withUnsafeBufferPointer { parseBuffer($0) }

@@ -1,5 +1,5 @@
 /// The kind of a scanned JSON value.
-package enum JSONKind: UInt8, Sendable, Equatable {
+public enum JSONKind: UInt8, Sendable, Equatable {
     case null, bool, number, string, array, object
 }
 
@@ -8,16 +8,16 @@ package enum JSONKind: UInt8, Sendable, Equatable {
 /// It checks the full RFC 8259 grammar, including UTF-8 validity and surrogate pairs inside
 /// strings, without building values. The replay hot path uses it to validate a line once and
 /// learn where each top-level member sits, so edits can be spliced into the original bytes.
-package struct JSONScanner: ~Copyable {
+public struct JSONScanner: ~Copyable {
     /// Arrays and objects may nest this deep.
-    package static let maximumDepth = 512
+    public static let maximumDepth = 512
 
     @usableFromInline let base: UnsafePointer<UInt8>
     @usableFromInline let end: Int
     @usableFromInline var i: Int
 
     /// Scans `buffer`. The buffer must stay valid while the scanner is used.
-    package init(_ buffer: UnsafeBufferPointer<UInt8>) {
+    public init(_ buffer: UnsafeBufferPointer<UInt8>) {
         // An empty buffer has no base address; point at a static byte so reads are bounded by `end`.
         self.base = buffer.baseAddress ?? JSONScanner.emptyBase
         self.end = buffer.count
@@ -32,15 +32,15 @@ package struct JSONScanner: ~Copyable {
     }()
 
     /// Current byte offset.
-    package var offset: Int { i }
+    public var offset: Int { i }
 
     @inline(__always) func peek() -> UInt8? { i < end ? base[i] : nil }
 
     /// Moves to `offset`, for example to scan a nested value found by an earlier scan.
-    package mutating func seek(to offset: Int) { i = offset }
+    public mutating func seek(to offset: Int) { i = offset }
 
     /// Skips JSON whitespace.
-    @inline(__always) package mutating func skipWhitespace() {
+    @inline(__always) public mutating func skipWhitespace() {
         while i < end {
             let c = base[i]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }
@@ -52,7 +52,7 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Validates one value starting at the current offset (after whitespace) and returns its kind.
-    package mutating func scanValue(depth: Int = 0) throws(JSONError) -> JSONKind {
+    public mutating func scanValue(depth: Int = 0) throws(JSONError) -> JSONKind {
         skipWhitespace()
         guard i < end else { throw fail("unexpected end of input, expected a value") }
         switch base[i] {
@@ -123,7 +123,7 @@ package struct JSONScanner: ~Copyable {
 
     /// Validates a string at the current offset (which must be `"`).
     /// Returns the range of its content (without quotes) and whether it holds escapes.
-    package mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+    public mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
         let open = i
         i += 1
         let contentStart = i
@@ -319,7 +319,7 @@ package struct JSONScanner: ~Copyable {
 
     /// Validates that the whole buffer is exactly one JSON value with optional surrounding
     /// whitespace, and returns its kind.
-    package mutating func scanDocument() throws(JSONError) -> JSONKind {
+    public mutating func scanDocument() throws(JSONError) -> JSONKind {
         let kind = try scanValue()
         skipWhitespace()
         guard i == end else { throw fail("unexpected data after the JSON value") }
@@ -327,7 +327,7 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Validates `bytes` as one complete JSON document and returns its kind.
-    package static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONKind {
+    public static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONKind {
         var s = JSONScanner(bytes)
         return try s.scanDocument()
     }

@@ -1,7 +1,7 @@
 /// Decoding and encoding of JSON string contents.
-package enum JSONStrings {
+public enum JSONStrings {
     /// Decodes the content of a validated JSON string (the bytes between the quotes).
-    package static func decode(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hasEscapes: Bool) -> String {
+    public static func decode(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hasEscapes: Bool) -> String {
         let slice = UnsafeBufferPointer(rebasing: buffer[range])
         if !hasEscapes { return String(decoding: slice, as: UTF8.self) }
         var out: [UInt8] = []
@@ -55,7 +55,7 @@ package enum JSONStrings {
 
     /// Appends `string` as a quoted JSON string. Only `"`, `\` and control characters are
     /// escaped; all other characters are written as UTF-8.
-    package static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+    public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = string
         s.withUTF8 { appendEscaped($0, to: &out) }
@@ -63,14 +63,14 @@ package enum JSONStrings {
     }
 
     /// Appends already-UTF-8 bytes as a quoted JSON string (escaped as ``appendQuoted(_:to:)`` does).
-    package static func appendQuotedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func appendQuotedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(bytes, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// Appends already-UTF-8 bytes with JSON escaping (no quotes).
-    package static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         for k in 0..<bytes.count {
             let c = bytes[k]
@@ -112,7 +112,7 @@ package enum JSONStrings {
     }
 
     /// The quoted JSON encoding of `string`.
-    package static func quoted(_ string: String) -> [UInt8] {
+    public static func quoted(_ string: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(string.utf8.count + 2)
         appendQuoted(string, to: &out)

@@ -1,7 +1,7 @@
 /// Writes ``JSONValue`` trees as compact JSON.
-package enum JSONWriter {
+public enum JSONWriter {
     /// Appends the compact encoding of `value` to `out`.
-    package static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))

@@ -2,7 +2,7 @@
 ///
 /// Members that are not touched are copied byte for byte, so their values (numbers, unicode,
 /// key order, nested whitespace) reach the output exactly as they were read.
-package struct ObjectEditor {
+public struct ObjectEditor {
     /// A plain value (no references), so clearing the list for the next line is cheap.
     enum Edit {
         case keep
@@ -23,14 +23,14 @@ package struct ObjectEditor {
     var appended: [(key: String, value: [UInt8])] = []
 
     /// Starts an edit of the object described by `layout`.
-    package init(_ layout: ObjectLayout) {
+    public init(_ layout: ObjectLayout) {
         self.layout = layout
     }
 
     /// Starts a new edit of `layout`, keeping this editor's storage: once its lists are big
     /// enough, editing line after line allocates nothing for them. Reset to an empty
     /// `ObjectLayout()` to release the previous layout (so its owner can reuse its storage).
-    package mutating func reset(_ layout: ObjectLayout) {
+    public mutating func reset(_ layout: ObjectLayout) {
         self.layout = layout
         if !edits.isEmpty { edits.removeAll(keepingCapacity: true) }
         if !replacements.isEmpty { replacements.removeAll(keepingCapacity: true) }
@@ -49,7 +49,7 @@ package struct ObjectEditor {
     /// Removes every member named `key` (compared by UTF-8 bytes). Returns whether one existed
     /// in the original object.
     @discardableResult
-    package mutating func remove(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    public mutating func remove(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         var found = false
         var k = key
         k.withUTF8 { want in
@@ -63,12 +63,12 @@ package struct ObjectEditor {
     }
 
     /// Removes the member at `index` in the layout.
-    package mutating func remove(at index: Int) { mark(index, .remove) }
+    public mutating func remove(at index: Int) { mark(index, .remove) }
 
     /// Sets member `key` to the encoded JSON `value`: replaces the last existing member with
     /// that key (dropping earlier duplicates), or appends a new member. Keys match by UTF-8
     /// bytes, as in ``ObjectLayout``.
-    package mutating func set(_ key: String, raw value: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) {
+    public mutating func set(_ key: String, raw value: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) {
         if let idx = layout.index(of: key, in: buffer) {
             var k = key
             k.withUTF8 { want in
@@ -87,7 +87,7 @@ package struct ObjectEditor {
     /// Replaces the value of the member at `index` in the layout with the encoded JSON `value`,
     /// keeping its key as written. Unlike ``set(_:raw:in:)`` it leaves other members with the
     /// same key alone: use it when the key is known to occur once.
-    package mutating func replace(at index: Int, raw value: [UInt8]) { markReplace(index, value) }
+    public mutating func replace(at index: Int, raw value: [UInt8]) { markReplace(index, value) }
 
     /// Records a replacement of member `index`'s value.
     mutating func markReplace(_ index: Int, _ value: [UInt8]) {
@@ -100,7 +100,7 @@ package struct ObjectEditor {
     }
 
     /// A capacity that fits the rendered object (exact or a little more).
-    package var renderedCapacity: Int {
+    public var renderedCapacity: Int {
         var n = layout.range.count + 2
         for (idx, e) in edits.enumerated() {
             if case .replace(let r) = e { n += replacements[r].count + 1 - layout.members[idx].value.count }
@@ -112,17 +112,17 @@ package struct ObjectEditor {
     }
 
     /// Sets member `key` to a string value.
-    package mutating func set(_ key: String, string value: String, in buffer: UnsafeBufferPointer<UInt8>) {
+    public mutating func set(_ key: String, string value: String, in buffer: UnsafeBufferPointer<UInt8>) {
         set(key, raw: JSONStrings.quoted(value), in: buffer)
     }
 
     /// Whether any edit was made.
-    package var hasEdits: Bool {
+    public var hasEdits: Bool {
         !appended.isEmpty || edits.contains { if case .keep = $0 { return false } else { return true } }
     }
 
     /// Appends the edited object to `out`.
-    package func render(_ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    public func render(_ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
         for (idx, m) in layout.members.enumerated() {
@@ -151,7 +151,7 @@ package struct ObjectEditor {
     }
 
     /// The edited object as new bytes.
-    package func rendered(_ buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    public func rendered(_ buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(layout.range.count + 64)
         render(buffer, into: &out)

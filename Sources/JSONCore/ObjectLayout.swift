@@ -1,28 +1,28 @@
 /// Where one member of a JSON object sits in a buffer.
-package struct JSONMember: Sendable, Equatable {
+public struct JSONMember: Sendable, Equatable {
     /// The member's span from the key's opening quote to the end of its value.
-    package let span: Range<Int>
+    public let span: Range<Int>
     /// The key's content, without quotes.
-    package let key: Range<Int>
+    public let key: Range<Int>
     /// Whether the key holds escape sequences (then compare it decoded).
-    package let keyHasEscapes: Bool
+    public let keyHasEscapes: Bool
     /// The value's bytes.
-    package let value: Range<Int>
+    public let value: Range<Int>
     /// The value's kind.
-    package let kind: JSONKind
+    public let kind: JSONKind
 }
 
 /// The top-level members of one JSON object, found by a single validating scan.
 ///
 /// The layout holds offsets only. Read values with the same buffer that was scanned.
-package struct ObjectLayout: Sendable {
+public struct ObjectLayout: Sendable {
     /// The members in document order.
-    package private(set) var members: [JSONMember]
+    public private(set) var members: [JSONMember]
     /// The object's bytes, from `{` to `}`.
-    package private(set) var range: Range<Int>
+    public private(set) var range: Range<Int>
 
     /// An empty layout, for example scratch storage for ``scanDocument(_:reusing:)``.
-    package init() {
+    public init() {
         members = []
         range = 0..<0
     }
@@ -34,7 +34,7 @@ package struct ObjectLayout: Sendable {
 
     /// Validates `buffer` as exactly one JSON object (optional surrounding whitespace) and
     /// records its top-level members. Throws `.unexpectedType` for valid JSON that is not an object.
-    package static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
+    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> ObjectLayout {
         var s = JSONScanner(buffer)
         s.skipWhitespace()
         guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{") else {
@@ -49,7 +49,7 @@ package struct ObjectLayout: Sendable {
 
     /// Like ``scanDocument(_:)``, but stores the result in `layout`, reusing its member storage
     /// (no allocation once the storage is big enough). On error `layout` holds no members.
-    package static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
+    public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0
         var s = JSONScanner(buffer)
@@ -71,7 +71,7 @@ package struct ObjectLayout: Sendable {
 
     /// Like ``scanNested(_:_:)``, but stores the result in `layout`, reusing its member storage.
     /// Returns false (and leaves `layout` empty) when `range` is not a valid object.
-    package static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
+    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0
         guard range.lowerBound < range.upperBound, buffer[range.lowerBound] == UInt8(ascii: "{") else { return false }
@@ -89,7 +89,7 @@ package struct ObjectLayout: Sendable {
 
     /// Records the members of an already-validated object at `range` (for example a nested
     /// member's value from another layout of the same buffer).
-    package static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ObjectLayout? {
+    public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ObjectLayout? {
         let sub = UnsafeBufferPointer(rebasing: buffer[..<range.upperBound])
         var s = JSONScanner(sub)
         s.i = range.lowerBound
@@ -98,7 +98,7 @@ package struct ObjectLayout: Sendable {
     }
 
     /// Index of the last member named `key`, if any.
-    package func index(of key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+    public func index(of key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
         var k = key
         return k.withUTF8 { want -> Int? in
             for idx in members.indices.reversed() where keyEquals(members[idx], want, buffer) {
@@ -109,18 +109,18 @@ package struct ObjectLayout: Sendable {
     }
 
     /// The last member named `key`, if any.
-    package func member(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> JSONMember? {
+    public func member(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> JSONMember? {
         index(of: key, in: buffer).map { members[$0] }
     }
 
     /// The decoded string value of member `key`, if it exists and is a string.
-    package func string(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> String? {
+    public func string(_ key: String, in buffer: UnsafeBufferPointer<UInt8>) -> String? {
         guard let m = member(key, in: buffer), m.kind == .string else { return nil }
         return JSONLayoutValues.stringContent(buffer, m.value)
     }
 
     /// The decoded key of `member`.
-    package func keyString(_ member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>) -> String {
+    public func keyString(_ member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>) -> String {
         JSONStrings.decode(buffer, member.key, hasEscapes: member.keyHasEscapes)
     }
 
@@ -140,9 +140,9 @@ package struct ObjectLayout: Sendable {
 }
 
 /// Helpers that read values out of a scanned buffer.
-package enum JSONLayoutValues {
+public enum JSONLayoutValues {
     /// Decodes a string value's range (including its quotes).
-    package static func stringContent(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> String {
+    public static func stringContent(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> String {
         let inner = (value.lowerBound + 1)..<(value.upperBound - 1)
         var escaped = false
         for p in inner where buffer[p] == UInt8(ascii: "\\") {

@@ -6,21 +6,21 @@
 /// ``EncodedEvent/init(uncheckedBytes:messageId:orderingKey:tag:)``, spanning exactly from its
 /// `{` to its `}` (no whitespace around): the engine then never reads an event's bytes before
 /// encoding its batch. Bytes of the storage that no entry names are ignored.
-package struct EventChunk: Sendable {
+public struct EventChunk: Sendable {
     /// One event of a chunk.
-    package struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
         /// Where the event's bytes are in ``EventChunk/storage``.
-        package var range: Range<Int>
+        public var range: Range<Int>
         /// The FNV-1a hash of the event's ordering key's UTF-8 bytes (`FNV1a.hash(key.utf8)`),
         /// which picks its lane as the key itself would. Events with equal lane keys keep their
         /// order. (An event submitted without an ordering key goes round-robin; a chunk's events
         /// always have a key.)
-        package var laneKey: UInt64
+        public var laneKey: UInt64
         /// An opaque caller value echoed in this event's outcome.
-        package var tag: UInt64
+        public var tag: UInt64
 
         /// Creates an entry.
-        package init(range: Range<Int>, laneKey: UInt64, tag: UInt64) {
+        public init(range: Range<Int>, laneKey: UInt64, tag: UInt64) {
             self.range = range
             self.laneKey = laneKey
             self.tag = tag
@@ -28,12 +28,12 @@ package struct EventChunk: Sendable {
     }
 
     /// The events' bytes.
-    package var storage: [UInt8]
+    public var storage: [UInt8]
     /// The events, in submit order.
-    package var entries: [Entry]
+    public var entries: [Entry]
 
     /// Creates a chunk.
-    package init(storage: [UInt8] = [], entries: [Entry] = []) {
+    public init(storage: [UInt8] = [], entries: [Entry] = []) {
         self.storage = storage
         self.entries = entries
     }

@@ -50,7 +50,8 @@ import Testing
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
         let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
-        try await Task.sleep(for: .milliseconds(600))
+        // Cancel once events arrive (bounded wait): the run is then mid-way at 4,000 events/s.
+        for _ in 0..<400 where target.server.stats().events == 0 { try await Task.sleep(for: .milliseconds(25)) }
         run.cancel()
         let first = try await run.value
         #expect(first.status == .interrupted)

@@ -1,10 +1,10 @@
 /// Reading bytes as little-endian 64-bit words, for the byte hashes of the replay hot path
 /// (stable messageIds, the identity maps).
-package enum ByteWords {
+public enum ByteWords {
     /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
     /// memory order.
     @inlinable @inline(__always)
-    package static func first16(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+    public static func first16(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
         var w: (UInt64, UInt64) = (0, 0)
         let n = min(bytes.count, 16)
         guard n > 0, let source = bytes.baseAddress else { return w }
@@ -16,7 +16,7 @@ package enum ByteWords {
 
     /// The bytes from `start` to the end of `bytes` (at most 7), as a little-endian word.
     @inlinable @inline(__always)
-    package static func tail(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+    public static func tail(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
         var word: UInt64 = 0
         var shift: UInt64 = 0
         var i = start

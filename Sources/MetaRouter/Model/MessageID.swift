@@ -9,25 +9,25 @@ import Foundation
 ///   is a 128-bit hash of ONLY the line's bytes and its line number, formatted as an RFC 9562
 ///   version-8 (custom) UUID, so the same file gives the same ids in every run, after any
 ///   resume, from any directory, compressed or not. The destination deduplicates by them.
-package enum MessageID {
+public enum MessageID {
     /// What a messageId is made of: the event's time and the uuid as two big-endian halves.
-    package struct Parts: Sendable, Equatable {
+    public struct Parts: Sendable, Equatable {
         /// Milliseconds since 1970.
-        package let millis: Int64
+        public let millis: Int64
         /// The uuid's first eight bytes, big-endian.
-        package let a: UInt64
+        public let a: UInt64
         /// The uuid's last eight bytes, big-endian.
-        package let b: UInt64
+        public let b: UInt64
 
         /// The parts of an id with these halves.
-        package init(millis: Int64, a: UInt64, b: UInt64) {
+        public init(millis: Int64, a: UInt64, b: UInt64) {
             self.millis = millis
             self.a = a
             self.b = b
         }
 
         /// The parts of an id for `millis` and `uuid`.
-        package init(millis: Int64, uuid: UUID) {
+        public init(millis: Int64, uuid: UUID) {
             let halves = withUnsafeBytes(of: uuid.uuid) { raw in
                 // `raw` is the 16-byte tuple's bytes; loadUnaligned reads them with no
                 // alignment or binding requirement.
@@ -39,7 +39,7 @@ package enum MessageID {
     }
 
     /// A message id for `millis` and `uuid`.
-    package static func make(epochMillis millis: Int64, uuid: UUID) -> String {
+    public static func make(epochMillis millis: Int64, uuid: UUID) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(maximumQuotedLength)
         append(Parts(millis: millis, uuid: uuid), to: &out)
@@ -47,12 +47,12 @@ package enum MessageID {
     }
 
     /// A fresh message id for the time `date`.
-    package static func generate(at date: Date, uuid: UUID = UUID()) -> String {
+    public static func generate(at date: Date, uuid: UUID = UUID()) -> String {
         make(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), uuid: uuid)
     }
 
     /// Whether `id` has the `<epochMillis>-<uuid>` shape.
-    package static func isWellFormed(_ id: String) -> Bool {
+    public static func isWellFormed(_ id: String) -> Bool {
         guard let dash = id.firstIndex(of: "-") else { return false }
         let millis = id[..<dash]
         guard !millis.isEmpty, millis.allSatisfy(\.isASCII), Int64(millis) != nil else { return false }
@@ -62,11 +62,11 @@ package enum MessageID {
     // MARK: - Stable ids for replayed lines
 
     /// The longest quoted messageId: quotes, a sign and 19 digits, `-`, and 36 uuid characters.
-    package static let maximumQuotedLength = 2 + 20 + 1 + 36
+    public static let maximumQuotedLength = 2 + 20 + 1 + 36
 
     /// The parts of the stable messageId of line `lineNumber`, whose bytes are `line` and whose
     /// event time is `millis`.
-    package static func stable(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> Parts {
+    public static func stable(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> Parts {
         let (a, b) = hash128(line, seed: UInt64(bitPattern: Int64(lineNumber)))
         // Version 8 in the high nibble of byte 6, variant 10 in byte 8.
         return Parts(
@@ -75,7 +75,7 @@ package enum MessageID {
     }
 
     /// The stable messageId of a line as a JSON string (with its quotes).
-    package static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
+    public static func quoted(line: UnsafeBufferPointer<UInt8>, lineNumber: Int, millis: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(maximumQuotedLength)
         appendQuoted(stable(line: line, lineNumber: lineNumber, millis: millis), to: &out)
@@ -84,21 +84,21 @@ package enum MessageID {
 
     /// Appends the messageId as a JSON string (with its quotes), straight into bytes: the hot
     /// path writes it into the event without making a String or an array first.
-    package static func appendQuoted(_ id: Parts, to out: inout [UInt8]) {
+    public static func appendQuoted(_ id: Parts, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         append(id, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// Appends the messageId's text, `<millis>-<uuid>`.
-    package static func append(_ id: Parts, to out: inout [UInt8]) {
+    public static func append(_ id: Parts, to out: inout [UInt8]) {
         appendDecimal(id.millis, to: &out)
         out.append(UInt8(ascii: "-"))
         appendUUID(id.a, id.b, to: &out)
     }
 
     /// Appends `value` in decimal, as `"\(value)"` would print it.
-    package static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var m = value.magnitude
         // Room for 24 digits (UInt64.max has 20) on the stack.
@@ -117,7 +117,7 @@ package enum MessageID {
     }
 
     /// Appends the lowercase 8-4-4-4-12 form of two big-endian 64-bit halves.
-    package static func appendUUID(_ a: UInt64, _ b: UInt64, to out: inout [UInt8]) {
+    public static func appendUUID(_ a: UInt64, _ b: UInt64, to out: inout [UInt8]) {
         let hex: StaticString = "0123456789abcdef"
         // A StaticString literal's utf8Start points at its 16 ASCII code units for the
         // program's lifetime; indices below are 0...15.
@@ -132,7 +132,7 @@ package enum MessageID {
     }
 
     /// Two independent 64-bit multiply-mix hashes over 8-byte little-endian words.
-    package static func hash128(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> (UInt64, UInt64) {
+    public static func hash128(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> (UInt64, UInt64) {
         var h1: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ seed
         var h2: UInt64 = 0xC2B2_AE3D_27D4_EB4F ^ (seed &* 0x1656_67B1_9E37_79F9)
         let n = bytes.count

@@ -11,14 +11,14 @@ import Foundation
 ///   truncated); second 60 (a leap second) counts as the next minute's second 0;
 /// - after a time, an optional zone: `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` (hours below 24,
 ///   minutes below 60); without one the time is UTC.
-package enum Timestamp {
+public enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
-    package static func iso8601(_ date: Date) -> String {
+    public static func iso8601(_ date: Date) -> String {
         iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// Formats milliseconds since 1970, for example `2026-11-22T06:50:53.123Z`.
-    package static func iso8601(epochMillis totalMillis: Int64) -> String {
+    public static func iso8601(epochMillis totalMillis: Int64) -> String {
         var days = totalMillis / 86_400_000
         var ms = totalMillis % 86_400_000
         if ms < 0 {
@@ -38,13 +38,13 @@ package enum Timestamp {
 
     /// Parses a timestamp in one of the forms listed on ``Timestamp`` into milliseconds since
     /// 1970; nil when `text` is not one.
-    package static func epochMillis(_ text: String) -> Int64? {
+    public static func epochMillis(_ text: String) -> Int64? {
         var s = text
         return s.withUTF8 { epochMillis(utf8: $0) }
     }
 
     /// Parses timestamp bytes; see ``epochMillis(_:)``.
-    package static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    public static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var p = TimestampCursor(bytes)
         guard let year = p.digits(4), p.eat(UInt8(ascii: "-")), let month = p.digits(2), p.eat(UInt8(ascii: "-")),
             let day = p.digits(2), (1...12).contains(month), (1...31).contains(day)

@@ -86,20 +86,10 @@ struct TopLevelEdits {
         values = (nil, nil, nil, nil, nil, nil, nil, nil)
     }
 
-    /// The new value of `member` (nil: left as it is).
+    /// The new value of `member` (nil: left as it is). Reading copies the value: the hot path
+    /// reads through ``withValue(_:_:)`` instead.
     subscript(member: Member) -> MemberValue? {
-        get {
-            switch member {
-            case .timestamp: values.0
-            case .anonymousId: values.1
-            case .userId: values.2
-            case .groupId: values.3
-            case .messageId: values.4
-            case .properties: values.5
-            case .traits: values.6
-            case .context: values.7
-            }
-        }
+        get { withValue(member) { $0 } }
         set {
             switch member {
             case .timestamp: values.0 = newValue
@@ -114,10 +104,29 @@ struct TopLevelEdits {
         }
     }
 
-    /// The new value of the member at `index` of the layout, if it is replaced.
+    /// Calls `body` with the new value of `member`, borrowed: no copy, no reference counting.
     @inline(__always)
-    private func replacement(at index: Int, _ top: TopLevelMembers) -> MemberValue? {
-        for member in Member.ordered where top[member] == index { return self[member] }
+    func withValue<Result>(_ member: Member, _ body: (MemberValue?) -> Result) -> Result {
+        switch member {
+        case .timestamp: body(values.0)
+        case .anonymousId: body(values.1)
+        case .userId: body(values.2)
+        case .groupId: body(values.3)
+        case .messageId: body(values.4)
+        case .properties: body(values.5)
+        case .traits: body(values.6)
+        case .context: body(values.7)
+        }
+    }
+
+    /// Whether `member` gets a new value.
+    @inline(__always)
+    func sets(_ member: Member) -> Bool { withValue(member) { $0 != nil } }
+
+    /// The member placed at `index` of the layout, if it is one that gets a new value.
+    @inline(__always)
+    private func replacedMember(at index: Int, _ top: TopLevelMembers) -> Member? {
+        for member in Member.ordered where top[member] == index && sets(member) { return member }
         return nil
     }
 
@@ -126,11 +135,11 @@ struct TopLevelEdits {
     func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         // Each new value plus room for its key (the longest, `"anonymousId":`, is 14 bytes).
         var capacity = layout.range.count + 2 + Member.ordered.count * 16
-        for member in Member.ordered { capacity += self[member]?.estimatedCount ?? 0 }
+        for member in Member.ordered { capacity += withValue(member) { $0?.estimatedCount ?? 0 } }
         out.reserveCapacity(out.count + capacity)
         // Which of the first 64 members get a new value, so the others cost one bit test.
         var replaced: UInt64 = 0
-        for member in Member.ordered where self[member] != nil {
+        for member in Member.ordered where sets(member) {
             if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
         }
         out.append(UInt8(ascii: "{"))
@@ -142,22 +151,21 @@ struct TopLevelEdits {
             first = false
             let m = layout.members[idx]
             let mayBeReplaced = idx >= 64 || replaced & (1 << UInt64(idx)) != 0
-            if mayBeReplaced, let value = replacement(at: idx, top) {
+            if mayBeReplaced, let member = replacedMember(at: idx, top) {
                 // The key as written (with its quotes), then the new value.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
                 out.append(UInt8(ascii: ":"))
-                value.write(buf, into: &out)
+                withValue(member) { $0?.write(buf, into: &out) }
             } else {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
             }
         }
         // Missing members are appended in the order of `Member` (the order `apply` sets them in).
-        for (k, member) in Member.ordered.enumerated() where top[member] == nil {
-            guard let value = self[member] else { continue }
+        for (k, member) in Member.ordered.enumerated() where top[member] == nil && sets(member) {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out.append(contentsOf: Member.encodedKeys[k])
-            value.write(buf, into: &out)
+            withValue(member) { $0?.write(buf, into: &out) }
         }
         out.append(UInt8(ascii: "}"))
     }

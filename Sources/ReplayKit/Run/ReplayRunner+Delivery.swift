@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import Synchronization
 
 extension ReplayRunner {
     /// Sends every event of the plan to `target` and returns the report (without its timing).
@@ -36,11 +37,16 @@ extension ReplayRunner {
         }
         let grace = options.stopGrace
         let checkpointInterval = options.checkpointInterval
+        let settled = Flag()
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
-            // A stop cancels the engine: in-flight batches get the grace period, the rest stay pending.
-            helpers.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
+            // A stop cancels the engine: in-flight batches get the grace period, the rest stay
+            // pending. So does cancelling the run's task: the watcher is then cancelled before
+            // the run ends (a task's children hear of a cancellation before its own handler).
+            helpers.addTask {
+                if await stop.requested() || !settled.isRaised { _ = await engine.cancel(grace: grace) }
+            }
             let early = await feed(job: job, engine: engine, pipe: pipe)
             // The reader is done: checkpoints go on being written while the engine settles.
             helpers.addTask {
@@ -50,6 +56,7 @@ extension ReplayRunner {
                 }
             }
             let stats = early == nil && !stop.isRequested ? await engine.finish() : await engine.cancel(grace: grace)
+            settled.raise()
             helpers.cancelAll()
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
@@ -168,4 +175,15 @@ extension ReplayRunner {
         }
         return (report, stateFailure)
     }
+}
+
+/// A flag raised once, readable from any task.
+final class Flag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    /// Raises the flag.
+    func raise() { raised.store(true, ordering: .releasing) }
+
+    /// Whether ``raise()`` was called.
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
 }
