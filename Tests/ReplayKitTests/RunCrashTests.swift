@@ -7,9 +7,11 @@ import Testing
 /// Runs the real `mr-replay` binary and kills or signals it, then checks that a resumed run
 /// ends with exactly the events an uninterrupted run delivers.
 ///
-/// Serialized: the tests kill or signal a real process at timed points, so they never overlap
-/// one another.
-@Suite(.serialized, .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))
+/// Serialized, and `.heavy`: the tests kill or signal a real process at timed points, so they
+/// never overlap one another nor the other suites that run the whole pipeline.
+@Suite(
+    .serialized, .heavy,
+    .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))
 final class RunCrashTests {
     let dir: String
     init() throws { dir = try makeTempDir() }

@@ -7,9 +7,10 @@ import Testing
 
 /// End-to-end runs of the pipeline against the in-process collector, with faults injected.
 ///
-/// Serialized: each test starts collectors and runs the pipeline against them, one at a time as
-/// before (the rate-limit test measures wall-clock throughput).
-@Suite(.serialized) final class RunDeliveryTests {
+/// Serialized, and `.heavy`: each test starts collectors and runs the pipeline against them,
+/// one at a time as before and not beside the other suites that do (the rate-limit test
+/// measures wall-clock throughput).
+@Suite(.serialized, .heavy) final class RunDeliveryTests {
     let dir: String
     init() throws { dir = try makeTempDir() }
     deinit { try? FileManager.default.removeItem(atPath: dir) }
