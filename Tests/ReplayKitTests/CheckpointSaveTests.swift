@@ -1,17 +1,17 @@
 import Foundation
-import XCTest
+import Testing
 
 @testable import ReplayKit
 
 /// Saving a checkpoint when one input can no longer be read.
-final class CheckpointSaveTests: XCTestCase {
-    var dir = ""
-    override func setUpWithError() throws { dir = try makeTempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+@Suite final class CheckpointSaveTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     /// An input that cannot be read and of which nothing settled since its entry (it was never
     /// readable this run) keeps its entry; the other inputs' positions are saved and committed.
-    func testAnInputNeverReadableThisRunKeepsItsEntry() throws {
+    @Test func anInputNeverReadableThisRunKeepsItsEntry() throws {
         let (state, identity, plan) = try setUpInputs()
         defer { identity.close() }
         var checkpoint = Checkpoint()
@@ -20,27 +20,30 @@ final class CheckpointSaveTests: XCTestCase {
             fingerprint: FileFingerprint(size: 3, headLength: 3, headHash: "0", windowHash: nil, windowLength: nil))
         checkpoint.inputs[plan.paths[1]] = old
         let runState = try settled(plan, state, [(0, 3, 1), (0, 6, 2), (1, 3, 1)])
-        XCTAssertNoThrow(try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity))
-        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.offset, 6)
-        XCTAssertEqual(checkpoint.inputs[plan.paths[0]]?.line, 2)
-        XCTAssertEqual(checkpoint.inputs[plan.paths[1]], old, "kept as it was")
-        XCTAssertEqual(try state.loadCheckpoint(identity: identity), checkpoint, "what was committed")
+        #expect(throws: Never.self) {
+            try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)
+        }
+        #expect(checkpoint.inputs[plan.paths[0]]?.offset == 6)
+        #expect(checkpoint.inputs[plan.paths[0]]?.line == 2)
+        #expect(checkpoint.inputs[plan.paths[1]] == old, "kept as it was")
+        #expect(try state.loadCheckpoint(identity: identity) == checkpoint, "what was committed")
     }
 
     /// When lines of the unreadable input settled past its entry, nothing moves: the save fails
     /// and neither the checkpoint nor the identities learned are committed.
-    func testAnInputThatVanishedAfterItsLinesSettledStopsTheSave() throws {
+    @Test func anInputThatVanishedAfterItsLinesSettledStopsTheSave() throws {
         let (state, identity, plan) = try setUpInputs()
         defer { identity.close() }
         identity.learnUser(anonymousId: "a", userId: "u", sequence: 0)
         var checkpoint = Checkpoint()
         let runState = try settled(plan, state, [(0, 3, 1), (1, 3, 1)])
-        XCTAssertThrowsError(try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)) {
-            XCTAssertTrue("\($0)".contains("b.ndjson"), "\($0)")
+        let error = #expect(throws: (any Error).self) {
+            try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)
         }
-        XCTAssertEqual(checkpoint, Checkpoint(), "unchanged in memory")
-        XCTAssertNil(try state.loadCheckpoint(identity: identity).inputs[plan.paths[0]], "nothing committed")
-        XCTAssertEqual(identity.uncommittedCount, 1, "the identity learned is not committed either")
+        if let error { #expect("\(error)".contains("b.ndjson"), "\(error)") }
+        #expect(checkpoint == Checkpoint(), "unchanged in memory")
+        #expect(try state.loadCheckpoint(identity: identity).inputs[plan.paths[0]] == nil, "nothing committed")
+        #expect(identity.uncommittedCount == 1, "the identity learned is not committed either")
     }
 
     /// Inputs a (two lines) and b (one line), where b is deleted after the plan was made.
@@ -66,18 +69,18 @@ final class CheckpointSaveTests: XCTestCase {
 }
 
 /// Finding where an unterminated last line starts, when its file grew.
-final class UnterminatedLineTests: XCTestCase {
-    func testStartOfTheUnterminatedLine() throws {
+@Suite struct UnterminatedLineTests {
+    @Test func startOfTheUnterminatedLine() throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = "\(dir)/f.ndjson"
         let long = String(repeating: "y", count: 150_000)  // spans several 64 KiB chunks
         try writeFile(path, "x\n" + long + "MORE\n")
         let end = UInt64(2 + long.utf8.count)
-        XCTAssertEqual(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end), 2)
-        XCTAssertNil(ResumePlan.startOfUnterminatedLine(path: path, endingAt: 2), "ends with a newline")
-        XCTAssertNil(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end + 5), "the file did not grow past it")
+        #expect(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end) == 2)
+        #expect(ResumePlan.startOfUnterminatedLine(path: path, endingAt: 2) == nil, "ends with a newline")
+        #expect(ResumePlan.startOfUnterminatedLine(path: path, endingAt: end + 5) == nil, "the file did not grow past it")
         try writeFile(path, long + "MORE")
-        XCTAssertEqual(ResumePlan.startOfUnterminatedLine(path: path, endingAt: UInt64(long.utf8.count)), 0, "the first line")
+        #expect(ResumePlan.startOfUnterminatedLine(path: path, endingAt: UInt64(long.utf8.count)) == 0, "the first line")
     }
 }

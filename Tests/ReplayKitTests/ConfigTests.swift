@@ -1,148 +1,146 @@
 import Foundation
-import XCTest
+import JSONCore
+import Testing
+
 @testable import ReplayKit
 
-final class ConfigTests: XCTestCase {
-    var dir = ""
-    override func setUpWithError() throws { dir = try makeTempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+@Suite final class ConfigTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     static var repoRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    func testShippedDefaultConfigLoadsWithoutSecret() throws {
+    @Test func shippedDefaultConfigLoadsWithoutSecret() throws {
         let c = try ConfigLoader.load(path: Self.repoRoot + "/Config/replay.yaml", environment: [:])
-        XCTAssertTrue(c.ingestion.isEmbedded)
-        XCTAssertEqual(c.writeKey, ReplayConfig.embeddedWriteKey)
-        XCTAssertEqual(c.ingestion.path, "/v1/batch")
-        XCTAssertEqual(c.batching.maxEvents, 100)
-        XCTAssertEqual(c.batching.maxBytes, 500_000)
-        XCTAssertEqual(c.batching.maxEventBytes, 32_768)
-        XCTAssertEqual(c.batching.concurrency, 4)
-        XCTAssertEqual(c.retry.maxAttempts, 10)
-        XCTAssertEqual(c.retry.circuitBreaker.failureThreshold, 3)
-        XCTAssertEqual(c.retry.circuitBreaker.cooldownMs, 10_000)
-        XCTAssertEqual(c.retry.circuitBreaker.maxCooldownMs, 120_000)
-        XCTAssertEqual(c.retry.circuitBreaker.jitter, 0.2)
-        XCTAssertEqual(c.stateDir, ".mr-replay")
-        XCTAssertEqual(c.enrichment.defaultTimestamp, .none)
+        #expect(c.ingestion.isEmbedded)
+        #expect(c.writeKey == ReplayConfig.embeddedWriteKey)
+        #expect(c.ingestion.path == "/v1/batch")
+        #expect(c.batching.maxEvents == 100)
+        #expect(c.batching.maxBytes == 500_000)
+        #expect(c.batching.maxEventBytes == 32_768)
+        #expect(c.batching.concurrency == 4)
+        #expect(c.retry.maxAttempts == 10)
+        #expect(c.retry.circuitBreaker.failureThreshold == 3)
+        #expect(c.retry.circuitBreaker.cooldownMs == 10_000)
+        #expect(c.retry.circuitBreaker.maxCooldownMs == 120_000)
+        #expect(c.retry.circuitBreaker.jitter == 0.2)
+        #expect(c.stateDir == ".mr-replay")
+        #expect(c.enrichment.defaultTimestamp == .none)
     }
 
-    func testProductionExampleLoadsWithEnvironment() throws {
+    @Test func productionExampleLoadsWithEnvironment() throws {
         let c = try ConfigLoader.load(
             path: Self.repoRoot + "/Config/production.example.yaml", environment: ["MR_WRITE_KEY": "prod-secret-9876"])
-        XCTAssertEqual(c.ingestion.host, "https://ingest.example.com")
-        XCTAssertEqual(c.writeKey, "prod-secret-9876")
-        XCTAssertEqual(c.maskedWriteKey, "****9876")
-        XCTAssertEqual(c.privacy.dropProperties, ["email", "phone", "password", "context.traits.address"])
-        XCTAssertThrowsError(try ConfigLoader.load(path: Self.repoRoot + "/Config/production.example.yaml", environment: [:]))
+        #expect(c.ingestion.host == "https://ingest.example.com")
+        #expect(c.writeKey == "prod-secret-9876")
+        #expect(c.maskedWriteKey == "****9876")
+        #expect(c.privacy.dropProperties == ["email", "phone", "password", "context.traits.address"])
+        #expect(throws: (any Error).self) {
+            try ConfigLoader.load(path: Self.repoRoot + "/Config/production.example.yaml", environment: [:])
+        }
     }
 
-    func testUnknownKeyNamesLineColumnAndSuggestion() {
+    @Test func unknownKeyNamesLineColumnAndSuggestion() throws {
         let yaml = "ingestion:\n  host: embedded\nbatching:\n  max_event: 10\n"
-        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:])) { e in
-            let err = e as! ConfigError
-            XCTAssertEqual(err.line, 4)
-            XCTAssertEqual(err.column, 3)
-            XCTAssertTrue(err.description.hasPrefix("r.yaml:4:3: unknown key 'batching.max_event'"), err.description)
-            XCTAssertTrue(err.description.contains("did you mean 'batching.max_events'"), err.description)
-        }
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:]) }
+        #expect(err.line == 4)
+        #expect(err.column == 3)
+        #expect(err.description.hasPrefix("r.yaml:4:3: unknown key 'batching.max_event'"), "\(err.description)")
+        #expect(err.description.contains("did you mean 'batching.max_events'"), "\(err.description)")
     }
 
-    func testUnknownTopLevelKeySuggestion() {
-        XCTAssertThrowsError(try ConfigLoader.load(text: "stat_dir: x\n", file: "r.yaml", environment: [:])) { e in
-            XCTAssertEqual((e as! ConfigError).description, "r.yaml:1:1: unknown key 'stat_dir'; did you mean 'state_dir'?")
-        }
+    @Test func unknownTopLevelKeySuggestion() throws {
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: "stat_dir: x\n", file: "r.yaml", environment: [:]) }
+        #expect(err.description == "r.yaml:1:1: unknown key 'stat_dir'; did you mean 'state_dir'?")
     }
 
-    func testBadValueNamesPosition() {
+    @Test func badValueNamesPosition() throws {
         let yaml = "batching:\n  max_events: lots\n"
-        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:])) { e in
-            let err = e as! ConfigError
-            XCTAssertEqual([err.line, err.column], [2, 15])
-            XCTAssertTrue(err.message.contains("whole number"))
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:]) }
+        let position = [err.line, err.column]
+        #expect(position == [2, 15])
+        #expect(err.message.contains("whole number"))
+        let jitter = try #require(throws: ConfigError.self) {
+            try ConfigLoader.load(text: "retry:\n  circuit_breaker: { jitter: 2 }\n", file: "r", environment: [:])
         }
-        XCTAssertThrowsError(try ConfigLoader.load(text: "retry:\n  circuit_breaker: { jitter: 2 }\n", file: "r", environment: [:])) { e in
-            XCTAssertEqual((e as! ConfigError).line, 2)
-        }
+        #expect(jitter.line == 2)
     }
 
     /// Every value the delivery engine would refuse (or that would overflow its clock) is
-    /// refused when the file is loaded, with its line and key; the limits themselves load and
-    /// pass the engine's checks.
-    func testEngineLimitsAreCheckedWhereTheValueIsWritten() throws {
-        let refused = [
-            ("ingestion", "timeout_seconds: 1e17", "ingestion.timeout_seconds"),
-            ("retry", "max_elapsed_seconds: 1e300", "retry.max_elapsed_seconds"),
-            ("retry", "max_elapsed_seconds: 0", "retry.max_elapsed_seconds"),
-            ("batching", "max_events: 5000", "batching.max_events"),
-            ("batching", "concurrency: 100000", "batching.concurrency"),
-            ("batching", "max_event_bytes: 500000", "batching.max_bytes"),
-            ("batching", "max_bytes: 100", "batching.max_bytes"),
-            ("retry", "circuit_breaker: { jitter: 1 }", "retry.circuit_breaker.jitter"),
-            ("retry", "circuit_breaker: { jitter: 1.5 }", "retry.circuit_breaker.jitter"),
-            ("retry", "circuit_breaker: { cooldown_ms: 99999999999999, max_cooldown_ms: 99999999999999 }", "retry.circuit_breaker.cooldown_ms"),
-        ]
-        for (section, setting, key) in refused {
-            XCTAssertThrowsError(try ConfigLoader.load(text: "\(section):\n  \(setting)\n", file: "r.yaml", environment: [:])) { e in
-                let err = e as! ConfigError
-                XCTAssertEqual(err.line, 2, setting)
-                XCTAssertTrue(err.message.contains("'\(key)'"), "\(setting): \(err.message)")
-            }
+    /// refused when the file is loaded, with its line and key.
+    @Test(arguments: [
+        ("ingestion", "timeout_seconds: 1e17", "ingestion.timeout_seconds"),
+        ("retry", "max_elapsed_seconds: 1e300", "retry.max_elapsed_seconds"),
+        ("retry", "max_elapsed_seconds: 0", "retry.max_elapsed_seconds"),
+        ("batching", "max_events: 5000", "batching.max_events"),
+        ("batching", "concurrency: 100000", "batching.concurrency"),
+        ("batching", "max_event_bytes: 500000", "batching.max_bytes"),
+        ("batching", "max_bytes: 100", "batching.max_bytes"),
+        ("retry", "circuit_breaker: { jitter: 1 }", "retry.circuit_breaker.jitter"),
+        ("retry", "circuit_breaker: { jitter: 1.5 }", "retry.circuit_breaker.jitter"),
+        ("retry", "circuit_breaker: { cooldown_ms: 99999999999999, max_cooldown_ms: 99999999999999 }", "retry.circuit_breaker.cooldown_ms"),
+    ])
+    func engineLimitsAreCheckedWhereTheValueIsWritten(section: String, setting: String, key: String) throws {
+        let err = try #require(throws: ConfigError.self) {
+            try ConfigLoader.load(text: "\(section):\n  \(setting)\n", file: "r.yaml", environment: [:])
         }
+        #expect(err.line == 2, "\(setting)")
+        #expect(err.message.contains("'\(key)'"), "\(setting): \(err.message)")
+    }
+
+    /// The engine's limits themselves load and pass the engine's checks.
+    @Test func engineLimitsThemselvesLoad() throws {
         let limits = """
             ingestion: { timeout_seconds: 86400 }
             batching: { max_events: 2500, concurrency: 256, max_event_bytes: 32768, max_bytes: 32816 }
             retry: { max_elapsed_seconds: 31622400, min_wait_ms: 86400000, circuit_breaker: { jitter: 0.999, max_cooldown_ms: 86400000 } }
             """
         let config = try ConfigLoader.load(text: limits, file: "r.yaml", environment: [:])
-        XCTAssertNoThrow(try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9"))
+        #expect(throws: Never.self) { try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9") }
         let forever = "retry: { max_elapsed_seconds: 1000000000, circuit_breaker: { max_cooldown_ms: 31536000000 } }\n"
-        XCTAssertNoThrow(try ConfigLoader.load(text: forever, file: "r.yaml", environment: [:]), "generous values still load")
+        #expect(throws: Never.self, "generous values still load") {
+            try ConfigLoader.load(text: forever, file: "r.yaml", environment: [:])
+        }
     }
 
     /// `status` reads only state_dir: a config no other command accepts, or whose key is not at
     /// hand, still tells where the state is.
-    func testStateDirectoryIsReadLeniently() throws {
-        let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    @Test func stateDirectoryIsReadLeniently() throws {
         let text = """
             ingestion: { host: https://x.example, write_key_file: /nonexistent/key }
             retry: { max_elapsed_seconds: 1e300 }
             state_dir: ${STATE:-fallback}
             """
         try writeFile(dir + "/c.yaml", text)
-        XCTAssertThrowsError(try ConfigLoader.load(path: dir + "/c.yaml", environment: [:]))
-        XCTAssertEqual(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: ["STATE": "/srv/st"]), "/srv/st")
-        XCTAssertEqual(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: [:]), "fallback")
-        XCTAssertEqual(try ConfigLoader.stateDirectory(path: nil, environment: [:]), ".mr-replay")
+        #expect(throws: (any Error).self) { try ConfigLoader.load(path: self.dir + "/c.yaml", environment: [:]) }
+        #expect(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: ["STATE": "/srv/st"]) == "/srv/st")
+        #expect(try ConfigLoader.stateDirectory(path: dir + "/c.yaml", environment: [:]) == "fallback")
+        #expect(try ConfigLoader.stateDirectory(path: nil, environment: [:]) == ".mr-replay")
         // validate needs no key either, even from a key file it cannot read.
         let noKey = try ConfigLoader.load(
             text: "ingestion: { host: https://x.example, write_key_file: /nonexistent/key }\n", file: "r", environment: [:],
             requireWriteKey: false)
-        XCTAssertEqual(noKey.ingestion.host, "https://x.example")
+        #expect(noKey.ingestion.host == "https://x.example")
     }
 
-    func testARootThatIsNotAMappingSaysWhatIsExpected() {
-        XCTAssertThrowsError(try ConfigLoader.load(text: "hello\n", file: "r.yaml", environment: [:])) { e in
-            let err = e as! ConfigError
-            XCTAssertEqual(err.line, 1)
-            XCTAssertTrue(err.message.hasPrefix("the configuration must be a mapping of sections (ingestion, batching"), err.message)
-        }
+    @Test func aRootThatIsNotAMappingSaysWhatIsExpected() throws {
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: "hello\n", file: "r.yaml", environment: [:]) }
+        #expect(err.line == 1)
+        #expect(err.message.hasPrefix("the configuration must be a mapping of sections (ingestion, batching"), "\(err.message)")
     }
 
-    func testYAMLSyntaxErrorHasPosition() {
+    @Test func yamlSyntaxErrorHasPosition() throws {
         let yaml = "ingestion:\n  host: [unclosed\n  path: /x\n"
-        XCTAssertThrowsError(try ConfigLoader.load(text: yaml, file: "bad.yaml", environment: [:])) { e in
-            let err = e as! ConfigError
-            XCTAssertGreaterThan(err.line, 1)
-            XCTAssertGreaterThan(err.column, 0)
-            XCTAssertTrue(err.description.hasPrefix("bad.yaml:\(err.line):\(err.column): YAML syntax error"))
-        }
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: yaml, file: "bad.yaml", environment: [:]) }
+        #expect(err.line > 1)
+        #expect(err.column > 0)
+        #expect(err.description.hasPrefix("bad.yaml:\(err.line):\(err.column): YAML syntax error"))
     }
 
-    func testEnvironmentInterpolation() throws {
+    @Test func environmentInterpolation() throws {
         let yaml = """
             ingestion:
               host: ${HOST:-https://fallback.example.com}
@@ -151,43 +149,69 @@ final class ConfigTests: XCTestCase {
             state_dir: ${STATE:-/tmp/s}/x$$y
             """
         let c = try ConfigLoader.load(text: yaml, file: "r", environment: ["KEY_PART": "abc", "STATE": ""])
-        XCTAssertEqual(c.ingestion.host, "https://fallback.example.com")
-        XCTAssertEqual(c.writeKey, "key-abc-end")
-        XCTAssertEqual(c.ingestion.timeoutSeconds, 7)
-        XCTAssertEqual(c.stateDir, "/tmp/s/x$y")
+        #expect(c.ingestion.host == "https://fallback.example.com")
+        #expect(c.writeKey == "key-abc-end")
+        #expect(c.ingestion.timeoutSeconds == 7)
+        #expect(c.stateDir == "/tmp/s/x$y")
         let c2 = try ConfigLoader.load(text: yaml, file: "r", environment: ["HOST": "https://h.example", "KEY_PART": "z", "TIMEOUT": "3"])
-        XCTAssertEqual(c2.ingestion.host, "https://h.example")
-        XCTAssertEqual(c2.ingestion.timeoutSeconds, 3)
-        XCTAssertThrowsError(try ConfigLoader.load(text: "state_dir: ${OOPS\n", file: "r", environment: [:])) { e in
-            XCTAssertEqual((e as! ConfigError).line, 1)
-        }
+        #expect(c2.ingestion.host == "https://h.example")
+        #expect(c2.ingestion.timeoutSeconds == 3)
+        let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: "state_dir: ${OOPS\n", file: "r", environment: [:]) }
+        #expect(err.line == 1)
     }
 
-    func testWriteKeyFileAndMasking() throws {
+    /// A config whose write key comes from a key file in the test's directory.
+    private func keyFileConfig() throws -> ReplayConfig {
         try writeFile(dir + "/key", "  secret-key-WXYZ\n")
         let yaml = "ingestion:\n  host: https://ingest.example.com\n  write_key_file: key\n"
         try writeFile(dir + "/r.yaml", yaml)
-        let c = try ConfigLoader.load(path: dir + "/r.yaml", environment: [:])
-        XCTAssertEqual(c.writeKey, "secret-key-WXYZ")
-        XCTAssertEqual(c.maskedWriteKey, "****WXYZ")
-        for text in [c.description, c.debugDescription, String(describing: c), String(reflecting: c), "\(c.ingestion)"] {
-            XCTAssertFalse(text.contains("secret-key"), text)
+        return try ConfigLoader.load(path: dir + "/r.yaml", environment: [:])
+    }
+
+    @Test func writeKeyFileAndMasking() throws {
+        let c = try keyFileConfig()
+        #expect(c.writeKey == "secret-key-WXYZ")
+        #expect(c.maskedWriteKey == "****WXYZ")
+    }
+
+    /// The ways a config can be printed.
+    enum Rendering: String, CaseIterable, Sendable {
+        case description, debugDescription, describing, reflecting, ingestion
+
+        func text(_ c: ReplayConfig) -> String {
+            switch self {
+            case .description: c.description
+            case .debugDescription: c.debugDescription
+            case .describing: String(describing: c)
+            case .reflecting: String(reflecting: c)
+            case .ingestion: "\(c.ingestion)"
+            }
         }
     }
 
-    func testRemoteHostNeedsKeyAndHTTPS() {
-        XCTAssertThrowsError(try ConfigLoader.load(text: "ingestion:\n  host: https://x.example\n", file: "r", environment: [:])) { e in
-            XCTAssertTrue((e as! ConfigError).message.contains("no write key"))
+    @Test(arguments: Rendering.allCases)
+    func writeKeyFromAFileIsNotPrinted(rendering: Rendering) throws {
+        let text = rendering.text(try keyFileConfig())
+        #expect(!text.contains("secret-key"), "\(text)")
+    }
+
+    @Test func remoteHostNeedsKeyAndHTTPS() throws {
+        let noKey = try #require(throws: ConfigError.self) {
+            try ConfigLoader.load(text: "ingestion:\n  host: https://x.example\n", file: "r", environment: [:])
         }
+        #expect(noKey.message.contains("no write key"))
         let insecure = "ingestion:\n  host: http://x.example\n  write_key: k\n"
-        XCTAssertThrowsError(try ConfigLoader.load(text: insecure, file: "r", environment: [:])) { e in
-            XCTAssertEqual((e as! ConfigError).line, 2)
+        let http = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: insecure, file: "r", environment: [:]) }
+        #expect(http.line == 2)
+        #expect(throws: Never.self) {
+            try ConfigLoader.load(text: insecure + "  allow_insecure_http: true\n", file: "r", environment: [:])
         }
-        XCTAssertNoThrow(try ConfigLoader.load(text: insecure + "  allow_insecure_http: true\n", file: "r", environment: [:]))
-        XCTAssertNoThrow(try ConfigLoader.load(text: "ingestion:\n  host: http://127.0.0.1:8080\n  write_key: k\n", file: "r", environment: [:]))
+        #expect(throws: Never.self) {
+            try ConfigLoader.load(text: "ingestion:\n  host: http://127.0.0.1:8080\n  write_key: k\n", file: "r", environment: [:])
+        }
     }
 
-    func testEnrichmentAndPrivacySections() throws {
+    @Test func enrichmentAndPrivacySections() throws {
         let yaml = """
             enrichment:
               default_timestamp: now
@@ -198,30 +222,28 @@ final class ConfigTests: XCTestCase {
               drop_properties: [email, ssn]
             """
         let c = try ConfigLoader.load(text: yaml, file: "r", environment: [:])
-        XCTAssertEqual(c.enrichment.defaultTimestamp, .now)
-        XCTAssertEqual(c.enrichment.context.app?["build"], .number(JSONNumber(42)))
-        XCTAssertEqual(c.enrichment.context.app?["name"], .string("demo"))
-        XCTAssertEqual(c.enrichment.context.locale, "de-DE")
-        XCTAssertEqual(c.privacy.dropProperties, ["email", "ssn"])
+        #expect(c.enrichment.defaultTimestamp == .now)
+        #expect(c.enrichment.context.app?["build"] == .number(JSONNumber(42)))
+        #expect(c.enrichment.context.app?["name"] == .string("demo"))
+        #expect(c.enrichment.context.locale == "de-DE")
+        #expect(c.privacy.dropProperties == ["email", "ssn"])
     }
 
-    func testEmptyFileGivesDefaults() throws {
+    @Test func emptyFileGivesDefaults() throws {
         let c = try ConfigLoader.load(text: "", file: "r", environment: [:])
-        XCTAssertEqual(c.writeKey, ReplayConfig.embeddedWriteKey)
-        XCTAssertEqual(c.maskedWriteKey, "****ocal")
+        #expect(c.writeKey == ReplayConfig.embeddedWriteKey)
+        #expect(c.maskedWriteKey == "****ocal")
     }
 }
 
-import JSONCore
-
-final class WriteKeyTests: XCTestCase {
-    func testSetWriteKeyIsMasked() {
+@Suite struct WriteKeyTests {
+    @Test func setWriteKeyIsMasked() {
         var c = ReplayConfig.defaults
         c.setWriteKey("abcdefgh1234")
-        XCTAssertEqual(c.writeKey, "abcdefgh1234")
-        XCTAssertEqual(c.maskedWriteKey, "****1234")
-        XCTAssertFalse(String(describing: c).contains("abcdefgh"))
+        #expect(c.writeKey == "abcdefgh1234")
+        #expect(c.maskedWriteKey == "****1234")
+        #expect(!String(describing: c).contains("abcdefgh"))
         c.setWriteKey("abc")
-        XCTAssertEqual(c.maskedWriteKey, "****")
+        #expect(c.maskedWriteKey == "****")
     }
 }

@@ -1,20 +1,21 @@
 import Foundation
 import JSONCore
-import XCTest
+import Testing
 
 @testable import ReplayKit
 
 /// Runs the real `mr-replay` binary and kills or signals it, then checks that a resumed run
 /// ends with exactly the events an uninterrupted run delivers.
-final class RunCrashTests: XCTestCase {
-    var dir = ""
-    override func setUpWithError() throws {
-        // XCTest, not Swift Testing: these tests kill a real process at timed points, so they run
-        // alone rather than beside the parallel Swift Testing suites.
-        guard hasBuiltBinary("mr-replay") else { throw XCTSkip("mr-replay is not built next to the test bundle (swift build)") }
-        dir = try makeTempDir()
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+///
+/// Serialized, and `.heavy`: the tests kill or signal a real process at timed points, so they
+/// never overlap one another nor the other suites that run the whole pipeline.
+@Suite(
+    .serialized, .heavy,
+    .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))
+final class RunCrashTests {
+    let dir: String
+    init() throws { dir = try makeTempDir() }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     func launch(_ args: [String]) throws -> Process {
         let p = Process()
@@ -33,7 +34,7 @@ final class RunCrashTests: XCTestCase {
         return p.terminationStatus
     }
 
-    func testKillNineAtSeveralPointsLosesNothing() async throws {
+    @Test func killNineAtSeveralPointsLosesNothing() async throws {
         let (text, valid) = generateEvents(count: 6000)
         // A broken line after every 1,000 lines: each killed run dead-letters some of them before
         // its checkpoint passes them, so they must be in the dead-letter file despite the kill.
@@ -53,9 +54,9 @@ final class RunCrashTests: XCTestCase {
         try seedState("\(dir)/ref/state")
         let refConfig = try writeRunConfig(dir: "\(dir)/ref", url: reference.url)
         let refReport = try await replay(config: refConfig, inputs: ["\(dir)/in.ndjson"])
-        XCTAssertEqual(refReport.status, .completedWithDrops)
+        #expect(refReport.status == .completedWithDrops)
         let expected = try await reference.received()
-        XCTAssertEqual(expected.events.count, valid)
+        #expect(expected.events.count == valid)
 
         // The crashing runs: slowed by a rate limit so the kills land mid-run.
         let target = try await RunTarget.start(dir: dir, name: "crashy")
@@ -74,35 +75,35 @@ final class RunCrashTests: XCTestCase {
             }
             p.waitUntilExit()
         }
-        XCTAssertGreaterThanOrEqual(kills, 2, "the kills must land while the run is going")
+        #expect(kills >= 2, "the kills must land while the run is going")
         // The final run completes: exit 1 when the broken last line is dead-lettered in it, 0 when a
         // killed run already settled it (then the last checkpoint passed everything).
         let finalExit = try runToEnd(args)
-        XCTAssertTrue([0, 1].contains(finalExit), "final run exit \(finalExit)")
+        #expect([0, 1].contains(finalExit), "final run exit \(finalExit)")
         let got = try await target.received()
 
         let missing = Set(expected.events.keys).subtracting(got.events.keys)
         let extra = Set(got.events.keys).subtracting(expected.events.keys)
-        XCTAssertEqual(missing.count, 0, "lost events, for example \(missing.prefix(3))")
-        XCTAssertEqual(extra.count, 0, "unexpected events, for example \(extra.prefix(3))")
+        #expect(missing.count == 0, "lost events, for example \(missing.prefix(3))")
+        #expect(extra.count == 0, "unexpected events, for example \(extra.prefix(3))")
         let differing = expected.events.filter { got.events[$0.key] != nil && got.events[$0.key] != $0.value }
-        XCTAssertEqual(differing.count, 0, "events differ from the uninterrupted run (except sentAt), e.g. \(differing.keys.prefix(3))")
+        #expect(differing.count == 0, "events differ from the uninterrupted run (except sentAt), e.g. \(differing.keys.prefix(3))")
         let duplicates = got.copies.values.reduce(0) { $0 + $1 - 1 }
         // Duplicates are limited to what was in flight or delivered since the last checkpoint
         // (written every second) when each kill landed.
-        XCTAssertLessThanOrEqual(duplicates, kills * 2000, "duplicates: \(duplicates)")
+        #expect(duplicates <= kills * 2000, "duplicates: \(duplicates)")
         let report = try JSONValue(parsing: try String(contentsOfFile: "\(dir)/crash/state/report.json", encoding: .utf8))
-        XCTAssertEqual(report.objectValue?["status"], finalExit == 1 ? "completed_with_drops" : "completed")
+        #expect(report.objectValue?["status"] == (finalExit == 1 ? "completed_with_drops" : "completed"))
         let dead = try String(contentsOfFile: "\(dir)/crash/state/dead-letter.ndjson", encoding: .utf8)
-        XCTAssertTrue(dead.contains("\"raw\":\"broken line\""), "the broken line is dead-lettered")
+        #expect(dead.contains("\"raw\":\"broken line\""), "the broken line is dead-lettered")
         for k in 1...brokenCount {
-            XCTAssertTrue(dead.contains("\"raw\":\"broken line \(k)\""), "broken line \(k) was lost from the dead-letter file")
+            #expect(dead.contains("\"raw\":\"broken line \(k)\""), "broken line \(k) was lost from the dead-letter file")
         }
         let resumedPast = Int(report.objectValue?["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0
-        XCTAssertGreaterThan(resumedPast, 0, "the final run resumed from a checkpoint written before a kill")
+        #expect(resumedPast > 0, "the final run resumed from a checkpoint written before a kill")
     }
 
-    func testSigtermStopsCleanlyWithExit75AndTheNextRunFinishes() async throws {
+    @Test func sigtermStopsCleanlyWithExit75AndTheNextRunFinishes() async throws {
         let (text, valid) = generateEvents(count: 2000)
         try writeFile("\(dir)/in.ndjson", text)
         let target = try await RunTarget.start(dir: dir)
@@ -110,33 +111,35 @@ final class RunCrashTests: XCTestCase {
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
         let p = try launch(args)
         try await Task.sleep(for: .milliseconds(400))
-        XCTAssertTrue(p.isRunning)
+        #expect(p.isRunning)
         p.terminate()
         let started = ContinuousClock.now
         p.waitUntilExit()
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(8), "a stop settles within a bounded time")
-        XCTAssertEqual(p.terminationStatus, 75)
-        let stopped = try JSONValue(parsing: try String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8)).objectValue!
-        XCTAssertEqual(stopped["status"], "interrupted")
-        let events = stopped["events"]!.objectValue!
-        let read = events["read"]!.encodedString, delivered = events["delivered"]!.encodedString
-        let pending = Int(events["pending"]!.encodedString)!
-        XCTAssertEqual(Int(read)!, Int(delivered)! + pending, "read = delivered + pending when interrupted")
+        #expect(ContinuousClock.now - started < .seconds(8), "a stop settles within a bounded time")
+        #expect(p.terminationStatus == 75)
+        let stopped = try #require(
+            try JSONValue(parsing: try String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8)).objectValue)
+        #expect(stopped["status"] == "interrupted")
+        let events = try #require(stopped["events"]?.objectValue)
+        let read = try #require(events["read"].flatMap { Int($0.encodedString) })
+        let delivered = try #require(events["delivered"].flatMap { Int($0.encodedString) })
+        let pending = try #require(events["pending"].flatMap { Int($0.encodedString) })
+        #expect(read == delivered + pending, "read = delivered + pending when interrupted")
 
-        XCTAssertEqual(try runToEnd(args), 0)
+        #expect(try runToEnd(args) == 0)
         let got = try await target.received()
-        XCTAssertEqual(got.events.count, valid)
+        #expect(got.events.count == valid)
     }
 
-    func testExitCodesForFatalAndConfigErrors() async throws {
+    @Test func exitCodesForFatalAndConfigErrors() async throws {
         let target = try await RunTarget.start(dir: dir, writeKey: "right")
         try writeFile("\(dir)/in.ndjson", generateEvents(count: 20).text)
         let wrong = try writeRunConfig(dir: dir, url: target.url, writeKey: "wrong")
-        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "--quiet", "\(dir)/in.ndjson"]), 3)
+        #expect(try runToEnd(["run", "--config", wrong, "--quiet", "\(dir)/in.ndjson"]) == 3)
         try writeFile("\(dir)/bad.yaml", "ingestion:\n  hostt: x\n")
-        XCTAssertEqual(try runToEnd(["run", "--config", "\(dir)/bad.yaml", "\(dir)/in.ndjson"]), 2)
-        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "--shard", "5/2", "\(dir)/in.ndjson"]), 2)
-        XCTAssertEqual(try runToEnd(["run", "--config", wrong, "\(dir)/missing.ndjson"]), 2)
+        #expect(try runToEnd(["run", "--config", "\(dir)/bad.yaml", "\(dir)/in.ndjson"]) == 2)
+        #expect(try runToEnd(["run", "--config", wrong, "--shard", "5/2", "\(dir)/in.ndjson"]) == 2)
+        #expect(try runToEnd(["run", "--config", wrong, "\(dir)/missing.ndjson"]) == 2)
         _ = try await target.received()
     }
 }

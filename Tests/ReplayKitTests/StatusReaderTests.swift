@@ -1,11 +1,11 @@
 import Foundation
-import XCTest
+import Testing
 
 @testable import ReplayKit
 
 /// `mr-replay status` on a state directory whose runs were sharded.
-final class ShardStatusTests: XCTestCase {
-    func testStatusListsEachShardsState() throws {
+@Suite struct ShardStatusTests {
+    @Test func statusListsEachShardsState() throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for k in [1, 0] {
@@ -20,13 +20,14 @@ final class ShardStatusTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: "\(dir)/shard-0-of-3", withIntermediateDirectories: true)
         try writeFile("\(dir)/shard-0-of-3/checkpoint.json", "{not json")  // one broken shard
         let status = try StatusReader.read(stateDirectory: dir)
-        XCTAssertEqual(status.shards.map(\.stateDir), ["\(dir)/shard-0-of-2", "\(dir)/shard-1-of-2", "\(dir)/shard-0-of-3"])
-        XCTAssertEqual(status.shards.map { $0.inputs.first?.line }, [10, 20, nil])
-        XCTAssertNil(status.shards[0].error)
-        XCTAssertNotNil(status.shards[2].error, "reported, not thrown")
+        #expect(status.shards.map(\.stateDir) == ["\(dir)/shard-0-of-2", "\(dir)/shard-1-of-2", "\(dir)/shard-0-of-3"])
+        #expect(status.shards.map { $0.inputs.first?.line } == [10, 20, nil])
+        try #require(status.shards.count == 3)
+        #expect(status.shards[0].error == nil)
+        #expect(status.shards[2].error != nil, "reported, not thrown")
         let text = StatusReader.text(status)
-        XCTAssertTrue(text.contains("no checkpointed inputs here; shards below"), text)
-        XCTAssertTrue(text.contains("  state: \(dir)/shard-1-of-2"), text)
-        XCTAssertTrue(text.contains("    /in.ndjson: line 20, byte 200"), text)
+        #expect(text.contains("no checkpointed inputs here; shards below"), "\(text)")
+        #expect(text.contains("  state: \(dir)/shard-1-of-2"), "\(text)")
+        #expect(text.contains("    /in.ndjson: line 20, byte 200"), "\(text)")
     }
 }

@@ -1,10 +1,11 @@
-import XCTest
+import Testing
+
 @testable import ReplayKit
 
-final class SuggestionTests: XCTestCase {
-    func testClosestKeyIsSuggested() {
-        XCTAssertEqual(Suggestion.closest(to: "max_event", among: ["max_events", "max_bytes"]), "max_events")
-        XCTAssertNil(Suggestion.closest(to: "zzzzzz", among: ["host", "path"]))
-        XCTAssertEqual(Suggestion.distance("kitten", "sitting"), 3)
+@Suite struct SuggestionTests {
+    @Test func closestKeyIsSuggested() {
+        #expect(Suggestion.closest(to: "max_event", among: ["max_events", "max_bytes"]) == "max_events")
+        #expect(Suggestion.closest(to: "zzzzzz", among: ["host", "path"]) == nil)
+        #expect(Suggestion.distance("kitten", "sitting") == 3)
     }
 }
