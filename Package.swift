@@ -37,11 +37,19 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Debian's libdeflate (apt-get install -y libdeflate-dev): fast gzip for request bodies.
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .target(name: "JSONCore"),
-        // The package's one gzip implementation (CompressNIO: zlib, streaming).
+        // The package's one gzip implementation: libdeflate for whole bodies, zlib (CompressNIO)
+        // for streams.
         .target(
             name: "GzipCodec",
             dependencies: [
+                "CDeflate",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]

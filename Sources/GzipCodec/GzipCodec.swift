@@ -1,24 +1,22 @@
 import NIOCore
 
-/// The package's one gzip implementation: CompressNIO (zlib) for request bodies, collector
-/// bodies and `.gz` input files alike.
+/// The package's one gzip implementation: request bodies, collector bodies and `.gz` inputs.
 ///
-/// Why CompressNIO: zlib inflates a stream of any length (`.gz` inputs may be gigabytes), which
-/// libdeflate's whole-buffer API cannot, and its level 1 costs only ~1.4x libdeflate's level 1
-/// per 100-event batch (0.78M vs 0.55M instructions, a few µs; see `docs/delivery.md`).
+/// Why two libraries behind it: libdeflate compresses a 100-event batch about 2-3x faster than
+/// zlib's fastest level (on the delivery path, where gzip may cost at most 1.5x no gzip), but it
+/// only works on whole buffers; zlib (through CompressNIO) inflates streams of any length, which
+/// `.gz` inputs of gigabytes need.
 package enum GzipCodec {
-    /// zlib's level for request bodies: its fastest, which still shrinks batches of similar JSON
-    /// events about 5x.
+    /// libdeflate's level for request bodies: its fastest, which still shrinks batches of similar
+    /// JSON events about 5x.
     package static let requestLevel: Int32 = 1
 
-    /// Compressors are expensive to create (about 256 KiB of state each), so a few are kept.
+    /// Compressors are expensive to create (hundreds of KB of tables each), so a few are kept.
     private static let pool = CompressorPool(level: requestLevel, keep: 8)
 
-    /// Gzips `bytes` as one member (zlib level ``requestLevel``).
+    /// Gzips `bytes` as one member (libdeflate level ``requestLevel``).
     package static func compress(_ bytes: [UInt8]) throws(GzipError) -> [UInt8] {
-        var input = ByteBuffer.withStorage(copying: bytes)
-        let output = try pool.compress(&input)
-        return Array(output.readableBytesView)
+        try pool.compress(bytes)
     }
 
     /// Gunzips `bytes` (one or more members) into at most `maxSize` bytes.
