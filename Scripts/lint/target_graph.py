@@ -16,7 +16,7 @@ LAYERS = [
     ('servers', ['Collector', 'CountingSink']),
     ('engine', ['MetaRouter']),
     ('shared', ['IngestionChecks', 'GzipCodec', 'JSONCore']),
-    ('system libraries', ['CYAML', 'CSQLite']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 
 
