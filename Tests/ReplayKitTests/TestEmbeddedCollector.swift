@@ -12,11 +12,12 @@ struct TestEmbeddedCollector: EmbeddedCollector {
         return TestEmbeddedCollector(server: CollectorServer(configuration: configuration, logger: logger))
     }
 
-    /// Serves until the run cancels this task; the server then flushes its store and returns.
+    /// Serves until the run cancels this task, then shuts the server down gracefully (in-flight
+    /// requests finish, the store is flushed) rather than cancelling it, which would log errors.
     func run() async throws {
-        do {
-            try await server.run()
-        } catch is CancellationError {}
+        _ = try await server.start()
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        try await server.shutdown()
     }
 
     func baseURL() async throws -> String {
