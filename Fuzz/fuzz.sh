@@ -77,9 +77,11 @@ target_snapshot() {
 }
 
 # MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
-# Transport): the event model, identity, storage and the disk queue.
+# Transport): the event model, identity, storage, the disk queue, and the lane routing the
+# reader shares with the engine (Delivery/LaneRouting.swift, which needs none of them).
 metarouter_core() {
-  module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue}
+  module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
+    Sources/MetaRouter/Delivery/LaneRouting.swift
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -221,7 +221,9 @@ import Testing
         try busy.send(body)
         let r = try #require(try busy.readResponse())
         #expect(r.status == 200)
-        #expect(r.headers["connection"] == "close")
+        // The answer says `Connection: close` when the quiesce reached this connection first;
+        // either way the server closes it once the request is answered.
+        #expect(r.headers["connection"] == nil || r.headers["connection"] == "close")
         #expect(try busy.isClosedByServer())
         try await stopping.value
         #expect(h.server.stats().events == 3)
