@@ -310,7 +310,7 @@ struct BlockArray<Element> {
 
     /// The element at `index` (0 ..< count).
     subscript(index: Int) -> Element {
-        get { blocks[index >> Self.shift][index & Self.mask] }
+        _read { yield blocks[index >> Self.shift][index & Self.mask] }
         _modify { yield &blocks[index >> Self.shift][index & Self.mask] }
     }
 
