@@ -96,3 +96,10 @@ struct TopLevelEditsTests {
         }
     }
 }
+
+/// `TopLevelEdits.Member.at(_:)` walks the members in the order of `allCases`.
+@Test func memberPositionsFollowTheCaseOrder() {
+    typealias Member = TopLevelEdits.Member
+    #expect(Member.count == Member.allCases.count)
+    #expect((0..<Member.count).map(Member.at) == Array(Member.allCases))
+}

@@ -67,6 +67,25 @@ struct TopLevelEdits {
         /// Every member, in order (made once: loops over it allocate nothing).
         static let ordered = allCases
 
+        /// How many members there are.
+        static let count = 8
+
+        /// The member at `position` of ``ordered``, without touching the array: the render loops
+        /// run once per event.
+        @inline(__always)
+        static func at(_ position: Int) -> Member {
+            switch position {
+            case 0: .timestamp
+            case 1: .anonymousId
+            case 2: .userId
+            case 3: .groupId
+            case 4: .messageId
+            case 5: .properties
+            case 6: .traits
+            default: .context
+            }
+        }
+
         /// The encoded key of each member of ``ordered``, with its quotes and colon.
         static let encodedKeys: [[UInt8]] = ordered.map { member in
             var key = JSONStrings.quoted(member.rawValue)
@@ -126,7 +145,10 @@ struct TopLevelEdits {
     /// The member placed at `index` of the layout, if it is one that gets a new value.
     @inline(__always)
     private func replacedMember(at index: Int, _ top: TopLevelMembers) -> Member? {
-        for member in Member.ordered where top[member] == index && sets(member) { return member }
+        for k in 0..<Member.count {
+            let member = Member.at(k)
+            if top[member] == index && sets(member) { return member }
+        }
         return nil
     }
 
@@ -134,12 +156,13 @@ struct TopLevelEdits {
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
     func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         // Each new value plus room for its key (the longest, `"anonymousId":`, is 14 bytes).
-        var capacity = layout.range.count + 2 + Member.ordered.count * 16
-        for member in Member.ordered { capacity += withValue(member) { $0?.estimatedCount ?? 0 } }
+        var capacity = layout.range.count + 2 + Member.count * 16
+        for k in 0..<Member.count { capacity += withValue(Member.at(k)) { $0?.estimatedCount ?? 0 } }
         out.reserveCapacity(out.count + capacity)
         // Which of the first 64 members get a new value, so the others cost one bit test.
         var replaced: UInt64 = 0
-        for member in Member.ordered where sets(member) {
+        for k in 0..<Member.count where sets(Member.at(k)) {
+            let member = Member.at(k)
             if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
         }
         out.append(UInt8(ascii: "{"))
@@ -161,7 +184,8 @@ struct TopLevelEdits {
             }
         }
         // Missing members are appended in the order of `Member` (the order `apply` sets them in).
-        for (k, member) in Member.ordered.enumerated() where top[member] == nil && sets(member) {
+        for k in 0..<Member.count where top[Member.at(k)] == nil && sets(Member.at(k)) {
+            let member = Member.at(k)
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out.append(contentsOf: Member.encodedKeys[k])
