@@ -1,6 +1,6 @@
 // The `snapshot` fuzz target: MetaRouter's streaming snapshot reader on arbitrary bytes, on the
 // same bytes wrapped as a snapshot in both key orders, and cut anywhere. See docs/fuzzing.md.
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// libFuzzer's entry point: called once per input, always from the same thread.
 @_cdecl("LLVMFuzzerTestOneInput")

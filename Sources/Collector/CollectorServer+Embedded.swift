@@ -15,4 +15,19 @@ extension CollectorServer {
     package func shutdown() async throws {
         try await embedded.shutdown()
     }
+
+    /// Serves in the background until the calling task is cancelled, then shuts down gracefully
+    /// (in-flight requests finish, the store is flushed) instead of cancelling the server, which
+    /// would log errors: how a caller that owns no `ServiceGroup` runs it as a child task (the
+    /// embedded collector of `mr-replay`).
+    package func serveUntilCancelled() async throws {
+        _ = try await start()
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        try await shutdown()
+    }
+
+    /// `http://HOST:PORT` once the server listens; throws why it will not.
+    package func listeningURL() async throws -> String {
+        "http://\(configuration.host):\(try await listeningPort())"
+    }
 }

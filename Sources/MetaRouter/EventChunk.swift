@@ -6,7 +6,7 @@
 /// ``EncodedEvent/init(uncheckedBytes:messageId:orderingKey:tag:)``, spanning exactly from its
 /// `{` to its `}` (no whitespace around): the engine then never reads an event's bytes before
 /// encoding its batch. Bytes of the storage that no entry names are ignored.
-public struct EventChunk: Sendable {
+@_spi(PerLine) public struct EventChunk: Sendable {
     /// One event of a chunk.
     public struct Entry: Sendable, Equatable {
         /// Where the event's bytes are in ``EventChunk/storage``.

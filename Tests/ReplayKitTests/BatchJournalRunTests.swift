@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Synchronization
 import Testing
 

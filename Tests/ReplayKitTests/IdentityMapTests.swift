@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Testing
 @testable import ReplayKit
 

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Testing
 
 /// The one messageId writer: stable ids of replayed lines and fresh ids of new events.

@@ -12,15 +12,7 @@ struct TestEmbeddedCollector: EmbeddedCollector {
         return TestEmbeddedCollector(server: CollectorServer(configuration: configuration, logger: logger))
     }
 
-    /// Serves until the run cancels this task, then shuts the server down gracefully (in-flight
-    /// requests finish, the store is flushed) rather than cancelling it, which would log errors.
-    func run() async throws {
-        _ = try await server.start()
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        try await server.shutdown()
-    }
+    func run() async throws { try await server.serveUntilCancelled() }
 
-    func baseURL() async throws -> String {
-        "http://\(server.configuration.host):\(try await server.listeningPort())"
-    }
+    func baseURL() async throws -> String { try await server.listeningURL() }
 }

@@ -1,4 +1,4 @@
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Testing
 
 /// The one timestamp parser (``Timestamp``), as the enrichment rules and the client use it.

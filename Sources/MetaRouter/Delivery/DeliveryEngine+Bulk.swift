@@ -11,7 +11,7 @@ extension DeliveryEngine {
     /// - Precondition: every entry's range lies inside `chunk.storage` and spans exactly one
     ///   non-empty JSON object, from its `{` to its `}` (checked in every build: a wrong range
     ///   would otherwise send bytes of other events).
-    public func submit(chunk: EventChunk) async -> Int {
+    @_spi(PerLine) public func submit(chunk: EventChunk) async -> Int {
         var accepted = 0
         let storage = chunk.storage
         for i in chunk.entries.indices {

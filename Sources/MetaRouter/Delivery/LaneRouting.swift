@@ -1,7 +1,7 @@
 /// The one formula that routes an event to a lane: the engine uses it, and so do callers that
 /// group events the way the engine will (mr-replay's reader builds one chunk per lane, and splits
 /// identities into shards with the same formula).
-public enum LaneRouting {
+@_spi(PerLine) public enum LaneRouting {
     /// The lane key of an ordering key (usually `anonymousId ?? userId`): the FNV-1a hash of its
     /// UTF-8 bytes. Events with equal keys share a lane and keep their order.
     @inlinable

@@ -1,6 +1,6 @@
 /// Reading bytes as little-endian 64-bit words, for the byte hashes of the replay hot path
 /// (stable messageIds, the identity maps).
-public enum ByteWords {
+@_spi(PerLine) public enum ByteWords {
     /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
     /// memory order.
     @inlinable @inline(__always)

@@ -1,6 +1,6 @@
 /// Calendar arithmetic for UTC timestamps (proleptic Gregorian), without locale-dependent
 /// formatters: shared by `Timestamp`, HTTP dates and the replay hot path.
-public enum CivilCalendar {
+@_spi(PerLine) public enum CivilCalendar {
     /// Howard Hinnant's days-from-civil algorithm (proleptic Gregorian calendar).
     public static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0

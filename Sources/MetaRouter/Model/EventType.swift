@@ -6,7 +6,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
 
     /// The type named by the JSON string token `buf[value]` (with its quotes), or nil for any
     /// other string. Read from the bytes, without making a String unless the name is escaped.
-    public init?(jsonString buf: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) {
+    @_spi(PerLine) public init?(jsonString buf: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) {
         let inner = (value.lowerBound + 1)..<(value.upperBound - 1)
         if buf[inner].contains(UInt8(ascii: "\\")) {
             // Escaped spelling (rare): compare the decoded text.

@@ -1,6 +1,6 @@
 /// FNV-1a, 64 bit: a fast, stable, non-cryptographic hash. Unlike `Hasher` it gives the same value
 /// in every process, so it can route identities to lanes and shards and fingerprint files.
-public enum FNV1a {
+@_spi(PerLine) public enum FNV1a {
     /// The hash of `bytes`.
     @inlinable
     public static func hash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {

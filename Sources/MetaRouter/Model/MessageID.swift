@@ -9,7 +9,7 @@ import Foundation
 ///   is a 128-bit hash of ONLY the line's bytes and its line number, formatted as an RFC 9562
 ///   version-8 (custom) UUID, so the same file gives the same ids in every run, after any
 ///   resume, from any directory, compressed or not. The destination deduplicates by them.
-public enum MessageID {
+@_spi(PerLine) public enum MessageID {
     /// What a messageId is made of: the event's time and the uuid as two big-endian halves.
     public struct Parts: Sendable, Equatable {
         /// Milliseconds since 1970.

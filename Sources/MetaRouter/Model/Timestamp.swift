@@ -11,7 +11,7 @@ import Foundation
 ///   truncated); second 60 (a leap second) counts as the next minute's second 0;
 /// - after a time, an optional zone: `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` (hours below 24,
 ///   minutes below 60); without one the time is UTC.
-public enum Timestamp {
+@_spi(PerLine) public enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
     public static func iso8601(_ date: Date) -> String {
         iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// One reader per top-level section of the configuration file.
 extension ConfigLoader {

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Loads a ``ReplayConfig`` from a YAML file.
 ///

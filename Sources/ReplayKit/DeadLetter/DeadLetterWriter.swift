@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import JSONCore
 
 /// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:

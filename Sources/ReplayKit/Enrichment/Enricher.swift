@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
 ///

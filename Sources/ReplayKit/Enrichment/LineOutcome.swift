@@ -1,4 +1,4 @@
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Foundation
 
 /// What became of one input line, at every stage: `Event` is what an event carries there.

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
 /// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.

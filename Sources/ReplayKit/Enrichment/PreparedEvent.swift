@@ -1,5 +1,5 @@
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// An enriched event, waiting for ``Enricher/finish(_:sequence:line:)`` to learn from it and
 /// count it, and what the identity store may learn from it. Ids read from the line

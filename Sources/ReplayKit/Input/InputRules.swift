@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// A snapshot that cannot be replayed: a version this mr-replay does not read, or no
 /// `events` array at all. Nothing of it is sent and its checkpoint does not move.

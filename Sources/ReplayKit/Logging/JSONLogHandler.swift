@@ -1,7 +1,7 @@
 import Foundation
 import JSONCore
 import Logging
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// A swift-log handler that writes one JSON object per line to stderr:
 /// `{"ts":"…","level":"info","label":"…","msg":"…", …metadata}`.

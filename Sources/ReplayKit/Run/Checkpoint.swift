@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Where each input of a state directory stands: everything before `offset` is settled
 /// (delivered, dead-lettered, filtered or blank).

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Synchronization
 
 /// Hands chunks of events (one per engine lane, sent together) from the reader thread to the delivery task, with backpressure:

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Where a run sends its events: a remote endpoint, or the embedded collector (host
 /// `embedded`), which the runner starts in process and which writes to

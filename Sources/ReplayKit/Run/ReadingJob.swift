@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// The reading side of a run, on its own thread: reads and enriches every line, records it in
 /// the settlement tracker, hands events to the delivery side in chunks, and writes checkpoints.

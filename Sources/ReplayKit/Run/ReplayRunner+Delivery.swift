@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Synchronization
 
 extension ReplayRunner {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through
 /// the engine, and keeps the checkpoint, the dead-letter file and the report.

@@ -1,4 +1,4 @@
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// What `mr-replay run` was asked to do, beyond the config file.
 public struct RunOptions: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 extension RunReport {
     /// Sets the duration, the rate and the finish time of a run that started at `startInstant`.

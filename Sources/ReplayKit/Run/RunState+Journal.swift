@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 extension RunState {
     /// Journals a batch that was not delivered cleanly on its first attempt. Called by the engine

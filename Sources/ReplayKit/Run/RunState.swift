@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 import Synchronization
 
 /// The run's shared, mutable state: settlement, counters and the dead-letter sink.

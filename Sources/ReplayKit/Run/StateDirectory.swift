@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
 /// file, the report, and (for the embedded target) the collected events.

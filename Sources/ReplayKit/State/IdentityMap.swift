@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// A byte string kept inline when it has at most ``inlineCapacity`` bytes (ids usually do),
 /// so keeping it touches and allocates no heap memory; a longer one is kept in an array.

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 
 /// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// What a driven ``BatchDelivery`` did, step by step.
 struct MachineTrace {

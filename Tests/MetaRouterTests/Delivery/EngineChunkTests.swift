@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// `submit(chunk:)`: events that share one storage are delivered exactly like the same events
 /// submitted one by one.

@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// Mixed answers under concurrency: the engine's invariants must hold whatever the interleaving.
 @Suite struct EngineInvariantTests {

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct EngineLifecycleTests {
     /// Waits (without sleeping) until `condition` holds.

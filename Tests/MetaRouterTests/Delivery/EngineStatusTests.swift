@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// The status table through the whole engine (lanes, clock, transport); the decisions alone are
 /// tested row by row in `BatchDeliveryTests`.

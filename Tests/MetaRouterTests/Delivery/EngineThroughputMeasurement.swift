@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// Answers 200 at once without looking at the request.
 private struct NullTransport: DeliveryTransport {

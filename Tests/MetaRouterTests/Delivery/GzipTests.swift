@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct GzipTests {
     /// A megabyte of mostly repetitive bytes with some noise.

@@ -7,7 +7,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// `HTTPDeliveryTransport` against a tiny in-process loopback server.
 @Suite(.serialized) struct HTTPTransportTests {

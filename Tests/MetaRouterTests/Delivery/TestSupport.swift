@@ -3,7 +3,7 @@ import JSONCore
 import Synchronization
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// A virtual clock: `sleep(until:)` jumps time forward to the deadline at once, so engine waits
 /// (backoff, cooldowns, rate limits) take no real time and are recorded exactly.

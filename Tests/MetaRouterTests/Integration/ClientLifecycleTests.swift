@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// `MetaRouterClient` as a `Service`: nothing starts before `run()`, calls made before it are
 /// kept, and a graceful shutdown, a cancellation or `shutdown()` end the run the same way.

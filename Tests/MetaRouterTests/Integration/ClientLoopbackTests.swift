@@ -4,7 +4,7 @@ import JSONCore
 import NIOPosix
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// `MetaRouterClient` with its own HTTP transport against the in-process collector.
 @Suite(.serialized) struct ClientLoopbackTests {

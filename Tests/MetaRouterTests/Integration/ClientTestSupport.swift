@@ -3,7 +3,7 @@ import JSONCore
 import Synchronization
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// A clock that only moves when the test calls `advance`; sleepers wake when their deadline is reached.
 final class ManualClock: EngineClock {

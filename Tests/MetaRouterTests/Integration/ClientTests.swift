@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {

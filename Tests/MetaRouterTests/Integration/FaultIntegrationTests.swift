@@ -2,7 +2,7 @@ import Foundation
 import Collector
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// The engine and the real HTTP transport against an in-process collector that injects faults:
 /// every good event arrives, none is lost, every give-up has a reason.

@@ -4,7 +4,7 @@ import JSONCore
 import Synchronization
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// What one engine run against an in-process collector produced.
 struct LoopbackResult {

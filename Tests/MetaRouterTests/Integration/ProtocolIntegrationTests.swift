@@ -2,7 +2,7 @@ import Foundation
 import Collector
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// Wire-level behaviour through the real HTTP transport: gzip, tracing, authentication.
 @Suite(.serialized) struct ProtocolIntegrationTests {

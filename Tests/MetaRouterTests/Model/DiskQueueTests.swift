@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)

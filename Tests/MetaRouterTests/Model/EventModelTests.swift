@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct EventModelTests {
     @Test func unknownFieldsAndExactValuesRoundTrip() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouter
 
 /// The streaming snapshot reader on whole, cut and damaged files, in both key orders.
 struct SnapshotReaderTests {

@@ -1,5 +1,5 @@
 import JSONCore
-import MetaRouter
+@_spi(PerLine) import MetaRouter
 @testable import ReplayKit
 
 // The String-facing forms of the hot path's byte APIs, for tests: each event copied out of
