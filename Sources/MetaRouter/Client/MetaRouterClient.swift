@@ -197,7 +197,7 @@ public actor MetaRouterClient: Service {
     public func alias(_ newUserId: String) async {
         guard accepting("alias") else { return }
         await enqueue(.alias(newUserId))
-        await persist { try await $0.identify(userId: newUserId) }
+        await persist { try await $0.identify(userId: newUserId, sameUser: true) }
     }
 
     /// Sends any fully prepared event (its missing identity, messageId, timestamp and context are filled in).

@@ -60,10 +60,11 @@ package actor PersistedIdentity {
         return outcome.events
     }
 
-    /// Sets the user, as `identify` and `alias` do. A different user's traits are not kept.
-    package func identify(userId: String) throws {
+    /// Sets the user, as `identify` and `alias` do. Unless `sameUser` (an alias renames the same
+    /// person), a different user's traits are not kept.
+    package func identify(userId: String, sameUser: Bool = false) throws {
         var next = current
-        if next.identity.userId != nil, next.identity.userId != userId { next.traits = nil }
+        if !sameUser, next.identity.userId != nil, next.identity.userId != userId { next.traits = nil }
         next.identity.userId = userId
         try save(next)
     }
