@@ -62,6 +62,9 @@ extension MetaRouterClient {
         wakePump()
     }
 
+    /// Whether the pump waits to be woken (it went through the queue, or it is held back).
+    var pumpIsParked: Bool { pumpWakeup != nil }
+
     func wakePump() {
         pumpWakeup?.resume()
         pumpWakeup = nil

@@ -13,15 +13,18 @@ import Testing
         let client = try MetaRouterClient(options: clientOptions {
             $0.ingestionHost = host
             $0.autoStart = false
+            $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
         }, clock: clock)  // the client's own HTTP transport
         await startRunning(client)
         for i in 0..<5 { await client.track("E\(i)") }
+        await waitForPumpToPark(client)
         await client.flush()
         clock.advance(by: .seconds(30))  // past several flush intervals
         await client.drain()  // would wait for delivery if anything had been handed over
         #expect(server.connections == 0)
         #expect(server.events.isEmpty)
         #expect(await client.stats.queued == 5)
+        #expect(await client.stats.inFlight == 0)
 
         await client.start()
         await client.drain()

@@ -20,17 +20,20 @@ import Testing
         let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.waitForTrackingAuthorization = true
+            $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
         }, transport: transport, clock: ManualClock())
         await startRunning(client)
         #expect(await client.setAdvertisingId(Self.idfa))
         for name in ["Opened", "Viewed", "Tapped"] { await client.track(name) }
         await client.setTrackingAuthorization(.notDetermined)
+        await waitForPumpToPark(client)
         await client.flush()
         await client.drain()
         #expect(transport.requests.isEmpty)
         let held = await client.stats
         #expect(held.heldForTracking == 3)
         #expect(held.queued == 3)
+        #expect(held.inFlight == 0)
 
         await client.setTrackingAuthorization(status)
         await client.track("After Decision")

@@ -4,6 +4,14 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
+@_spi(PerLine) @testable import MetaRouter
+
+/// Returns once the client's pump has looked at the queue since the last call and parked, so a
+/// test can then check that nothing was handed over (no sleeping).
+func waitForPumpToPark(_ client: MetaRouterClient) async {
+    while await !client.pumpIsParked { await Task.yield() }
+}
+
 /// A tiny loopback HTTP endpoint that counts the TCP connections it accepts and records the
 /// `batch` events of each request it answers (200 `{}`).
 final class CountingHTTPServer: Sendable {
