@@ -10,7 +10,8 @@ public struct ClientStats: Sendable, Equatable {
     public var givenUp: [String: Int] = [:]
     /// Events the engine could not deliver because it stopped; kept for the snapshot.
     public var notDelivered = 0
-    /// Events dropped because the client queue was full (oldest first).
+    /// Events dropped because the client queue was full (oldest first), or the hold overflow
+    /// file was at `maxDiskEvents`.
     public var droppedQueueFull = 0
     /// Calls dropped because the client was disabled (fatal 401/403/404) or shut down.
     public var droppedDisabled = 0
