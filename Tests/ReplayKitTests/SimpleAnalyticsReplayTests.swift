@@ -184,4 +184,37 @@ import FoundationNetworking
             #expect(got.copies.values.allSatisfy { $0 == 1 })
         }
     }
+
+    @Test func aPayloadLineSettlesOnlyWithItsLastEventAndResumesAtThePayload() async throws {
+        try await Self.withDirectory { dir in
+            let path = dir + "/sa.ndjson"
+            try writeFile(path, Self.iPhone + "\n" + Self.mac + "\n")
+            let endOfFirst = UInt64(Self.iPhone.utf8.count + 1)
+            let source = InputResolver.source(for: path)
+            var seen: [(line: Int, settled: (offset: UInt64, lineNumber: Int), event: String?)] = []
+            let enricher = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
+            try LineWalker.walk(inputs: [source], config: try testConfig(), enricher: enricher) { item in
+                guard case .event(let event) = item.result else { Issue.record("\(item.result)"); return true }
+                let name = try JSONValue(parsing: event.bytes).objectValue?["event"]?.stringValue
+                seen.append((item.line.lineNumber, item.settledThrough, name))
+                return true
+            }
+            #expect(seen.map(\.line) == [1, 1, 1, 2])
+            #expect(seen.map(\.event) == ["Logged in", "Opened settings", "Foregrounded app", "Exported"])
+            #expect(seen.map(\.settled.offset) == [0, 0, endOfFirst, endOfFirst + UInt64(Self.mac.utf8.count + 1)])
+            #expect(seen.map(\.settled.lineNumber) == [0, 0, 1, 2])
+
+            var resumed: [String?] = []
+            try LineWalker.walk(
+                inputs: [source], config: try testConfig(), enricher: enricher,
+                resumeAt: [ResumePoint(offset: endOfFirst, lineNumber: 2)]
+            ) { item in
+                if case .event(let event) = item.result {
+                    resumed.append(try JSONValue(parsing: event.bytes).objectValue?["event"]?.stringValue)
+                }
+                return true
+            }
+            #expect(resumed == ["Exported"])
+        }
+    }
 }
