@@ -56,8 +56,14 @@ public final class CollectorServer: Service, Sendable {
         let simpleAnalyticsStore: NDJSONStore?
         do {
             store = try configuration.store.open()
+        } catch {
+            listening.fail(error)
+            throw error
+        }
+        do {
             simpleAnalyticsStore = try configuration.openSimpleAnalyticsStore()
         } catch {
+            try? await store?.close()
             listening.fail(error)
             throw error
         }

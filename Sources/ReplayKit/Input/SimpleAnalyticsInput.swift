@@ -59,17 +59,22 @@ enum SimpleAnalyticsInput {
         // A document is one line: a checkpoint past its start means it was settled whole.
         guard (reader.resumeAt?.offset ?? 0) == 0 else { return }
         let bytes = try readAll(stream, path: reader.source.path)
+        let start = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
         try bytes.withUnsafeBufferPointer { all in
             let line = InputLine(
-                bytes: all, lineNumber: 1, startOffset: 0, endOffset: UInt64(all.count), truncated: false,
-                fileBytesRead: stream.fileBytesRead, fileSize: reader.fileSize)
+                bytes: UnsafeBufferPointer(rebasing: all[start...]), lineNumber: 1, startOffset: UInt64(start),
+                endOffset: UInt64(all.count), truncated: false, fileBytesRead: stream.fileBytesRead,
+                fileSize: reader.fileSize)
             _ = try expander.expand(line, body)
         }
     }
 
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// The whole content of a document input (decompressed, without a byte order mark).
     static func document(_ reader: InputReader) throws -> [UInt8] {
-        try readAll(reader.openStream(), path: reader.source.path)
+        let bytes = try readAll(reader.openStream(), path: reader.source.path)
+        return bytes.starts(with: byteOrderMark) ? Array(bytes.dropFirst(byteOrderMark.count)) : bytes
     }
 
     private static func readAll(_ stream: ByteStream, path: String) throws -> [UInt8] {
@@ -84,7 +89,6 @@ enum SimpleAnalyticsInput {
                 throw InputError("\(path): over \(maxDocumentBytes) bytes, too large for one SimpleAnalytics payload")
             }
         }
-        if out.starts(with: [0xEF, 0xBB, 0xBF]) { out.removeFirst(3) }
         return out
     }
 
