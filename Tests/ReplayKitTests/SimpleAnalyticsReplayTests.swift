@@ -161,6 +161,16 @@ import FoundationNetworking
             try writeFile(dir + "/line.ndjson", Self.iPhone + "\n")
             let (_, lineEvents, _) = try await Self.replayInto(dir, "line", [dir + "/line.ndjson"])
             #expect(Set(lineEvents.keys) == Set(events.keys))
+
+            // Compressed, both are recognised by content too.
+            let lineGz = try gzipFile(dir + "/line.ndjson", to: dir + "/line.gz")
+            let documentGz = try gzipFile(dir + "/payload.json", to: dir + "/payload.gz")
+            #expect(InputResolver.source(for: lineGz).kind == .simpleAnalytics)
+            #expect(InputResolver.source(for: documentGz).kind == .simpleAnalyticsDocument)
+            let (gzReport, gzEvents, gzCopies) = try await Self.replayInto(dir, "gz", [lineGz, documentGz])
+            #expect(gzReport.events.delivered == 6)
+            #expect(Set(gzEvents.keys) == Set(events.keys))
+            #expect(gzCopies.values.allSatisfy { $0 == 2 })
         }
     }
 
