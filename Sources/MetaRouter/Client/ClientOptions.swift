@@ -40,6 +40,21 @@ public struct ClientOptions: Sendable {
     public var diskQueueMaxAge: Duration? = DiskQueue.sevenDays
     /// How long ``MetaRouterClient/shutdown()`` tries to deliver before it cancels the engine.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// `false`: the client opens no connection and sends nothing until ``MetaRouterClient/start()``
+    /// (calls are queued and held meanwhile). For a consent banner that must come first (FunnelMob).
+    public var autoStart = true
+    /// `true`: events are held, not sent, until ``MetaRouterClient/setTrackingAuthorization(_:)``
+    /// gives a determined ATT status (Trackier, FunnelMob). There is no timeout.
+    public var waitForTrackingAuthorization = false
+    /// The consent decision at creation (`nil`: none yet, the client sends normally); see
+    /// ``MetaRouterClient/setConsent(_:)``.
+    public var consent: Consent?
+    /// The ATT status at creation (`nil`: ATT not in use, the advertising id is sent as set).
+    public var trackingAuthorization: TrackingAuthorizationStatus?
+    /// Most events the hold overflow file keeps (`overflow.v1.json` beside `diskQueuePath`) while
+    /// events are held (not started, or waiting for ATT) and memory is full; the oldest are
+    /// dropped beyond it. 0 disables the overflow (the oldest in memory are dropped instead).
+    public var maxDiskEvents = 10_000
 
     /// Options for `writeKey` at `ingestionHost`, with the defaults above and the engine's defaults.
     public init(writeKey: String, ingestionHost: String) {
@@ -69,6 +84,7 @@ public struct ClientOptions: Sendable {
         try delivery.validate()
         if flushInterval <= .zero { throw .init(setting: "flushInterval", "must be positive") }
         if maxQueueEvents < 1 { throw .init(setting: "maxQueueEvents", "must be at least 1, got \(maxQueueEvents)") }
+        if maxDiskEvents < 0 { throw .init(setting: "maxDiskEvents", "must not be negative, got \(maxDiskEvents)") }
         if shutdownTimeout < .zero { throw .init(setting: "shutdownTimeout", "must not be negative") }
     }
 }

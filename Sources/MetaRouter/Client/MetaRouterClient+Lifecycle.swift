@@ -9,6 +9,8 @@ extension MetaRouterClient {
     /// calling task, or ``shutdown()``. Then it delivers what it can within `shutdownTimeout`
     /// (then the engine is cancelled with 1 s of grace), shuts down an owned transport and
     /// writes every undelivered event to the disk queue, and returns. Later calls are dropped.
+    /// Held events (`autoStart: false` before ``start()``, or waiting for ATT) are not sent:
+    /// they go to the disk queue.
     ///
     /// A client runs once: a second call returns at once.
     public func run() async throws {
@@ -90,9 +92,18 @@ extension MetaRouterClient {
         shutdownLimit = nil
         if let ownedTransport { await ownedTransport.shutdown() }
         var leftovers = ledger.takeUndelivered()
+        leftovers.append(contentsOf: takeSpilled())
+        leftovers.append(contentsOf: released)
         leftovers.append(contentsOf: buffer)
         buffer.removeAll()
+        released.removeAll()
         leftovers.sort { $0.tag < $1.tag }
+        if !gate.collects {
+            // Data usage is revoked: nothing is kept for a later run.
+            counters.purgedByConsent += leftovers.count
+            leftovers.removeAll()
+        }
+        // An overflow file that could not be read stays in place: the next client reads it.
         saveSnapshot(leftovers)
         phase = .shutDown
         resumeAll(&startWaiters)

@@ -23,21 +23,37 @@ extension MetaRouterClient {
         }
     }
 
-    /// Prepares `event` with the current identity and context and queues it.
+    /// Whether the privacy gate takes a call; a call dropped by consent is counted and logged.
+    func admitted(_ call: String) -> Bool {
+        guard gate.admit() == .drop else { return true }
+        counters.droppedByConsent += 1
+        if counters.droppedByConsent == 1 {
+            logger.info("call dropped: data usage is revoked under GDPR", metadata: ["call": "\(call)"])
+        }
+        return false
+    }
+
+    /// Prepares `event` with the current identity, context and privacy members and queues it.
     func enqueue(_ event: Event) async {
-        guard accepting(event.type.rawValue) else { return }
-        let current = await identity.identity
-        // Shutdown may have begun while the identity was read.
-        guard accepting(event.type.rawValue) else { return }
-        let prepared = EventPreparation.prepare(event, identity: current, context: options.context, now: clock.wallClock)
+        guard accepting(event.type.rawValue), admitted(event.type.rawValue) else { return }
+        let record = await identity.record
+        // Shutdown or a consent change may have come while the identity was read.
+        guard accepting(event.type.rawValue), admitted(event.type.rawValue) else { return }
+        var current = record.identity
+        let adAllowed = gate.forwardsAdvertisingId
+        if !adAllowed { current.advertisingId = nil }
+        var prepared = EventPreparation.prepare(event, identity: current, context: options.context, now: clock.wallClock)
+        EventPrivacy.decorate(&prepared, consent: gate.consent, traits: record.traits, advertisingIdAllowed: adAllowed)
+        if gate.admit() == .hold(.waitingForTracking) { counters.heldForTracking += 1 }
         append(prepared)
     }
 
-    /// Queues a prepared event; drops the oldest when the queue is over `maxQueueEvents`.
+    /// Queues a prepared event. Over `maxQueueEvents`, held events move to the overflow file;
+    /// otherwise the oldest is dropped.
     func append(_ event: Event) {
         buffer.append((nextTag, event))
         nextTag += 1
-        if buffer.count > options.maxQueueEvents {
+        if buffer.count > options.maxQueueEvents, !spillHeld() {
             let dropped = buffer.removeFirst()
             counters.droppedQueueFull += 1
             logger.warning("queue full: oldest event dropped",
@@ -46,26 +62,29 @@ extension MetaRouterClient {
         wakePump()
     }
 
+    /// Whether the pump waits to be woken (it went through the queue, or it is held back).
+    var pumpIsParked: Bool { pumpWakeup != nil }
+
     func wakePump() {
         pumpWakeup?.resume()
         pumpWakeup = nil
     }
 
-    /// Hands queued events to the engine one by one, in order, until shutdown empties the queue
-    /// or until the engine stops. Runs inside ``run()``.
+    /// Hands queued events (read-back overflow first) to the engine one by one, in order, while
+    /// the privacy gate lets them go, until shutdown empties the queue or the engine stops. Held
+    /// events stay for the snapshot. Runs inside ``run()``.
     func runPump() async {
         defer {
             pumpEnded = true
             resumeIdleWaiters()
         }
         while true {
-            guard let item = buffer.first else {
+            guard gate.sends, let item = released.popFirst() ?? buffer.popFirst() else {
                 resumeIdleWaiters()
                 if phase != .running { return }
                 await withCheckedContinuation { pumpWakeup = $0 }
                 continue
             }
-            buffer.removeFirst()
             let encoded: EncodedEvent
             do {
                 encoded = try EncodedEvent(validating: item.event.encoded, tag: item.tag)
@@ -81,17 +100,19 @@ extension MetaRouterClient {
             if !accepted {
                 // The engine stopped: keep the event (and everything after it) for the snapshot.
                 ledger.remove(item.tag)
-                buffer.prepend(item)
+                released.prepend(item)
                 let cause = await engine.stopCause.map { "\($0)" } ?? "closing"
                 logger.warning("delivery stopped; later events are kept for the disk queue", metadata: ["cause": "\(cause)"])
                 return
             }
+            // Data usage was revoked while the event entered the engine: take it back too.
+            if !gate.collects { await withdrawFromEngine() }
         }
     }
 
     /// Returns once the queue is empty and the pump is not submitting (or the pump has ended).
     func pumpIdle() async {
-        if pumpEnded || (buffer.isEmpty && !pumpBusy) { return }
+        if pumpEnded || (buffer.isEmpty && released.isEmpty && !pumpBusy) { return }
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 

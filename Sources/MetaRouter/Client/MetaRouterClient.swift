@@ -15,6 +15,8 @@ import Synchronization
 /// rest to the disk queue. Calls made before ``run()`` are queued and sent once it runs.
 ///
 /// - A fatal answer (401, 403, 404) disables the client: later calls are dropped and logged.
+/// - With `autoStart: false`, ``run()`` runs but nothing is sent and no connection is opened
+///   until ``start()``; ``setConsent(_:)`` and ``setTrackingAuthorization(_:)`` gate sending too.
 /// - Without a service group, start ``run()`` in a task and call ``shutdown()`` at exit.
 public actor MetaRouterClient: Service {
     enum Phase {
@@ -40,6 +42,16 @@ public actor MetaRouterClient: Service {
 
     /// Prepared events not yet handed to the engine, oldest first.
     var buffer = Deque<(tag: UInt64, event: Event)>()
+    /// Held events read back from the hold overflow file: older than ``buffer``, sent first.
+    var released = Deque<(tag: UInt64, event: Event)>()
+    /// The tags of the held events in the hold overflow file, in file order.
+    var spilledTags = Deque<UInt64>()
+    /// The hold overflow file (`nil` without `diskQueuePath` or with `maxDiskEvents` 0).
+    let overflow: DiskQueue?
+    /// Consent, ATT and `autoStart`: what happens to calls, and whether the pump may send.
+    var gate: PrivacyGate
+    /// The first tag of an event made by a call (lower tags were rehydrated from disk).
+    var firstCallTag: UInt64 = 0
     var nextTag: UInt64 = 0
     var phase = Phase.ready
     /// The pump is inside `engine.submit`.
@@ -87,6 +99,17 @@ public actor MetaRouterClient: Service {
         self.engine = DeliveryEngine(configuration: options.delivery, transport: transport ?? owned!, clock: clock,
                                      logger: logger, onOutcomes: { ledger.record($0) })
         self.diskQueue = options.diskQueuePath.map { DiskQueue(path: $0, maxAge: options.diskQueueMaxAge) }
+        self.overflow = options.maxDiskEvents > 0
+            ? options.diskQueuePath.map { DiskQueue(path: DiskQueue.overflowPath(forQueue: $0), maxAge: nil) } : nil
+        var gate = PrivacyGate(autoStart: options.autoStart, waitForTracking: options.waitForTrackingAuthorization)
+        if let consent = options.consent { _ = gate.setConsent(consent) }
+        if let status = options.trackingAuthorization { _ = gate.setTracking(status) }
+        self.gate = gate
+        if let overflow, let left = Self.leftoverOverflowCount(overflow, logger: logger) {
+            // A hold overflow file left by a run that ended abruptly: its events are the oldest.
+            spilledTags = Deque(0..<UInt64(left))
+            nextTag = UInt64(left)
+        }
         if let diskQueue {
             let loaded = Self.loadSnapshot(diskQueue, now: clock.wallClock, cap: options.maxQueueEvents, logger: logger)
             snapshotDisposal = loaded.disposal
@@ -100,6 +123,7 @@ public actor MetaRouterClient: Service {
             counters.snapshotCorrupt = loaded.stats.snapshotCorrupt
             counters.snapshotExpired = loaded.stats.snapshotExpired
         }
+        firstCallTag = nextTag
     }
 
     /// The anonymous id attached to events (a lowercase UUID, persisted in the identity storage).
@@ -112,10 +136,21 @@ public actor MetaRouterClient: Service {
         get async { await identity.identity }
     }
 
+    /// The current user's traits (from ``login(_:)`` and ``modify(_:removing:)``), sent as
+    /// `context.traits`; nil when there are none.
+    public var currentTraits: JSONObject? {
+        get async { await identity.record.traits }
+    }
+
     /// Counters so far.
     public var stats: ClientStats {
         var s = ledger.stats
-        s.queued = buffer.count
+        s.queued = buffer.count + released.count
+        s.queuedOnDisk = spilledTags.count
+        s.droppedByConsent = counters.droppedByConsent
+        s.purgedByConsent = counters.purgedByConsent
+        s.heldForTracking = counters.heldForTracking
+        s.spilledToDisk = counters.spilledToDisk
         s.droppedQueueFull = counters.droppedQueueFull
         s.droppedDisabled = counters.droppedDisabled
         s.rehydrated = counters.rehydrated
@@ -162,7 +197,7 @@ public actor MetaRouterClient: Service {
     public func alias(_ newUserId: String) async {
         guard accepting("alias") else { return }
         await enqueue(.alias(newUserId))
-        await persist { try await $0.identify(userId: newUserId) }
+        await persist { try await $0.identify(userId: newUserId, sameUser: true) }
     }
 
     /// Sends any fully prepared event (its missing identity, messageId, timestamp and context are filled in).
@@ -185,7 +220,7 @@ public actor MetaRouterClient: Service {
         await setAdvertisingId(nil)
     }
 
-    /// Clears userId, groupId and advertisingId and makes a new anonymousId. Queued events keep
+    /// Clears userId, groupId, traits and advertisingId and makes a new anonymousId. Queued events keep
     /// the identity they were made with and are still delivered.
     public func reset() async {
         await persist { try await $0.reset() }
@@ -193,9 +228,9 @@ public actor MetaRouterClient: Service {
 
     /// Hands queued events to the engine and asks it to send partial batches now.
     /// Returns without waiting for the endpoint's answers (see ``drain()``). Does nothing unless
-    /// ``run()`` is running.
+    /// ``run()`` is running and events may be sent (started, not waiting for ATT, consent given).
     public func flush() async {
-        guard phase == .running else { return }
+        guard phase == .running, gate.sends else { return }
         await pumpIdle()
         await engine.flush()
     }
@@ -203,7 +238,8 @@ public actor MetaRouterClient: Service {
     /// Flushes and waits until every event handed to the client so far has an outcome
     /// (delivered, given up, or not delivered because the engine stopped). While the endpoint
     /// fails, this waits through the retries. Called before ``run()`` starts, it first waits
-    /// for it; after the client shut down, it returns at once.
+    /// for it; after the client shut down, it returns at once. Held events (not started, or
+    /// waiting for ATT) are not waited for.
     public func drain() async {
         if phase == .ready { await withCheckedContinuation { startWaiters.append($0) } }
         guard phase == .running else { return }

@@ -119,3 +119,26 @@ package struct DiskQueue: Sendable {
         return result
     }
 }
+
+extension DiskQueue {
+    /// Where the client's hold overflow file lives for the snapshot at `queuePath`: the SDK's
+    /// `overflow.v1.json` beside `queue.v1.json` (`x.queue.v1.json` → `x.overflow.v1.json`),
+    /// else `<queuePath>.overflow.v1.json`.
+    package static func overflowPath(forQueue queuePath: String) -> String {
+        if queuePath.hasSuffix("queue.v1.json") {
+            return String(queuePath.dropLast("queue.v1.json".count)) + "overflow.v1.json"
+        }
+        return queuePath + ".overflow.v1.json"
+    }
+
+    /// Appends `events` to the file (read, append, atomic write), keeping at most `cap` of the
+    /// newest. Returns how many of the oldest were dropped to stay within `cap`.
+    package func append(_ events: [Event], cap: Int) throws -> Int {
+        var all = try load().events
+        all.append(contentsOf: events)
+        let excess = max(0, all.count - cap)
+        if excess > 0 { all.removeFirst(excess) }
+        try save(all)
+        return excess
+    }
+}

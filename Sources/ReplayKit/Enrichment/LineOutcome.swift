@@ -61,7 +61,8 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     /// Consent denies sending (or, with `privacy.require_consent`, no consent was given), or a
     /// later revocation in the same SDK queue purged it.
     case consentDropped = "consent_dropped"
-    /// An event of a rewritten snapshot that an earlier run already settled (by messageId).
+    /// An event an earlier run already settled: in a rewritten snapshot (found by messageId), or
+    /// on a line past a resumed input's checkpoint (``SettledLines``).
     case alreadyDelivered = "already_delivered"
 }
 

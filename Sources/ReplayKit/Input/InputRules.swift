@@ -48,6 +48,8 @@ struct InputRules: Sendable {
     var purgedThroughLine = 0
     /// For a snapshot read again after it was rewritten: the messageIds earlier runs settled.
     var settledMessageIds: Set<String>?
+    /// For a resumed NDJSON input: the lines after its checkpoint that earlier runs settled.
+    var settledLines: SettledLines?
     /// For a snapshot: what its first pass found.
     var survey: SnapshotSurvey?
 

@@ -27,6 +27,9 @@ package struct InputCheckpoint: Codable, Sendable, Equatable {
     package var completed: Bool
     /// What the file looked like, to refuse a file that changed under its checkpoint.
     package var fingerprint: FileFingerprint
+    /// Lines after `line` that are settled too, as `[first, last]` ranges (``SettledLines``):
+    /// a resumed run does not send them again. Absent when there are none.
+    package var settledAfter: [[Int]]?
 
     /// Creates an input checkpoint.
     package init(path: String, offset: UInt64, line: Int, completed: Bool, fingerprint: FileFingerprint) {

@@ -53,7 +53,7 @@ struct ResumePlan: Sendable {
             let size = isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0)
             var input = Input(
                 source: source, path: path, resumeAt: nil, resumable: !isStdin, bytesBefore: total, isPlainText: plain, rules: rules)
-            if !isStdin, !fresh, let cp = checkpoint.inputs[path], cp.offset > 0 || cp.line > 0 {
+            if !isStdin, !fresh, let cp = checkpoint.inputs[path], cp.offset > 0 || cp.line > 0 || cp.settledAfter != nil {
                 if let why = cp.fingerprint.mismatch(path: path, offset: cp.offset) {
                     if config.inputs.onChanged == .refuse {
                         throw UsageError(
@@ -63,6 +63,7 @@ struct ResumePlan: Sendable {
                     input.restarted = why
                 } else {
                     input.resumeAt = Self.resumePoint(cp, input: input, size: size ?? 0)
+                    input.rules.settledLines = SettledLines(pairs: cp.settledAfter)
                 }
             }
             inputs.append(input)
@@ -111,6 +112,7 @@ struct ResumePlan: Sendable {
             else { continue }
             let cp = movedAway.remove(at: m)
             inputs[k].resumeAt = Self.resumePoint(cp, input: inputs[k], size: 0)
+            inputs[k].rules.settledLines = SettledLines(pairs: cp.settledAfter)
             warnings.append("\(path): holds what \(cp.path) held at its checkpoint (rotated): it continues from line \(cp.line + 1)")
         }
         for k in inputs.indices {

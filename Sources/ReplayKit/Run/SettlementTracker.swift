@@ -63,6 +63,25 @@ struct SettlementTracker {
         return entries[Int(sequence - firstSequence)]
     }
 
+    /// The settled lines past the watermark, by input: a line counts when every entry it has
+    /// (one per event it holds) is settled. Entries of one input are in line order.
+    func settledPastWatermark() -> [Int: SettledLines] {
+        var lines: [Int: [Int]] = [:]
+        var pending: (input: Int, line: Int)? = nil  // the line whose entries are being read
+        var allSettled = true
+        for entry in entries {
+            if let p = pending, p.input == entry.input, p.line == entry.lineNumber {
+                allSettled = allSettled && entry.settled
+                continue
+            }
+            if let p = pending, allSettled { lines[p.input, default: []].append(p.line) }
+            pending = (entry.input, entry.lineNumber)
+            allSettled = entry.settled
+        }
+        if let p = pending, allSettled { lines[p.input, default: []].append(p.line) }
+        return lines.compactMapValues { SettledLines(sortedLines: $0) }
+    }
+
     /// Drops the settled prefix, remembering where it ends in each input it touched (one
     /// dictionary write per input, not per line).
     private mutating func advance() {

@@ -60,8 +60,11 @@ struct StateDirectory: Sendable {
     /// fails and nothing moves: committing the identities learned from those lines while the
     /// input's entry stayed behind would change how they enrich when read again.
     func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
-        let (watermark, positions, ended, lastSeq, delivered) = runState.counters.withLock { c in
-            (c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence, c.report.events.delivered)
+        let (watermark, positions, ended, lastSeq, delivered, pastWatermark) = runState.counters.withLock { c in
+            (
+                c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence, c.report.events.delivered,
+                c.tracker.settledPastWatermark()
+            )
         }
         // Every line before the watermark that was dead-lettered has its record in the writer's
         // buffer (records are written before a line is settled). Write them out before the
@@ -74,7 +77,12 @@ struct StateDirectory: Sendable {
             let offset = position?.offset ?? input.resumeAt?.offset ?? 0
             let line = position?.lineNumber ?? ((input.resumeAt?.lineNumber ?? 1) - 1)
             let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
-            if entry?.offset == offset, entry?.completed == completed { continue }
+            // Line numbers identify events only in NDJSON (a snapshot's are matched by messageId).
+            let settledAfter = input.source.kind == .ndjson && !completed ? pastWatermark[index]?.pairs : nil
+            if entry?.offset == offset, entry?.completed == completed {
+                next.inputs[input.path]?.settledAfter = settledAfter
+                continue
+            }
             let fingerprint: FileFingerprint
             do {
                 fingerprint = try FileFingerprint.make(path: input.path, offset: offset, plain: input.isPlainText)
@@ -84,6 +92,7 @@ struct StateDirectory: Sendable {
             }
             next.inputs[input.path] = InputCheckpoint(
                 path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
+            next.inputs[input.path]?.settledAfter = settledAfter
         }
         next.updatedAt = MetaRouter.Timestamp.iso8601(Date())
         let text = String(decoding: try JSONEncoder().encode(next), as: UTF8.self)

@@ -164,7 +164,19 @@ package struct LineWalker {
         if let settled = rules.settledMessageIds, let id = MessageIdProbe.messageId(of: line.bytes), settled.contains(id) {
             return enricher.skipped(.alreadyDelivered)
         }
-        return enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+        let outcome = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+        // Settled by an earlier run past its checkpoint: enriched again (its identities are
+        // learned as before), not sent or dead-lettered again.
+        if let settled = rules.settledLines, settled.contains(line.lineNumber) {
+            switch outcome {
+            case .event(let event):
+                if event.range.upperBound == output.bytes.count { output.bytes.removeLast(event.range.count) }
+                return enricher.skipped(.alreadyDelivered)
+            case .deadLetter: return enricher.skipped(.alreadyDelivered)
+            case .blank, .skipped: return outcome
+            }
+        }
+        return outcome
     }
 }
 
