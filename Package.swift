@@ -113,6 +113,7 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "MetaRouter",
+                "IngestionChecks",
                 "CYAML",
                 "CSQLite",
                 "GzipCodec",

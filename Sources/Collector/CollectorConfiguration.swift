@@ -107,6 +107,9 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var oversizeStatus: Int
     /// Fault injection.
     public var faults: FaultConfiguration
+    /// The NDJSON file for `POST {base}/simpleanalytics` payloads; nil: next to `store`
+    /// (see ``simpleAnalyticsStorePath``).
+    public var simpleAnalyticsStore: String?
 
     /// Creates a configuration. Only `writeKey` is required.
     public init(

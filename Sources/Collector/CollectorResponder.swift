@@ -22,10 +22,12 @@ struct CollectorResponder: HTTPResponder {
     let store: (any EventStore)?
     let startedAt: ContinuousClock.Instant
     let paths: IngestionPaths
+    /// `POST {base}/simpleanalytics`.
+    let simpleAnalytics: SimpleAnalyticsReceiver
 
     init(
         configuration: CollectorConfiguration, stats: StatsRecorder, store: (any EventStore)?,
-        startedAt: ContinuousClock.Instant
+        startedAt: ContinuousClock.Instant, simpleAnalyticsStore: NDJSONStore? = nil
     ) {
         self.configuration = configuration
         self.policy = IngestionPolicy(writeKey: configuration.writeKey, oversizeStatus: configuration.oversizeStatus)
@@ -36,6 +38,8 @@ struct CollectorResponder: HTTPResponder {
         self.store = store
         self.startedAt = startedAt
         self.paths = IngestionPaths(basePath: configuration.basePath)
+        self.simpleAnalytics = SimpleAnalyticsReceiver(
+            basePath: configuration.basePath, store: simpleAnalyticsStore, stats: stats)
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -43,6 +47,7 @@ struct CollectorResponder: HTTPResponder {
         if request.method == .get, paths.stats.contains(where: { $0 == path }) {
             return Self.json(.ok, stats.snapshot().jsonText)
         }
+        if path == simpleAnalytics.path { return await simpleAnalytics.respond(to: request) }
         let raw: ByteBuffer
         do {
             raw = try await request.body.collect(upTo: SegmentLimits.maxRawBodyBytes)

@@ -53,14 +53,23 @@ public final class CollectorServer: Service, Sendable {
     ///   an `IOError` with `EADDRINUSE`).
     public func run() async throws {
         let store: (any EventStore)?
+        let simpleAnalyticsStore: NDJSONStore?
         do {
             store = try configuration.store.open()
         } catch {
             listening.fail(error)
             throw error
         }
+        do {
+            simpleAnalyticsStore = try configuration.openSimpleAnalyticsStore()
+        } catch {
+            try? await store?.close()
+            listening.fail(error)
+            throw error
+        }
         let responder = CollectorResponder(
-            configuration: configuration, stats: recorder, store: store, startedAt: .now)
+            configuration: configuration, stats: recorder, store: store, startedAt: .now,
+            simpleAnalyticsStore: simpleAnalyticsStore)
         var httpLogger = logger
         if httpLogger.logLevel < .warning { httpLogger.logLevel = .warning }
         let listening = self.listening
@@ -74,7 +83,10 @@ public final class CollectorServer: Service, Sendable {
         )
         let result = await Result(awaiting: { try await app.run() })
         if case .failure(let error) = result { listening.fail(error) } else { listening.fail() }
-        let closed = await Result(awaiting: { try await store?.close() })
+        let closed = await Result(awaiting: {
+            try await store?.close()
+            try await simpleAnalyticsStore?.close()
+        })
         try result.get()
         try closed.get()
     }

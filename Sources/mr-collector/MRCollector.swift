@@ -34,6 +34,10 @@ struct MRCollector: AsyncParsableCommand {
     @Option(help: "Interface to bind.") var host: String = "127.0.0.1"
     @Option(name: .customLong("write-key"), help: "The write key clients must send.") var writeKey: String
     @Option(help: "Keep accepted events in FILE.ndjson, or in SQLite for .sqlite/.sqlite3/.db.") var store: String?
+    @Option(
+        name: .customLong("simpleanalytics-store"),
+        help: "Keep POST /simpleanalytics payloads in FILE (NDJSON); default: NAME.simpleanalytics.ndjson next to --store.")
+    var simpleAnalyticsStore: String?
     @Option(name: .customLong("base-path"), help: "Path prefix before /v1/batch and /stats.") var basePath: String = ""
     @Flag(help: "Answer 400 to the whole request when any event is invalid.") var strict = false
     @Option(name: .customLong("oversize-status"), help: "Status for requests over the limits: 400 or 413.")
@@ -91,6 +95,7 @@ struct MRCollector: AsyncParsableCommand {
             // The count-only server injects no faults, keeps nothing and checks no event fields:
             // refuse those flags rather than silently ignore them.
             let refused = faultFlags + (store != nil ? ["--store"] : []) + (strict ? ["--strict"] : [])
+                + (simpleAnalyticsStore != nil ? ["--simpleanalytics-store"] : [])
             if !refused.isEmpty {
                 throw ValidationError(
                     "--count-only does not inject faults, store events or validate them; "
@@ -107,13 +112,15 @@ struct MRCollector: AsyncParsableCommand {
         if let downForMs {
             down = DownWindow(start: .milliseconds(downAfterMs ?? 0), duration: .milliseconds(downForMs))
         }
-        return CollectorConfiguration(
+        var configuration = CollectorConfiguration(
             host: host, port: port, writeKey: writeKey, basePath: basePath,
             store: store.map(CollectorStore.forPath) ?? .none, strict: strict, oversizeStatus: oversizeStatus,
             faults: FaultConfiguration(
                 seed: seed ?? 1, failureRate: failRate ?? 0, failureStatus: failStatus ?? 500,
                 throttleRate: throttleRate ?? 0, retryAfter: retryAfter ?? 1, resetRate: resetRate ?? 0,
                 latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0))
+        configuration.simpleAnalyticsStore = simpleAnalyticsStore
+        return configuration
     }
 
     /// The count-only sink's configuration.

@@ -45,8 +45,13 @@ package final class InputReader {
     /// Calls `body` for each line in order until the input ends or `body` returns false.
     package func forEachLine(_ body: (InputLine) throws -> Bool) throws {
         let stream = try openStream()
-        if source.kind == .snapshot {
+        switch source.kind {
+        case .ndjson: break
+        case .snapshot:
             try SnapshotInput.read(stream: stream, reader: self, body)
+            return
+        case .simpleAnalytics, .simpleAnalyticsDocument:
+            try SimpleAnalyticsInput.read(stream: stream, reader: self, skip: pendingSkip, body)
             return
         }
         try readLines(stream, skip: pendingSkip, body)
@@ -61,7 +66,7 @@ package final class InputReader {
         isGzip = head == [0x1F, 0x8B]
         raw.pushBack(head)
         var skip: UInt64 = resumeAt?.offset ?? 0
-        if !isGzip, !source.isStdin, source.kind == .ndjson, skip > 0 {
+        if !isGzip, !source.isStdin, source.kind == .ndjson || source.kind == .simpleAnalytics, skip > 0 {
             // Plain file: seek straight to the resume point.
             if lseek(raw.fd, off_t(skip), SEEK_SET) >= 0 {
                 raw.discardPushedBack()

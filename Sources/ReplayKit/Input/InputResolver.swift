@@ -19,7 +19,8 @@ package struct InputError: Error, Sendable, CustomStringConvertible {
 /// - `-` is standard input.
 /// A file named `queue.v1.json` or `overflow.v1.json` (also `*.queue.v1.json`, `*-queue.v1.json`,
 /// and with `.gz`), or any `.json` file that starts as an object whose first member is `version` or
-/// `events`, is a MetaRouter SDK snapshot.
+/// `events`, is a MetaRouter SDK snapshot. A file whose first non-blank line is a SimpleAnalytics
+/// payload, or that is one as a whole, is SimpleAnalytics input (``SimpleAnalyticsInput``).
 public enum InputResolver {
     /// File name endings accepted inside directories.
     public static let directoryExtensions = [".ndjson", ".jsonl", ".json", ".ndjson.gz", ".jsonl.gz", ".json.gz"]
@@ -66,6 +67,7 @@ public enum InputResolver {
         if name.hasSuffix(".json"), SnapshotInput.looksLikeSnapshot(path: path) {
             return InputSource(path: path, kind: .snapshot)
         }
+        if let kind = SimpleAnalyticsInput.kind(ofFile: path) { return InputSource(path: path, kind: kind) }
         return InputSource(path: path, kind: .ndjson)
     }
 

@@ -7,6 +7,12 @@ public struct InputSource: Sendable, Equatable, Hashable {
         /// A MetaRouter SDK offline snapshot: `{"version":1,"events":[...]}` (`queue.v1.json`,
         /// `overflow.v1.json`).
         case snapshot
+        /// SimpleAnalytics payloads, `{"items":[...],"counters":[...]}`, one per line (what
+        /// mr-collector's `/simpleanalytics` endpoint stores), possibly gzip-compressed; each
+        /// payload becomes its events (``SimpleAnalyticsInput``).
+        case simpleAnalytics
+        /// One SimpleAnalytics payload as the whole file (a JSON document, pretty-printed or not).
+        case simpleAnalyticsDocument
     }
 
     /// The file path, or `-` for standard input.
@@ -66,4 +72,10 @@ package struct InputLine {
     /// For the rest of a damaged snapshot (from its break to the end of the file): why it
     /// could not be read. Such a line is dead-lettered whole, never parsed.
     var damage: String? = nil
+    /// A line refused before it reached the enricher (a SimpleAnalytics payload that is not
+    /// valid): dead-lettered whole with this reason and detail.
+    var refusal: (reason: String, detail: String)? = nil
+    /// False for all but the last event made from one input line (a SimpleAnalytics payload's
+    /// entries): the line is settled, and a checkpoint passes it, only with its last event.
+    var endsLine = true
 }

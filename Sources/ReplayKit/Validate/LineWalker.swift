@@ -112,7 +112,7 @@ package struct LineWalker {
                     if case .blank = result {} else { sawContent = true }
                     // The rest of a damaged snapshot does not move its settled position: when the
                     // file is later replaced by its complete version, reading resumes at the damage.
-                    carryOn = try deliver(result, line: line, settled: line.damage == nil, body)
+                    carryOn = try deliver(result, line: line, settled: line.damage == nil && line.endsLine, body)
                     return carryOn
                 }
                 return carryOn
@@ -152,6 +152,7 @@ package struct LineWalker {
         of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
     ) -> LineOutcome<RenderedEvent> {
         if let damage = line.damage { return enricher.deadLetter(DeadLetterReason.damagedSnapshot, damage) }
+        if let refusal = line.refusal { return enricher.deadLetter(refusal.reason, refusal.detail) }
         if line.truncated {
             // Longer than the reader keeps whole, which is over max_event_bytes.
             return enricher.deadLetter(
