@@ -106,8 +106,8 @@ public enum MetricsFile {
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let rest = line.dropFirst(name.count)
             guard rest.first == " " || rest.first == "{" else { continue }
-            // The value follows the labels (whose values may hold spaces).
-            let afterLabels = rest.first == "{" ? rest.split(separator: "}", maxSplits: 1).last ?? "" : rest
+            // The value follows the labels (whose values may hold spaces and braces).
+            let afterLabels = rest.first == "{" ? rest.lastIndex(of: "}").map { rest[rest.index(after: $0)...] } ?? "" : rest
             if let value = afterLabels.split(separator: " ").first.flatMap({ Double($0) }) { return value }
         }
         return nil

@@ -4,8 +4,9 @@ import Foundation
 /// The reports of past runs: `<state_dir>/reports/<start>-<run id>.json`, one per run, with the
 /// same content as that run's `report.json`, pruned to the newest ``keep``.
 ///
-/// File names sort in start order: the start is UTC to the second (`20261123T191500Z`), and the
-/// run id tells apart runs that started in the same second.
+/// File names sort in start order: the start is UTC in ISO 8601's basic format, to the
+/// millisecond (`20261123T191500.123Z`), and the run id tells apart runs that started in the same
+/// millisecond.
 package struct RunHistory: Sendable {
     /// The `reports/` directory.
     package let directory: String
@@ -18,20 +19,20 @@ package struct RunHistory: Sendable {
         self.keep = keep
     }
 
-    /// `20261123T191500Z-3f9a2c1b.json` for a run that started at `2026-11-23T19:15:00.123Z`.
+    /// `20261123T191500.123Z-3f9a2c1b.json` for a run that started at `2026-11-23T19:15:00.123Z`.
     package static func fileName(startedAt: String, runId: String) -> String {
-        let compact = startedAt.prefix(19).filter { $0 != "-" && $0 != ":" }
-        return "\(compact.isEmpty ? "unknown" : compact + "Z")-\(runId.isEmpty ? "norunid" : runId).json"
+        var compact = String(startedAt.prefix(23).filter { $0 != "-" && $0 != ":" && $0 != "Z" })
+        if compact.count == 15 { compact += ".000" }  // a start without milliseconds
+        return "\(compact)Z-\(runId).json"
     }
 
     /// Whether `name` is a history file (anything else in the directory is left alone).
     package static func isReportFile(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard bytes.count > 22, name.hasSuffix(".json"), bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
-            bytes[16] == UInt8(ascii: "-")
-        else { return false }
-        let digits = bytes[0..<8] + bytes[9..<15]
-        return digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        func digits(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        guard bytes.count > 26, name.hasSuffix(".json") else { return false }
+        return digits(0..<8) && bytes[8] == UInt8(ascii: "T") && digits(9..<15) && bytes[15] == UInt8(ascii: ".")
+            && digits(16..<19) && bytes[19] == UInt8(ascii: "Z") && bytes[20] == UInt8(ascii: "-")
     }
 
     /// A new run id: 8 random lowercase hex digits.
