@@ -56,7 +56,7 @@ package struct RunHistory: Sendable {
     /// Writes `report` (already encoded as `bytes`) as its history file, atomically, then removes
     /// the oldest files beyond ``keep``. Returns the path written, or nil when ``keep`` is 0.
     @discardableResult
-    package func record(_ report: RunReport, bytes: [UInt8], fileSystem: some FileSystem = LocalFileSystem()) throws
+    package func record(_ report: RunReport, bytes: [UInt8], fileSystem: any FileSystem = LocalFileSystem()) throws
         -> String?
     {
         guard keep > 0 else { return nil }
@@ -67,7 +67,7 @@ package struct RunHistory: Sendable {
     }
 
     /// Removes the oldest history files beyond ``keep``.
-    package func prune(fileSystem: some FileSystem = LocalFileSystem()) throws {
+    package func prune(fileSystem: any FileSystem = LocalFileSystem()) throws {
         let all = files()
         for name in all.dropLast(keep) { try fileSystem.remove(directory + "/" + name) }
     }

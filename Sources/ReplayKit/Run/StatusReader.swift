@@ -174,7 +174,7 @@ public struct StatusReader: Sendable {
 
     /// `2026-11-23T19:15:00Z  3f9a2c1b  completed_with_drops (exit 1)  1498 delivered, 2 dead-lettered  12.3 s`.
     static func describe(_ run: RunSummary) -> String {
-        let started = run.startedAt.count >= 19 ? run.startedAt.prefix(19) + "Z" : run.startedAt
+        let started = run.startedAt.count >= 19 ? String(run.startedAt.prefix(19)) + "Z" : run.startedAt
         return "\(started)  \(run.runId)  \(run.status) (exit \(run.exitCode))  \(run.delivered) delivered, "
             + "\(run.deadLettered) dead-lettered" + (run.pending > 0 ? ", \(run.pending) pending" : "")
             + "  " + String(format: "%.1f s", run.durationSeconds)
