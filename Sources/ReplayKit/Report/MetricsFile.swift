@@ -40,7 +40,8 @@ public struct RunMetrics: Sendable {
             // One registry per family keeps the families in this order in the file.
             let registry = PrometheusCollectorRegistry()
             for sample in samples {
-                registry.makeGauge(name: name, labels: base + sample.labels, help: help).set(sample.value)
+                let descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+                registry.makeGauge(descriptor: descriptor, labels: base + sample.labels).set(sample.value)
             }
             text += registry.emitToString()
         }
