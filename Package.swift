@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Debian's libyaml (apt-get install -y libyaml-dev).
@@ -120,6 +121,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // What both command-line tools share: how errors become exit statuses.

@@ -36,6 +36,11 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: "Log format: text or json.")
     var logFormat: LogFormat = .text
 
+    @Option(
+        name: .long,
+        help: "Write the run's figures here in the Prometheus text format (node_exporter textfile collector), atomically, whatever the exit code.")
+    var metricsFile: String?
+
     /// Why a combination of options cannot be what the user meant, if it cannot.
     static func misuse(dryRun: Bool, output: String?, sharded: Bool) -> String? {
         if output != nil, !dryRun {
@@ -48,8 +53,23 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard let metricsFile, !dryRun else { return try await replay() }
+        do {
+            try await replay()
+        } catch let error where !(error is ExitCode) {
+            // Stopped before the run started (a usage or config error): the file says so too.
+            let code = (error as? CommandFailure)?.code ?? 2
+            writeMetrics(RunMetrics(report: nil, exitCode: code, finishedAt: Date(), stateDirectory: metricsStateDirectory()), to: metricsFile)
+            throw error
+        }
+    }
+
+    func replay() async throws {
         if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil) {
             throw CommandFailure.usage("\(problem)")
+        }
+        if dryRun, metricsFile != nil {
+            throw CommandFailure.usage("--metrics-file applies to real runs; a dry run writes no metrics (drop it for the dry run)")
         }
         var config = try common.loadConfig()
         if let stateDir { config.stateDir = stateDir }
@@ -100,7 +120,27 @@ struct Run: AsyncParsableCommand {
             FileHandle.standardError.write(Data((report.summary + "\n  report: \(stateDirectory)/report.json\n").utf8))
         }
         let code = report.status.exitCode
+        if let metricsFile {
+            writeMetrics(RunMetrics(report: report, exitCode: code, finishedAt: Date(), stateDirectory: stateDirectory), to: metricsFile)
+        }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Writes the metrics file; a failure is a warning on stderr (the run's exit code stands).
+    func writeMetrics(_ metrics: RunMetrics, to path: String) {
+        do {
+            try MetricsFile.write(metrics, to: path)
+        } catch {
+            FileHandle.standardError.write(Data("mr-replay: warning: cannot write the metrics file \(path): \(error)\n".utf8))
+        }
+    }
+
+    /// The state directory of a run that did not start, as far as it can be known.
+    func metricsStateDirectory() -> String {
+        let root = stateDir ?? (try? ConfigLoader.stateDirectory(
+            path: common.config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil),
+            environment: ProcessInfo.processInfo.environment)) ?? ""
+        return ((try? resolveShard()) ?? nil).map { root + "/" + $0.directoryName } ?? root
     }
 
     func resolveShard() throws -> Shard? {

@@ -5,7 +5,7 @@ import ReplayKit
 
 /// `mr-replay status`.
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show where each input of a state directory stands, and how the last run ended.")
+    static let configuration = CommandConfiguration(abstract: "Show where each input of a state directory stands, how the last run ended, and the last runs.")
 
     @Option(name: .long, help: "Configuration file (for state_dir).")
     var config: String?
@@ -15,6 +15,9 @@ struct Status: ParsableCommand {
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
+
+    @Option(name: .long, help: "How many of the last runs to list, from <state_dir>/reports/.")
+    var runs = StatusReader.runsShown
 
     func run() throws {
         var directory = stateDir
@@ -29,7 +32,7 @@ struct Status: ParsableCommand {
             }
         }
         do {
-            let status = try StatusReader.read(stateDirectory: directory!)
+            let status = try StatusReader.read(stateDirectory: directory!, runs: max(0, runs))
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

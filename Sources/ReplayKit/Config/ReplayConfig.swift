@@ -20,6 +20,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     public var privacy: Privacy
     /// How inputs are read: event age, changed files.
     public var inputs = Inputs()
+    /// `reports:` section.
+    public var reports = Reports()
     /// Directory for state: identity database, dead letters, checkpoints.
     public var stateDir: String
     /// The file this configuration was read from, if any.

@@ -127,6 +127,7 @@ extension ReplayRunner {
         let plan = opened.plan
         runState.counters.withLock { c in
             c.report.startedAt = MetaRouter.Timestamp.iso8601(started)
+            c.report.runId = RunHistory.makeRunId()
             c.report.destination = target.description
             c.report.deadLetterFile = opened.state.deadLetterPath
             c.report.shard = options.shard?.description

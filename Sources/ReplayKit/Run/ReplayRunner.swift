@@ -74,7 +74,7 @@ public final class ReplayRunner: Sendable {
                 report.warnings.append("cannot write \(opened.state.pagePath): \(error)")
             }
             do {
-                try opened.state.writeReport(report)
+                try opened.state.writeReport(&report, keep: config.reports.keep)
             } catch {
                 report.noteStateFailure("cannot write the report \(opened.state.reportPath): \(error)")
             }

@@ -29,6 +29,7 @@ extension ReplayConfig {
             "privacy.require_consent": String(privacy.requireConsent),
             "inputs.max_event_age": inputs.maxEventAge.description,
             "inputs.on_changed": inputs.onChanged.rawValue,
+            "reports.keep": String(reports.keep),
             "state_dir": stateDir,
         ]
     }

@@ -141,6 +141,13 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// The version of the report's layout, described by `docs/report.schema.json`; raised when a
+    /// field is removed or changes meaning (a new field keeps it). Reports written before it was
+    /// introduced read as 0.
+    public var schemaVersion = RunReport.currentSchemaVersion
+    /// Identifies the run: 8 hex digits, random, and unique with ``startedAt`` (its history file
+    /// is `reports/<start>-<run id>.json`).
+    public var runId = ""
     public var status: Status = .completed
     /// Why the run stopped early, when it did.
     public var stopReason: String?
@@ -171,6 +178,8 @@ public struct RunReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case status, events, batches, responses, breaker, throughput, destination, shard, privacy, settings, inputs, warnings
+        case schemaVersion = "schema_version"
+        case runId = "run_id"
         case stopReason = "stop_reason"
         case deadLetterReasons = "dead_letter_reasons"
         case durationSeconds = "duration_seconds"
@@ -178,6 +187,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         case finishedAt = "finished_at"
         case deadLetterFile = "dead_letter_file"
     }
+
+    /// The ``schemaVersion`` this mr-replay writes.
+    public static let currentSchemaVersion = 1
 
     /// Creates an empty report.
     public init() {}
@@ -263,6 +275,8 @@ extension RunReport {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 0
+        runId = try c.decodeIfPresent(String.self, forKey: .runId) ?? ""
         status = try c.decode(Status.self, forKey: .status)
         stopReason = try c.decodeIfPresent(String.self, forKey: .stopReason)
         events = try c.decode(Events.self, forKey: .events)

@@ -2,7 +2,7 @@ import Foundation
 @_spi(PerLine) import MetaRouter
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
-/// file, the report, and (for the embedded target) the collected events.
+/// file, the report and the run history, and (for the embedded target) the collected events.
 struct StateDirectory: Sendable {
     let path: String
     /// The destination this run sends to (``CheckpointDestination``, encoded): stored with the
@@ -109,8 +109,18 @@ struct StateDirectory: Sendable {
         try LocalFileSystem().writeAtomically(checkpointMirrorPath, [UInt8](try encoder.encode(checkpoint)) + [0x0A])
     }
 
-    /// Writes the report atomically.
-    func writeReport(_ report: RunReport) throws {
+    /// The reports of past runs, `reports/`.
+    func history(keep: Int) -> RunHistory { RunHistory(stateDirectory: path, keep: keep) }
+
+    /// Writes the report's copy in the run history (pruned to `keep`), then `report.json`, each
+    /// atomically. A history that cannot be written or pruned is a warning in `report.json`;
+    /// only a `report.json` that cannot be written throws.
+    func writeReport(_ report: inout RunReport, keep: Int) throws {
+        do {
+            try history(keep: keep).record(report, bytes: [UInt8](try report.encoded()) + [0x0A])
+        } catch {
+            report.warnings.append("cannot write the run history in \(history(keep: keep).directory): \(error)")
+        }
         try LocalFileSystem().writeAtomically(reportPath, [UInt8](try report.encoded()) + [0x0A])
     }
 

@@ -16,6 +16,52 @@ public struct StatusReader: Sendable {
         public var percent: Double?
     }
 
+    /// One past run, from the run history (`reports/`).
+    public struct RunSummary: Codable, Sendable, Equatable {
+        public var startedAt: String
+        public var runId: String
+        public var status: String
+        public var exitCode: Int32
+        public var delivered: Int
+        public var deadLettered: Int
+        public var pending: Int
+        public var durationSeconds: Double
+        /// The history file, under `reports/`.
+        public var file: String
+
+        enum CodingKeys: String, CodingKey {
+            case status, delivered, pending, file
+            case startedAt = "started_at"
+            case runId = "run_id"
+            case exitCode = "exit_code"
+            case deadLettered = "dead_lettered"
+            case durationSeconds = "duration_seconds"
+        }
+
+        init(file: String, report: RunReport) {
+            self.init(
+                startedAt: report.startedAt, runId: report.runId, status: report.status.rawValue,
+                exitCode: report.status.exitCode, delivered: report.events.delivered,
+                deadLettered: report.events.deadLettered, pending: report.events.pending,
+                durationSeconds: report.durationSeconds, file: file)
+        }
+
+        init(
+            startedAt: String, runId: String, status: String, exitCode: Int32, delivered: Int, deadLettered: Int,
+            pending: Int, durationSeconds: Double, file: String
+        ) {
+            self.startedAt = startedAt
+            self.runId = runId
+            self.status = status
+            self.exitCode = exitCode
+            self.delivered = delivered
+            self.deadLettered = deadLettered
+            self.pending = pending
+            self.durationSeconds = durationSeconds
+            self.file = file
+        }
+    }
+
     /// The whole status.
     public struct Status: Codable, Sendable, Equatable {
         public var stateDir: String
@@ -27,6 +73,8 @@ public struct StatusReader: Sendable {
         /// The last run's problem-batch summary and its first problem batches.
         public var lastRunProblemSummary: String?
         package var lastRunProblems: [BatchProblem] = []
+        /// The last runs, newest first, from the run history.
+        public var recentRuns: [RunSummary] = []
         /// The state of each shard (`shard-K-of-N/` under this directory, from `run --shard`).
         public var shards: [Status] = []
         /// Why a shard's state could not be read (the other shards are still shown).
@@ -41,11 +89,12 @@ public struct StatusReader: Sendable {
             case lastRunEvents = "last_run_events"
             case lastRunProblemSummary = "last_run_problem_summary"
             case lastRunProblems = "last_run_problems"
+            case recentRuns = "recent_runs"
         }
     }
 
-    /// Reads the status of `stateDirectory`.
-    public static func read(stateDirectory: String) throws -> Status {
+    /// Reads the status of `stateDirectory`, with its last `runs` runs (and as many of each shard's).
+    public static func read(stateDirectory: String, runs: Int = StatusReader.runsShown) throws -> Status {
         guard FileManager.default.fileExists(atPath: stateDirectory) else {
             throw UsageError("no state directory at \(stateDirectory): nothing has run there yet")
         }
@@ -71,12 +120,13 @@ public struct StatusReader: Sendable {
             status.lastRunProblemSummary = report.batches.problemSummary
             status.lastRunProblems = report.batches.problems
         }
+        status.recentRuns = state.history(keep: 0).recent(runs).map { RunSummary(file: $0.file, report: $0.report) }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
         status.shards = names.compactMap { name in Shard(directoryName: name).map { (name, $0) } }
             .sorted { ($0.1.count, $0.1.index) < ($1.1.count, $1.1.index) }
             .map { name, _ in
                 let path = stateDirectory + "/" + name
-                do { return try read(stateDirectory: path) } catch {
+                do { return try read(stateDirectory: path, runs: runs) } catch {
                     var broken = Status(stateDir: path, updatedAt: nil, inputs: [], lastRun: nil)
                     broken.error = "\(error)"
                     return broken
@@ -106,6 +156,10 @@ public struct StatusReader: Sendable {
         if s.lastRunProblems.count > Self.problemsShown {
             lines.append("    (\(s.lastRunProblems.count - Self.problemsShown) more in report.json and batches.ndjson)")
         }
+        if !s.recentRuns.isEmpty {
+            lines.append("recent runs (newest first):")
+            lines += s.recentRuns.map { "  " + describe($0) }
+        }
         for shard in s.shards {
             lines += text(shard).split(separator: "\n").map { "  " + $0 }
         }
@@ -114,6 +168,17 @@ public struct StatusReader: Sendable {
 
     /// How many problem batches `status` lists.
     static let problemsShown = 10
+
+    /// How many runs of the history `status` lists by default.
+    public static let runsShown = 5
+
+    /// `2026-11-23T19:15:00Z  3f9a2c1b  completed_with_drops (exit 1)  1498 delivered, 2 dead-lettered  12.3 s`.
+    static func describe(_ run: RunSummary) -> String {
+        let started = run.startedAt.count >= 19 ? String(run.startedAt.prefix(19)) + "Z" : run.startedAt
+        return "\(started)  \(run.runId)  \(run.status) (exit \(run.exitCode))  \(run.delivered) delivered, "
+            + "\(run.deadLettered) dead-lettered" + (run.pending > 0 ? ", \(run.pending) pending" : "")
+            + "  " + String(format: "%.1f s", run.durationSeconds)
+    }
 
     /// `batch 12 (lane 3, 100 events, a.ndjson:1201-1300): 503 -> 503 -> 200: delivered`.
     static func describe(_ p: BatchProblem) -> String {

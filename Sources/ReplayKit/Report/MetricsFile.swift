@@ -1,0 +1,142 @@
+import Foundation
+import Prometheus
+
+/// The figures of one finished run in the Prometheus text exposition format, for node_exporter's
+/// textfile collector (`mr-replay run --metrics-file PATH`). Every figure describes the last run,
+/// so they are gauges; the file is replaced whole by each run.
+public struct RunMetrics: Sendable {
+    /// The run's report, or nil when the run stopped before it started (a usage or config error).
+    public var report: RunReport?
+    /// The process exit code.
+    public var exitCode: Int32
+    /// When the run ended.
+    public var finishedAt: Date
+    /// The `state_dir` label on every sample, which keeps the files of several jobs apart.
+    public var stateDirectory: String
+
+    /// Metrics of a run that ended at `finishedAt` with `exitCode`.
+    public init(report: RunReport?, exitCode: Int32, finishedAt: Date, stateDirectory: String) {
+        self.report = report
+        self.exitCode = exitCode
+        self.finishedAt = finishedAt
+        self.stateDirectory = stateDirectory
+    }
+
+    /// Whether the run went through all its inputs (exit 0 or 1): the run that moves
+    /// `mr_replay_last_success_timestamp_seconds`.
+    public var succeeded: Bool {
+        guard let status = report?.status else { return false }
+        return status == .completed || status == .completedWithDrops
+    }
+
+    /// The exposition text. `previousLastSuccess` is the last success of the file this one
+    /// replaces: a run that did not succeed keeps it (0 when there was none).
+    public func render(previousLastSuccess: Double?) -> String {
+        let finished = finishedAt.timeIntervalSince1970.rounded()
+        let lastSuccess = succeeded ? finished : previousLastSuccess ?? 0
+        let base = [("state_dir", stateDirectory)]
+        var text = ""
+        func family(_ name: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
+            // One registry per family keeps the families in this order in the file.
+            let registry = PrometheusCollectorRegistry()
+            for sample in samples {
+                let descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+                registry.makeGauge(descriptor: descriptor, labels: base + sample.labels).set(sample.value)
+            }
+            text += registry.emitToString()
+        }
+        family("mr_replay_run_info", "How the last run ended (status label); always 1.", [([("status", statusLabel)], 1)])
+        family("mr_replay_run_exit_code", "The last run's process exit code.", [([], Double(exitCode))])
+        family("mr_replay_run_timestamp_seconds", "When the last run ended, in Unix seconds.", [([], finished)])
+        family(
+            "mr_replay_last_success_timestamp_seconds",
+            "When the last run that went through all its inputs (exit 0 or 1) ended, in Unix seconds; 0 if none is known.",
+            [([], lastSuccess)])
+        family("mr_replay_run_duration_seconds", "How long the last run took.", [([], report?.durationSeconds ?? 0)])
+        guard let report else { return text }
+        family("mr_replay_run_events", "Events of the last run by outcome; they add up to the events read.", Self.events(report))
+        family(
+            "mr_replay_run_dead_lettered_events", "Dead-lettered events of the last run by reason.",
+            report.deadLetterReasons.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
+        family("mr_replay_run_batches", "Batches of the last run by result.", Self.batches(report))
+        family(
+            "mr_replay_run_responses", "HTTP responses of the last run by status (or network_error).",
+            report.responses.sorted { $0.key < $1.key }.map { ([("status", $0.key)], Double($0.value)) })
+        return text
+    }
+
+    /// `completed`, ..., or `not_started` for a run that stopped on a usage or config error.
+    var statusLabel: String { report?.status.rawValue ?? "not_started" }
+
+    /// The report's event outcomes, which partition `events.read`.
+    static func events(_ report: RunReport) -> [(labels: [(String, String)], value: Double)] {
+        let e = report.events
+        return [
+            ("delivered", e.delivered), ("dead_lettered", e.deadLettered), ("filtered", e.filtered),
+            ("expired", e.expired), ("consent_dropped", e.consentDropped), ("already_delivered", e.alreadyDelivered),
+            ("pending", e.pending),
+        ].map { ([("outcome", $0.0)], Double($0.1)) }
+    }
+
+    /// Sent batches, and how many of them succeeded, were retried or were split.
+    static func batches(_ report: RunReport) -> [(labels: [(String, String)], value: Double)] {
+        let b = report.batches
+        return [("sent", b.sent), ("succeeded", b.succeeded), ("retried", b.retried), ("split", b.split)]
+            .map { ([("result", $0.0)], Double($0.1)) }
+    }
+}
+
+/// Writes ``RunMetrics`` to a file the textfile collector reads.
+public enum MetricsFile {
+    /// Writes `metrics` to `path`, atomically: the text goes to a temporary file in the same
+    /// directory (a dot file not ending in `.prom`, so the collector never reads it) that is then
+    /// renamed over `path`. The previous file's last success is carried over.
+    ///
+    /// - Parameter beforeRename: called with the temporary file's path once it is complete (tests).
+    public static func write(
+        _ metrics: RunMetrics, to path: String, beforeRename: (String) throws -> Void = { _ in }
+    ) throws {
+        let previous = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap(lastSuccess(in:))
+        let text = metrics.render(previousLastSuccess: previous)
+        try writeAtomically(Array(text.utf8), to: path, beforeRename: beforeRename)
+    }
+
+    /// The value of `mr_replay_last_success_timestamp_seconds` in an exposition text, if any.
+    public static func lastSuccess(in text: String) -> Double? {
+        let name = "mr_replay_last_success_timestamp_seconds"
+        for line in text.split(separator: "\n") where line.hasPrefix(name) {
+            let rest = line.dropFirst(name.count)
+            guard rest.first == " " || rest.first == "{" else { continue }
+            // The value follows the labels (whose values may hold spaces and braces).
+            let afterLabels = rest.first == "{" ? rest.lastIndex(of: "}").map { rest[rest.index(after: $0)...] } ?? "" : rest
+            if let value = afterLabels.split(separator: " ").first.flatMap({ Double($0) }) { return value }
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a temporary file next to `path` and renames it over `path`.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, beforeRename: (String) throws -> Void) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + "." + RunHistory.makeRunId() + ".tmp"
+        do {
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+                throw MetricsFileError("cannot create \(temporary)")
+            }
+            try beforeRename(temporary)
+            guard rename(temporary, path) == 0 else {
+                throw MetricsFileError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+}
+
+/// The metrics file could not be written.
+public struct MetricsFileError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
