@@ -107,6 +107,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
     public var oversizeStatus: Int
     /// Fault injection.
     public var faults: FaultConfiguration
+    /// Serve HTTPS with this certificate (and, optionally, require client certificates); `nil`: plain HTTP.
+    public var tls: CollectorTLS?
 
     /// Creates a configuration. Only `writeKey` is required.
     public init(
@@ -117,7 +119,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
         store: CollectorStore = .none,
         strict: Bool = false,
         oversizeStatus: Int = 400,
-        faults: FaultConfiguration = .none
+        faults: FaultConfiguration = .none,
+        tls: CollectorTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -127,6 +130,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
         self.strict = strict
         self.oversizeStatus = oversizeStatus
         self.faults = faults
+        self.tls = tls
     }
 }
 

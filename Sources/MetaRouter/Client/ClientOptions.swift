@@ -40,6 +40,10 @@ public struct ClientOptions: Sendable {
     public var diskQueueMaxAge: Duration? = DiskQueue.sevenDays
     /// How long ``MetaRouterClient/shutdown()`` tries to deliver before it cancels the engine.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// TLS trust, client certificate and proxy of the HTTP transport the client owns (when
+    /// ``MetaRouterClient/init(options:transport:eventLoopGroup:clock:logger:)`` gets no transport);
+    /// its files are checked by ``validate()``.
+    public var security = TransportSecurity()
 
     /// Options for `writeKey` at `ingestionHost`, with the defaults above and the engine's defaults.
     public init(writeKey: String, ingestionHost: String) {
@@ -67,6 +71,7 @@ public struct ClientOptions: Sendable {
     /// Checks every setting; throws ``DeliveryConfigurationError`` naming the bad one.
     public func validate() throws(DeliveryConfigurationError) {
         try delivery.validate()
+        try security.check()
         if flushInterval <= .zero { throw .init(setting: "flushInterval", "must be positive") }
         if maxQueueEvents < 1 { throw .init(setting: "maxQueueEvents", "must be at least 1, got \(maxQueueEvents)") }
         if shutdownTimeout < .zero { throw .init(setting: "shutdownTimeout", "must not be negative") }
