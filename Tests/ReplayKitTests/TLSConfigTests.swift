@@ -76,6 +76,13 @@ import Testing
         #expect(try load([], host: "https://api.internal.example", env: env).ingestion.security.proxy == nil)
         #expect(try load(["no_proxy: other.example"], host: "https://api.internal.example", env: env).ingestion.security.proxy != nil)
         #expect(try load([], host: "embedded", env: env).ingestion.security.proxy == nil)
+        let authed = try load(["proxy: http://me:pr0xy-s3cret@cfg-proxy:3128"])
+        var dumped = ""
+        dump(authed, to: &dumped)
+        for text in ["\(authed.ingestion)", String(reflecting: authed.ingestion), "\(authed.ingestion.security)", dumped] {
+            #expect(!text.contains("pr0xy-s3cret"), "\(text)")
+        }
+        #expect("\(authed.ingestion.security)".contains("http://me:****@cfg-proxy:3128"))
         let bad = try #require(failure([], env: ["HTTPS_PROXY": "socks5://p:1080"]))
         #expect(bad.message.contains("environment variable HTTPS_PROXY"), "\(bad)")
     }

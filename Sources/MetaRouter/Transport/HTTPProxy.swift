@@ -3,7 +3,9 @@ import Foundation
 /// An HTTP proxy. Requests to an `https` endpoint go through it with `CONNECT`, so TLS stays
 /// end to end (the endpoint's certificate is checked as without a proxy); requests to a plain
 /// `http` endpoint are forwarded by it.
-public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
+///
+/// Printing it, or reflecting on it, never shows the password.
+public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Basic credentials for the proxy (`Proxy-Authorization`).
     public struct Credentials: Sendable, Equatable {
         /// The user name.
@@ -64,6 +66,12 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         let name = host.contains(":") ? "[\(host)]" : host
         return "http://\(auth)\(name):\(port)"
     }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// Reflection shows ``description`` only (the password masked).
+    public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 
     /// The proxy for requests to `endpoint` (a URL such as `https://ingest.example.com`), chosen
     /// as curl chooses it, or `nil` to connect directly.
