@@ -110,6 +110,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// The NDJSON file for `POST {base}/simpleanalytics` payloads; nil: next to `store`
     /// (see ``simpleAnalyticsStorePath``).
     public var simpleAnalyticsStore: String?
+    /// Serve HTTPS with this certificate (and, optionally, require client certificates); `nil`: plain HTTP.
+    public var tls: CollectorTLS?
 
     /// Creates a configuration. Only `writeKey` is required.
     public init(
@@ -120,7 +122,8 @@ public struct CollectorConfiguration: Sendable, Equatable {
         store: CollectorStore = .none,
         strict: Bool = false,
         oversizeStatus: Int = 400,
-        faults: FaultConfiguration = .none
+        faults: FaultConfiguration = .none,
+        tls: CollectorTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -130,6 +133,7 @@ public struct CollectorConfiguration: Sendable, Equatable {
         self.strict = strict
         self.oversizeStatus = oversizeStatus
         self.faults = faults
+        self.tls = tls
     }
 }
 

@@ -26,8 +26,8 @@ extension CollectorServer {
         try await shutdown()
     }
 
-    /// `http://HOST:PORT` once the server listens; throws why it will not.
+    /// `http://HOST:PORT` (`https` with TLS) once the server listens; throws why it will not.
     package func listeningURL() async throws -> String {
-        "http://\(configuration.host):\(try await listeningPort())"
+        "\(configuration.scheme)://\(configuration.host):\(try await listeningPort())"
     }
 }

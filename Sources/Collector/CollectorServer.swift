@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import IngestionChecks
 import Logging
 import NIOCore
@@ -49,12 +50,14 @@ public final class CollectorServer: Service, Sendable {
 
     /// Opens the store, binds and serves until cancelled or shut down gracefully; then lets
     /// in-flight requests finish and flushes and closes the store.
-    /// - Throws: the store's open or close error, or the bind error (for example a port in use,
-    ///   an `IOError` with `EADDRINUSE`).
+    /// - Throws: a ``CollectorTLSError``, the store's open or close error, or the bind error (for
+    ///   example a port in use, an `IOError` with `EADDRINUSE`).
     public func run() async throws {
         let store: (any EventStore)?
         let simpleAnalyticsStore: NDJSONStore?
+        let server: HTTPServerBuilder
         do {
+            server = try configuration.serverBuilder()
             store = try configuration.store.open()
         } catch {
             listening.fail(error)
@@ -75,6 +78,7 @@ public final class CollectorServer: Service, Sendable {
         let listening = self.listening
         let app = Application(
             responder: responder,
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), backlog: 1024),
             onServerRunning: { channel in listening.bound(channel.localAddress?.port ?? 0) },
@@ -98,9 +102,9 @@ public final class CollectorServer: Service, Sendable {
     /// - Throws: why it will not listen (the bind or store error), once ``run()`` has failed.
     public func listeningPort() async throws -> Int { try await listening.wait() }
 
-    /// `http://HOST:PORT`, once the server is listening (port 0 if it failed to start).
+    /// `http://HOST:PORT` (`https` with TLS), once the server is listening (port 0 if it failed to start).
     public var baseURL: String {
-        get async { "http://\(configuration.host):\((try? await listening.wait()) ?? 0)" }
+        get async { "\(configuration.scheme)://\(configuration.host):\((try? await listening.wait()) ?? 0)" }
     }
 
     /// A snapshot of the counters (the same as `GET /stats`).

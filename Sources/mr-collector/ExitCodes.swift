@@ -4,7 +4,7 @@ enum ExitCodes {
     static let stopped: Int32 = 0
     /// The server failed while running (for example the store could not be written or closed).
     static let failed: Int32 = 1
-    /// A usage or config error: bad or conflicting flags, a store that cannot be opened.
+    /// A usage or config error: bad or conflicting flags, a store or TLS file that cannot be used.
     static let usage: Int32 = 2
     /// The server could not listen: the address is in use or cannot be bound.
     static let cannotListen: Int32 = 3
@@ -13,7 +13,7 @@ enum ExitCodes {
         Exit codes:
           0   stopped by SIGINT/SIGTERM; the final stats JSON is on stderr
           1   the server failed while running (e.g. the store could not be written)
-          2   usage or config error (bad flags, a store that cannot be opened); nothing was served
+          2   usage or config error (bad flags, a store or TLS file that cannot be used); nothing was served
           3   cannot listen: the address is in use or cannot be bound; nothing was served
         """
 }

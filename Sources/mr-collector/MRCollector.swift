@@ -16,7 +16,7 @@ struct MRCollector: AsyncParsableCommand {
         commandName: "mr-collector",
         abstract: "A loopback ingestion endpoint (POST /v1/batch) with seeded fault injection.",
         discussion: """
-            The first line on stdout is `mr-collector listening on http://HOST:PORT`.
+            The first line on stdout is `mr-collector listening on http://HOST:PORT` (https with --tls-cert).
             SIGINT/SIGTERM shut down gracefully and print the final stats JSON on stderr.
 
             """ + ExitCodes.help
@@ -61,6 +61,17 @@ struct MRCollector: AsyncParsableCommand {
     @Option(name: .customLong("fail-first"), help: "Fail the first N requests with --fail-status (default 0).")
     var failFirst: Int?
     @Option(help: "Seed of the fault generator (default 1).") var seed: UInt64?
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate (chain); needs --tls-key.")
+    var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.") var tlsKey: String?
+    @Option(name: .customLong("tls-client-ca"), help: "Require client certificates that chain to this PEM CA (mutual TLS).")
+    var tlsClientCA: String?
+
+    /// The TLS settings of the TLS flags, if any.
+    var tls: CollectorTLS? {
+        guard let tlsCert, let tlsKey else { return nil }
+        return CollectorTLS(certificateFile: tlsCert, privateKeyFile: tlsKey, clientCAFile: tlsClientCA)
+    }
 
     /// The fault-injection flags given on the command line.
     var faultFlags: [String] {
@@ -91,14 +102,17 @@ struct MRCollector: AsyncParsableCommand {
             throw ValidationError("--down-after-ms needs --down-for-ms")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if tlsClientCA != nil, tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key") }
         if countOnly {
             // The count-only server injects no faults, keeps nothing and checks no event fields:
             // refuse those flags rather than silently ignore them.
             let refused = faultFlags + (store != nil ? ["--store"] : []) + (strict ? ["--strict"] : [])
                 + (simpleAnalyticsStore != nil ? ["--simpleanalytics-store"] : [])
+                + (tlsCert != nil ? ["--tls-cert", "--tls-key"] : []) + (tlsClientCA != nil ? ["--tls-client-ca"] : [])
             if !refused.isEmpty {
                 throw ValidationError(
-                    "--count-only does not inject faults, store events or validate them; "
+                    "--count-only does not inject faults, store events, validate them or serve TLS; "
                         + "remove \(refused.joined(separator: ", ")) or drop --count-only")
             }
             if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1...64") }
@@ -118,7 +132,8 @@ struct MRCollector: AsyncParsableCommand {
             faults: FaultConfiguration(
                 seed: seed ?? 1, failureRate: failRate ?? 0, failureStatus: failStatus ?? 500,
                 throttleRate: throttleRate ?? 0, retryAfter: retryAfter ?? 1, resetRate: resetRate ?? 0,
-                latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0))
+                latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0),
+            tls: tls)
         configuration.simpleAnalyticsStore = simpleAnalyticsStore
         return configuration
     }
@@ -162,7 +177,7 @@ struct MRCollector: AsyncParsableCommand {
                 } catch {
                     throw startFailure(error)
                 }
-                FileHandle.standardOutput.write(Data("mr-collector listening on http://\(sink.host):\(port)\n".utf8))
+                FileHandle.standardOutput.write(Data("mr-collector listening on \(sink.scheme)://\(sink.host):\(port)\n".utf8))
                 _ = try await tasks.next()
             }
         })
@@ -176,6 +191,8 @@ struct MRCollector: AsyncParsableCommand {
         switch error {
         case is CollectorStoreError:
             return CommandFailure(code: ExitCodes.usage, message: "cannot open the store: \(error)")
+        case is CollectorTLSError:
+            return CommandFailure(code: ExitCodes.usage, message: "cannot serve TLS: \(error)")
         case is IOError, is SocketAddressError:
             return CommandFailure(
                 code: ExitCodes.cannotListen, message: "cannot listen on \(host):\(port): \(error)")

@@ -23,6 +23,14 @@ enum RunningSink {
         }
     }
 
+    /// `https` when it serves TLS, `http` otherwise.
+    var scheme: String {
+        switch self {
+        case .full(let server): return server.configuration.scheme
+        case .countOnly: return "http"
+        }
+    }
+
     /// Waits until it is listening; returns the port or throws why it will not listen.
     func listeningPort() async throws -> Int {
         switch self {

@@ -5,7 +5,9 @@ enum ExitCodes {
           0   everything delivered (validate: all lines valid)
           1   completed, but some events were dead-lettered (dry run: some would be; validate: some lines invalid)
           2   usage or config error; nothing was sent
-          3   the destination refused the credentials or the path (401, 403, 404); checkpoint kept
+          3   the destination refused the run: it answered 401, 403 or 404 (credentials or path), or TLS
+              failed in a way a retry cannot fix (its certificate is not trusted, or it refused the
+              client certificate); checkpoint kept
           75  interrupted (SIGINT/SIGTERM), stopped on transient failures or a local failure (e.g. disk full); a re-run resumes
         """
 }

@@ -19,5 +19,11 @@ import Testing
         fatal.noteStateFailure("cannot write the report")
         #expect(fatal.status == .failedFatal, "a bad write key must not look retryable")
         #expect(fatal.stopReason?.hasSuffix("; cannot write the report") ?? false, "\(fatal.stopReason ?? "")")
+
+        var tls = RunReport()
+        tls.classify(early: nil, stopRequested: false, engineStop: .tlsFailure("the server's certificate is not trusted"))
+        #expect(tls.status == .failedFatal)
+        #expect(tls.status.exitCode == 3, "an untrusted certificate is not retryable")
+        #expect(tls.stopReason?.contains("the server's certificate is not trusted") ?? false)
     }
 }

@@ -55,6 +55,10 @@ public struct ClientOptions: Sendable {
     /// events are held (not started, or waiting for ATT) and memory is full; the oldest are
     /// dropped beyond it. 0 disables the overflow (the oldest in memory are dropped instead).
     public var maxDiskEvents = 10_000
+    /// TLS trust, client certificate and proxy of the HTTP transport the client owns (when
+    /// ``MetaRouterClient/init(options:transport:eventLoopGroup:clock:logger:)`` gets no transport);
+    /// its files are checked by ``validate()``.
+    public var security = TransportSecurity()
 
     /// Options for `writeKey` at `ingestionHost`, with the defaults above and the engine's defaults.
     public init(writeKey: String, ingestionHost: String) {
@@ -82,6 +86,7 @@ public struct ClientOptions: Sendable {
     /// Checks every setting; throws ``DeliveryConfigurationError`` naming the bad one.
     public func validate() throws(DeliveryConfigurationError) {
         try delivery.validate()
+        try security.check()
         if flushInterval <= .zero { throw .init(setting: "flushInterval", "must be positive") }
         if maxQueueEvents < 1 { throw .init(setting: "maxQueueEvents", "must be at least 1, got \(maxQueueEvents)") }
         if maxDiskEvents < 0 { throw .init(setting: "maxDiskEvents", "must not be negative, got \(maxDiskEvents)") }

@@ -89,7 +89,8 @@ public actor MetaRouterClient: Service {
         try options.validate()
         let ledger = OutcomeLedger(logger: logger)
         let owned = transport == nil
-            ? OwnedHTTPTransport(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: options.delivery.concurrency) : nil
+            ? OwnedHTTPTransport(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: options.delivery.concurrency,
+                                 security: options.security) : nil
         self.options = options
         self.ledger = ledger
         self.clock = clock

@@ -16,11 +16,14 @@ final class OwnedHTTPTransport: DeliveryTransport {
     private let state = Mutex(State.idle)
     private let eventLoopGroup: (any EventLoopGroup)?
     private let maxConnectionsPerHost: Int
+    private let security: TransportSecurity
 
-    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut down here).
-    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int) {
+    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut
+    /// down here), with the TLS and proxy settings of `security`.
+    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int, security: TransportSecurity = TransportSecurity()) {
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.security = security
     }
 
     /// Sends through the HTTP client, creating it first if needed; a network error once shut down.
@@ -29,7 +32,7 @@ final class OwnedHTTPTransport: DeliveryTransport {
             switch s {
             case .idle:
                 let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
-                                                    maxConnectionsPerHost: maxConnectionsPerHost)
+                                                    maxConnectionsPerHost: maxConnectionsPerHost, security: security)
                 s = .started(created)
                 return created
             case .started(let t): return t

@@ -36,7 +36,7 @@ struct BatchDelivery<Event: Sendable>: Sendable {
         case split(into: [[Event]])
         /// Report these events (one, isolated by halving or bisection) given up for `reason`.
         case giveUp([Event], reason: GiveUpReason)
-        /// Stop the engine: a fatal status, or the batch used up its retry budget.
+        /// Stop the engine: a fatal status or TLS failure, or the batch used up its retry budget.
         /// ``BatchDelivery/remaining`` are the events this batch leaves unsettled.
         case stop(StopCause)
     }
@@ -155,6 +155,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
             policy.breaker.recordSuccess()
             stopped = true
             return .stop(.fatalStatus(status))
+        case .fatalTLS(let why):
+            policy.breaker.recordSuccess()
+            stopped = true
+            return .stop(.tlsFailure(why))
         }
     }
 

@@ -48,7 +48,7 @@ extension DeliveryEngine {
         case .status(let code, _):
             attempt.status = code
             attempt.retryAfter = response.header("Retry-After").flatMap { HTTPTime.retryAfter($0, now: clock.wallClock) }
-        case .networkError(let message):
+        case .networkError(let message), .tlsFailure(let message):
             attempt.error = message
         }
         if case .retry(let retry) = verdict { attempt.wait = retry.wait }

@@ -2,6 +2,9 @@
 public enum StopCause: Sendable, Equatable {
     /// The endpoint answered 401, 403 or 404: the configuration is wrong, nothing more can be sent.
     case fatalStatus(Int)
+    /// TLS with the endpoint failed in a way retrying cannot fix: its certificate is not
+    /// trusted, or it refused the client's certificate; the string says what happened.
+    case tlsFailure(String)
     /// A batch used up its retry budget (`maxAttempts` or `maxElapsed`); the string says which and why.
     case retriesExhausted(String)
     /// The caller cancelled the engine.

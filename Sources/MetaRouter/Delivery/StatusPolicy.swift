@@ -8,6 +8,8 @@ enum StatusAction: Sendable, Equatable {
     case tooLarge
     /// 401, 403, 404: stop the engine, nothing more can be sent.
     case fatal(Int)
+    /// A TLS failure that retrying cannot fix (untrusted certificate, client certificate refused): stop the engine.
+    case fatalTLS(String)
     /// 400, 422 and other 4xx: bisect to isolate the bad events, give them up as `rejected_<status>`.
     case reject(Int)
 
@@ -15,6 +17,7 @@ enum StatusAction: Sendable, Equatable {
     static func classify(_ response: DeliveryResponse) -> StatusAction {
         switch response {
         case .networkError: return .retry
+        case .tlsFailure(let why): return .fatalTLS(why)
         case .status(let code, _):
             switch code {
             case 200..<300: return .success

@@ -29,8 +29,13 @@ public struct DeliveryRequest: Sendable {
 public enum DeliveryResponse: Sendable {
     /// The server answered with this status and headers.
     case status(Int, headers: [(String, String)])
-    /// No HTTP answer (connection refused, reset, timeout, TLS failure, ...).
+    /// No HTTP answer (connection refused, reset, timeout, ...): worth retrying.
     case networkError(String)
+    /// No HTTP answer because TLS failed in a way retrying cannot fix: the server's certificate
+    /// is not trusted (unknown CA, another host's name, expired), or the server refused this
+    /// client's certificate or its absence (mutual TLS). The engine stops
+    /// (``StopCause/tlsFailure(_:)``); the string says what happened, for a person.
+    case tlsFailure(String)
 
     /// The first value of header `name` (case-insensitive), if this is a status response.
     public func header(_ name: String) -> String? {
@@ -38,16 +43,18 @@ public enum DeliveryResponse: Sendable {
         return headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
     }
 
-    /// The key used in ``DeliveryStats/responses``: the status code, or `network_error`.
+    /// The key used in ``DeliveryStats/responses``: the status code, `network_error` or `tls_error`.
     public var statsKey: String {
         switch self {
         case .status(let code, _): return String(code)
         case .networkError: return "network_error"
+        case .tlsFailure: return "tls_error"
         }
     }
 }
 
-/// Sends one request; never throws: failures are ``DeliveryResponse/networkError(_:)``.
+/// Sends one request; never throws: failures are ``DeliveryResponse/networkError(_:)`` or
+/// ``DeliveryResponse/tlsFailure(_:)``.
 public protocol DeliveryTransport: Sendable {
     /// Sends `request` and returns the server's answer.
     func send(_ request: DeliveryRequest) async -> DeliveryResponse

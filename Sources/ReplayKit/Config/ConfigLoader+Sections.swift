@@ -11,7 +11,7 @@ extension ConfigLoader {
     }
 
     /// Reads `ingestion`. `write_key_file` is read (relative to `baseDirectory`) only when
-    /// `requireWriteKey` and no `write_key` is given.
+    /// `requireWriteKey` and no `write_key` is given; so are the TLS files (``readSecurity``).
     static func readIngestion(
         _ node: YAMLNode, into config: inout ReplayConfig, _ r: ConfigReader, baseDirectory: String, requireWriteKey: Bool
     ) throws(ConfigError) -> WriteKeySource {
@@ -19,7 +19,8 @@ extension ConfigLoader {
         var keyNode: YAMLNode?
         let m = try r.members(
             node, section: "ingestion",
-            allowed: ["host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http"])
+            allowed: ["host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http",
+                      "tls", "proxy", "no_proxy"])
         if let v = m["host"]?.value { config.ingestion.host = try r.string(v, "ingestion.host"); keyNode = keyNode ?? v }
         if let v = m["path"]?.value { config.ingestion.path = try r.string(v, "ingestion.path") }
         if let v = m["gzip"]?.value { config.ingestion.gzip = try r.bool(v, "ingestion.gzip") }
@@ -52,6 +53,9 @@ extension ConfigLoader {
         if !config.ingestion.path.hasPrefix("/") {
             throw r.error(m["path"]?.value ?? node, "'ingestion.path' must start with '/'")
         }
+        config.ingestion.security = try readSecurity(
+            SecurityNodes(tls: m["tls"]?.value, proxy: m["proxy"]?.value, noProxy: m["no_proxy"]?.value, section: node),
+            ingestion: config.ingestion, r, baseDirectory: baseDirectory, checkFiles: requireWriteKey)
         return WriteKeySource(key: writeKey, node: keyNode)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import MetaRouter
 
 /// The whole `mr-replay` configuration, typed. Load it with ``ConfigLoader``.
 ///
@@ -75,6 +76,10 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var timeoutSeconds: Double = 15
         /// Allow plain `http://` to a host that is not loopback.
         public var allowInsecureHTTP: Bool = false
+        /// TLS trust, client certificate and proxy for a remote host (`ingestion.tls`,
+        /// `ingestion.proxy`, `ingestion.no_proxy` and the proxy environment variables, resolved
+        /// for ``host`` when the configuration is loaded). Not used with the embedded collector.
+        public var security = TransportSecurity()
         /// Whether the host is the in-process collector.
         public var isEmbedded: Bool { host == "embedded" }
         /// Creates the defaults.

@@ -17,9 +17,13 @@ struct DeliveryTarget: Sendable {
     static let embeddedKeyword = "embedded"
 
     /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
-    /// when the config names it, and `collectedPath` the file it writes.
+    /// when the config names it, and `collectedPath` the file it writes. A remote host gets the
+    /// configuration's TLS and proxy settings (`config.ingestion.security`); the embedded
+    /// collector, plain http on loopback, gets neither.
     init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
-        transport = HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
+        transport = HTTPDeliveryTransport(
+            maxConnectionsPerHost: max(config.batching.concurrency, 1),
+            security: embeddedURL == nil ? config.ingestion.security : TransportSecurity())
         if let embeddedURL {
             host = embeddedURL
             description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"

@@ -42,6 +42,9 @@ extension RunReport {
         case (nil, .fatalStatus(let code)?):
             status = .failedFatal
             stopReason = "the destination answered \(code): check the write key, host and path"
+        case (nil, .tlsFailure(let why)?):
+            status = .failedFatal
+            stopReason = "TLS with the destination failed: \(why); check ingestion.tls (ca_file, client_cert, client_key)"
         case (nil, .retriesExhausted(let why)?):
             status = .stoppedTransient
             stopReason = why
