@@ -20,6 +20,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     public var privacy: Privacy
     /// How inputs are read: event age, changed files.
     public var inputs = Inputs()
+    /// How the dead-letter file is kept: rotation by size.
+    public var deadLetter = DeadLetterSettings()
     /// Directory for state: identity database, dead letters, checkpoints.
     public var stateDir: String
     /// The file this configuration was read from, if any.

@@ -63,6 +63,9 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     case consentDropped = "consent_dropped"
     /// An event of a rewritten snapshot that an earlier run already settled (by messageId).
     case alreadyDelivered = "already_delivered"
+    /// The event's time is outside the run's `--since`/`--until` window (``TimeWindow``); the
+    /// run report counts it as `filtered`.
+    case outsideWindow = "outside_window"
 }
 
 /// The stable dead-letter reason codes.
