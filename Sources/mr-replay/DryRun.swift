@@ -5,7 +5,7 @@ import ReplayKit
 
 /// `mr-replay run --dry-run`: everything except the network.
 enum DryRun {
-    static func run(config: ReplayConfig, sources: [InputSource], output: String?) throws {
+    static func run(config: ReplayConfig, sources: [InputSource], output: String?, window: TimeWindow?, limit: Int?) throws {
         var fd: Int32 = 1
         if let output {
             fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -17,7 +17,7 @@ enum DryRun {
         let stats: EnrichStats
         do {
             stats = try DryRunner.run(
-                config: config, inputs: sources, outputFD: fd,
+                config: config, inputs: sources, outputFD: fd, window: window, limit: limit,
                 onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) })
         } catch {
             throw CommandFailure.usage("\(error)")  // nothing is ever sent by a dry run; 1 means dead letters

@@ -33,6 +33,17 @@ struct Run: AsyncParsableCommand {
     @Flag(name: .long, help: "No progress output.")
     var quiet = false
 
+    @Option(
+        name: .long,
+        help: "Send only events whose time (timestamp, else originalTimestamp) is at or after this ISO 8601 time, e.g. 2024-05-01 or 2024-05-01T12:00:00+02:00 (no zone: UTC). Kept by a resume.")
+    var since: String?
+
+    @Option(name: .long, help: "Send only events whose time is before this ISO 8601 time (exclusive; no zone: UTC). Kept by a resume.")
+    var until: String?
+
+    @Option(name: .long, help: "Stop reading after N events were handed to the destination (smoke-test a backfill); run again to continue.")
+    var limit: Int?
+
     @Option(name: .long, help: "Log format: text or json.")
     var logFormat: LogFormat = .text
 
@@ -73,12 +84,15 @@ struct Run: AsyncParsableCommand {
         }
         var config = try common.loadConfig()
         if let stateDir { config.stateDir = stateDir }
+        let window = try timeWindow()
         if dryRun {
-            try DryRun.run(config: config, sources: try common.resolveInputs(), output: output)
+            try DryRun.run(config: config, sources: try common.resolveInputs(), output: output, window: window, limit: limit)
             return
         }
         _ = try common.resolveInputs()
         var options = RunOptions(inputs: common.inputs)
+        options.window = window
+        options.limit = limit
         options.fresh = fresh
         options.progress = quiet ? .off : .automatic
         do {
@@ -141,6 +155,17 @@ struct Run: AsyncParsableCommand {
             path: common.config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil),
             environment: ProcessInfo.processInfo.environment)) ?? ""
         return ((try? resolveShard()) ?? nil).map { root + "/" + $0.directoryName } ?? root
+    }
+
+    /// `--since`/`--until` as a window (nil when neither is given), and `--limit` checked; or exit 2.
+    func timeWindow() throws -> TimeWindow? {
+        if let limit, limit < 1 { throw CommandFailure.usage("--limit must be at least 1 (got \(limit))") }
+        guard since != nil || until != nil else { return nil }
+        do {
+            return try TimeWindow(since: since, until: until)
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
     }
 
     func resolveShard() throws -> Shard? {

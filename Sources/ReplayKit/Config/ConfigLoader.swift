@@ -63,7 +63,10 @@ public enum ConfigLoader {
         let r = ConfigReader(file: file, environment: environment)
         let top = try r.members(
             root, section: "",
-            allowed: ["ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "inputs", "reports", "state_dir"])
+            allowed: [
+                "ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "inputs", "reports", "dead_letter",
+                "state_dir",
+            ])
         var source = WriteKeySource()
         if let (_, node) = top["ingestion"] {
             source = try readIngestion(
@@ -76,6 +79,7 @@ public enum ConfigLoader {
         if let (_, node) = top["privacy"] { try readPrivacy(node, into: &config, r) }
         if let (_, node) = top["inputs"] { try readInputs(node, into: &config, r) }
         if let (_, node) = top["reports"] { try readReports(node, into: &config, r) }
+        if let (_, node) = top["dead_letter"] { try readDeadLetter(node, into: &config, r) }
         if let (_, node) = top["state_dir"] {
             config.stateDir = try r.string(node, "state_dir")
             if config.stateDir.isEmpty { throw r.error(node, "'state_dir' must not be empty") }

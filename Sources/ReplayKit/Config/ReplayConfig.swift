@@ -23,6 +23,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     public var inputs = Inputs()
     /// `reports:` section.
     public var reports = Reports()
+    /// How the dead-letter file is kept: rotation by size.
+    public var deadLetter = DeadLetterSettings()
     /// Directory for state: identity database, dead letters, checkpoints.
     public var stateDir: String
     /// The file this configuration was read from, if any.

@@ -8,11 +8,21 @@ import JSONCore
 /// a large damaged snapshot) are never cut: they are written whole to a side file in
 /// `dead-letter-raw/` next to the dead-letter file, and the record names it (`raw_file`,
 /// `raw_bytes`) instead of holding them.
+///
+/// With `maxBytes`, the file is rotated before a record would take it past that size: it is
+/// renamed to `dead-letter.N.ndjson` (``DeadLetterFiles``) and a new one is started. Records are
+/// never split, and the buffered ones are written before the rename.
 package final class DeadLetterWriter {
     /// The file written to.
     package let path: String
-    private let handle: FileHandle
+    private var handle: FileHandle
     private var buffer: [UInt8] = []
+    /// Rotate before the file would pass this many bytes (0: never).
+    private let maxBytes: UInt64
+    /// Bytes in the file (not counting ``buffer``).
+    private var fileBytes: UInt64
+    /// Files rotated by this writer.
+    package private(set) var rotations = 0
     /// Records written so far by this writer.
     package private(set) var count = 0
     /// The most bytes a record holds itself.
@@ -20,9 +30,17 @@ package final class DeadLetterWriter {
     /// Where bytes too large for a record go.
     var sideDirectory: String { (path as NSString).deletingLastPathComponent + "/dead-letter-raw" }
 
-    /// Opens `path` for appending (creating it and its directory).
-    package init(path: String) throws {
+    /// Opens `path` for appending (creating it and its directory); `maxBytes` > 0 rotates it by size.
+    package init(path: String, maxBytes: Int = 0) throws {
         self.path = path
+        self.maxBytes = UInt64(max(maxBytes, 0))
+        let opened = try Self.open(path)
+        handle = opened
+        fileBytes = opened.seekToEndOfFile()
+    }
+
+    /// Opens `path` for appending, creating it and its directory.
+    private static func open(_ path: String) throws -> FileHandle {
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         if !FileManager.default.fileExists(atPath: path) {
@@ -31,8 +49,26 @@ package final class DeadLetterWriter {
             }
         }
         guard let h = FileHandle(forWritingAtPath: path) else { throw InputError("\(path): cannot open the dead-letter file") }
-        handle = h
-        handle.seekToEndOfFile()
+        return h
+    }
+
+    /// Rotates the file when `bytes` more would take it past ``maxBytes`` (and it holds any).
+    private func rotateIfNeeded(adding bytes: Int) throws {
+        let held = fileBytes + UInt64(buffer.count)
+        guard maxBytes > 0, held > 0, held + UInt64(bytes) > maxBytes else { return }
+        try flush()
+        try handle.close()
+        let files = DeadLetterFiles(path: path)
+        let rotated = files.rotatedPath(files.nextRotationNumber())
+        guard rename(path, rotated) == 0 else {
+            let why = String(cString: strerror(errno))
+            handle = try Self.open(path)  // keep appending to the full file rather than losing records
+            _ = handle.seekToEndOfFile()
+            throw InputError("\(path): cannot rotate the dead-letter file to \(rotated): \(why)")
+        }
+        handle = try Self.open(path)
+        fileBytes = 0
+        rotations += 1
     }
 
     deinit { try? flush() }
@@ -67,7 +103,9 @@ package final class DeadLetterWriter {
         guard raw.count <= Self.maximumInlineBytes else {
             return try writeAside(reason: reason, detail: detail, source: source, line: line, raw: raw)
         }
-        buffer.append(contentsOf: Self.record(reason: reason, detail: detail, source: source, line: line, raw: raw))
+        let record = Self.record(reason: reason, detail: detail, source: source, line: line, raw: raw)
+        try rotateIfNeeded(adding: record.count + 1)
+        buffer.append(contentsOf: record)
         buffer.append(0x0A)
         count += 1
         if buffer.count >= 1 << 20 { try flush() }
@@ -86,6 +124,7 @@ package final class DeadLetterWriter {
         JSONStrings.appendQuoted(source, to: &out)
         out += Array(",\"line\":\(line),\"raw_bytes\":\(raw.count),\"raw_file\":".utf8)
         JSONStrings.appendQuoted(side, to: &out)
+        try rotateIfNeeded(adding: out.count + 2)
         buffer.append(contentsOf: out + [UInt8(ascii: "}"), 0x0A])
         count += 1
         try flush()
@@ -100,6 +139,7 @@ package final class DeadLetterWriter {
     package func flush() throws {
         guard !buffer.isEmpty else { return }
         try handle.write(contentsOf: Data(buffer))
+        fileBytes += UInt64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
 

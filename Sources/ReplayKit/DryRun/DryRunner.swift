@@ -15,10 +15,12 @@ public enum DryRunner {
     }
 
     /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
+    /// `window` and `limit` are a run's `--since`/`--until` and `--limit`: events outside the
+    /// window are counted (`outside_window`) and not written; the walk stops after `limit` events.
     /// `onWarning` hears what a person should know about an input (empty, damaged, purged).
     /// Throws a ``UsageError`` before writing anything for a snapshot that cannot be replayed.
     public static func run(
-        config: ReplayConfig, inputs: [InputSource], outputFD: Int32,
+        config: ReplayConfig, inputs: [InputSource], outputFD: Int32, window: TimeWindow? = nil, limit: Int? = nil,
         nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }
     ) throws -> EnrichStats {
         let nowMillis = nowMillis ?? Enricher.systemMillis
@@ -44,6 +46,8 @@ public enum DryRunner {
         try? FileManager.default.removeItem(atPath: deadLetterPath)
         let deadLetters = try DeadLetterWriter(path: deadLetterPath)
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
+        enricher.preparer.setWindow(window)
+        var allowance = limit ?? Int.max
         // Events are rendered straight into the output buffer; each is followed by a newline.
         let out = FDWriter(fd: outputFD)
         try LineWalker.walkRendered(
@@ -55,6 +59,8 @@ public enum DryRunner {
             switch item.result {
             case .event:
                 try out.endLine()
+                allowance -= 1
+                if allowance == 0 { return false }
             case .blank, .skipped: break
             case .deadLetter(let reason, let detail):
                 try deadLetters.write(

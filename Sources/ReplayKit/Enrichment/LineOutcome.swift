@@ -64,6 +64,9 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     /// An event an earlier run already settled: in a rewritten snapshot (found by messageId), or
     /// on a line past a resumed input's checkpoint (``SettledLines``).
     case alreadyDelivered = "already_delivered"
+    /// The event's time is outside the run's `--since`/`--until` window (``TimeWindow``); the
+    /// run report counts it as `filtered`.
+    case outsideWindow = "outside_window"
 }
 
 /// The stable dead-letter reason codes.

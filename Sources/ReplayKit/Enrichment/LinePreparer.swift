@@ -28,6 +28,15 @@ struct LinePreparer {
     let drops: DropPaths
     /// Events whose time is before this (epoch ms) are `expired`; set per input by the walk.
     var expiryCutoffMillis: Int64?
+    /// The run's time window (``TimeWindow/bounds``): events before `windowSince` or at or after
+    /// `windowUntil` (epoch ms) are `outside_window`. Open by default.
+    var windowSince = Int64.min
+    var windowUntil = Int64.max
+
+    /// Applies the run's time window (none: every time passes).
+    mutating func setWindow(_ window: TimeWindow?) {
+        (windowSince, windowUntil) = window?.bounds ?? (.min, .max)
+    }
 
     // Per-line scratch storage, reused line after line so the hot path does not allocate it
     // again for every event. Each is moved out while a line is prepared and put back after.
@@ -248,7 +257,7 @@ struct LinePreparer {
     }
 
     /// The event's time: `timestamp`, else `originalTimestamp`, else the replay time with
-    /// `default_timestamp: now`; then the input's age limit.
+    /// `default_timestamp: now`; then the input's age limit and the run's time window.
     @inline(__always)
     private mutating func timestampRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits,
@@ -282,6 +291,7 @@ struct LinePreparer {
             counts.timestampDefaulted = true
         }
         if let cutoff = expiryCutoffMillis, line.millis < cutoff { return .skipped(.expired) }
+        if line.millis < windowSince || line.millis >= windowUntil { return .skipped(.outsideWindow) }
         return nil
     }
 

@@ -10,6 +10,11 @@ package struct Checkpoint: Codable, Sendable, Equatable {
     package var inputs: [String: InputCheckpoint] = [:]
     /// When it was last written (ISO 8601).
     package var updatedAt: String = ""
+    /// The time window (`--since`/`--until`) the positions hold for; nil when the runs had none.
+    package var window: TimeWindow?
+
+    /// Whether any input has a position (a run read past its start).
+    package var hasProgress: Bool { inputs.values.contains { $0.offset > 0 || $0.line > 0 } }
 
     /// Creates an empty checkpoint.
     package init() {}

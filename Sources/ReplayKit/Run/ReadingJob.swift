@@ -39,6 +39,7 @@ final class ReadingJob: @unchecked Sendable {
         self.runState = runState
         self.identity = identity
         self.enricher = Enricher(config: config, identity: identity)
+        enricher.preparer.setWindow(plan.window)
         self.laneChunks = Self.emptyLaneChunks(max(config.batching.concurrency, 1))
         self.checkpoint = checkpoint
         self.stop = stop
@@ -69,6 +70,8 @@ final class ReadingJob: @unchecked Sendable {
         var lines: [ReadLine] = []
         lines.reserveCapacity(Self.recordBatch)
         var early: (RunReport.Status, String)?
+        /// `--limit`: events still to hand over before reading stops.
+        var allowance = options.limit ?? Int.max
         /// Records the lines read so far (one lock for all of them); false when the run must stop.
         func recordLines() -> Bool {
             if let failure = record(lines) {
@@ -99,6 +102,13 @@ final class ReadingJob: @unchecked Sendable {
             }
             if pipe.isClosed { return false }
             lines.append(ReadLine(item))
+            if allowance != .max, case .event(let event) = item.result, options.shard?.contains(laneKey: event.laneKey) ?? true {
+                allowance -= 1
+                if allowance == 0 {
+                    noteLimitReached()
+                    return false  // the lines read so far are recorded and sent below
+                }
+            }
             if lines.count >= Self.recordBatch || item.sequence & 1023 == 0 {
                 guard recordLines() else { return false }
                 if chunkEvents >= Self.chunkSize || chunkBytes >= flushBytes {
@@ -112,6 +122,15 @@ final class ReadingJob: @unchecked Sendable {
         if early == nil, !lines.isEmpty { _ = recordLines() }
         if chunkEvents > 0, early == nil { try send() }
         return early
+    }
+
+    /// `--limit` was reached: the report says why the run ends before its inputs do.
+    private func noteLimitReached() {
+        let limit = options.limit ?? 0
+        runState.counters.withLock {
+            $0.report.stopReason =
+                "--limit \(limit): reading stopped after \(limit) events were handed to the destination; run again to continue"
+        }
     }
 
     /// Empty chunks, one per lane, with room reserved.
@@ -177,7 +196,11 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     c.report.events.add(reason)
-                    c.perInput[input].skipped[reason.rawValue, default: 0] += 1
+                    if reason == .outsideWindow {
+                        c.perInput[input].filtered += 1  // counted as filtered, like the report's total
+                    } else {
+                        c.perInput[input].skipped[reason.rawValue, default: 0] += 1
+                    }
                     settledLine()
                 case .deadLetter(let reason, let detail):
                     let raw = lines[i].raw ?? []

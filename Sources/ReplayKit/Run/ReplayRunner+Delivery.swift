@@ -13,7 +13,7 @@ extension ReplayRunner {
         do {
             deliveryConfig = try target.deliveryConfiguration(config)
             runState = RunState(
-                inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath),
+                inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath, maxBytes: config.deadLetter.maxBytes),
                 journalPath: opened.state.journalPath)
         } catch {
             opened.identity.close()
@@ -132,6 +132,12 @@ extension ReplayRunner {
             c.report.deadLetterFile = opened.state.deadLetterPath
             c.report.shard = options.shard?.description
             c.report.settings = config.reportSettings
+            c.report.settings["dead_letter.max_bytes"] = String(config.deadLetter.maxBytes)
+            if let window = plan.window {
+                c.report.settings["run.since"] = window.sinceMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }
+                c.report.settings["run.until"] = window.untilMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }
+            }
+            if let limit = options.limit { c.report.settings["run.limit"] = String(limit) }
             c.bytesTotal = plan.totalBytes
             c.report.warnings = plan.warnings
             for (k, input) in plan.inputs.enumerated() {

@@ -110,10 +110,17 @@ public final class ReplayRunner: Sendable {
         do {
             if options.fresh { try state.clearCheckpoint(identity: identity) }
             try CheckpointDestination.check(config, identity: identity, stateDirectory: state.path)
-            let checkpoint = try state.loadCheckpoint(identity: identity)
-            let plan = try ResumePlan(
+            var checkpoint = try state.loadCheckpoint(identity: identity)
+            checkpoint.window = try TimeWindow.resolve(
+                given: options.window, stored: checkpoint.window, checkpointHasProgress: !options.fresh && checkpoint.hasProgress,
+                stateDirectory: state.path)
+            var plan = try ResumePlan(
                 sources: sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
                 runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
+            plan.window = checkpoint.window
+            if options.window == nil, let window = checkpoint.window {
+                plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
+            }
             return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan)
         } catch {
             identity.close()

@@ -22,6 +22,9 @@ struct ResumePlan: Sendable {
 
     var inputs: [Input]
     var totalBytes: UInt64
+    /// The run's time window: the one asked for, or the one of the checkpoint it continues
+    /// (``TimeWindow/resolve(given:stored:checkpointHasProgress:stateDirectory:)``).
+    var window: TimeWindow?
     /// What a person should know before anything is read.
     var warnings: [String] = []
 

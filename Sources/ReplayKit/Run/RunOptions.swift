@@ -16,6 +16,12 @@ public struct RunOptions: Sendable {
     public var stopGrace: Duration = .seconds(5)
     /// How often the checkpoint is written while running.
     public var checkpointInterval: Duration = .seconds(1)
+    /// `--since`/`--until`: send only the events whose time is in this window. `nil` keeps the
+    /// window of the checkpoint being continued (none for a first run); see ``TimeWindow``.
+    public var window: TimeWindow?
+    /// `--limit`: stop reading once this many events were handed to the destination (at least
+    /// 1); the run then settles them and ends with its checkpoint, as a complete run does.
+    public var limit: Int?
 
     /// Creates options for `inputs`.
     public init(inputs: [String]) { self.inputs = inputs }

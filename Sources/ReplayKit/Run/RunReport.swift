@@ -63,6 +63,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             case .expired: expired += 1
             case .consentDropped: consentDropped += 1
             case .alreadyDelivered: alreadyDelivered += 1
+            case .outsideWindow: filtered += 1
             }
         }
     }

@@ -18,7 +18,9 @@ struct StateDirectory: Sendable {
         }
     }
 
-    var deadLetterPath: String { path + "/dead-letter.ndjson" }
+    var deadLetterPath: String { Self.deadLetterPath(in: path) }
+    /// The dead-letter file of the state directory `path` (rotated files sit next to it).
+    static func deadLetterPath(in path: String) -> String { path + "/dead-letter.ndjson" }
     var reportPath: String { path + "/report.json" }
     /// The picture of the last run.
     var pagePath: String { path + "/report.html" }

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+@_spi(PerLine) import MetaRouter
+import Synchronization
+
+extension DeadLetterRetry {
+    /// Sends `chunk` through a new engine and returns every outcome, and why the engine stopped
+    /// early, if it did. A stop request cancels the engine (in-flight batches get the grace).
+    func send(
+        _ chunk: EventChunk, configuration: DeliveryConfiguration, transport: any DeliveryTransport, stop: StopSignal
+    ) async -> (outcomes: [EventOutcome], cause: StopCause?) {
+        let collected = Mutex<[EventOutcome]>([])
+        let engine = DeliveryEngine(
+            configuration: configuration, transport: transport, logger: logger,
+            onOutcomes: { outcomes in collected.withLock { $0.append(contentsOf: outcomes) } })
+        let grace = stopGrace
+        await withTaskGroup(of: Void.self) { watcher in
+            watcher.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
+            _ = await engine.submit(chunk: chunk)
+            _ = stop.isRequested ? await engine.cancel(grace: grace) : await engine.finish()
+            watcher.cancelAll()
+        }
+        return (collected.withLock { $0 }, await engine.stopCause)
+    }
+
+    /// The new content of a file: kept records as they were, replaced ones re-encoded with their
+    /// new reason (same source and line), removed ones left out.
+    static func remaining(_ records: [DeadLetterRecord], _ fates: [Fate]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (record, fate) in zip(records, fates) {
+            switch fate {
+            case .keep: out += record.text
+            case .remove: continue
+            case .replace(let reason, let detail, let raw):
+                out += raw.withUnsafeBufferPointer {
+                    DeadLetterWriter.record(reason: reason, detail: detail, source: record.source, line: record.line, raw: $0)
+                }
+            }
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    /// Replaces `file` with `bytes`, crash-safe: they are written to a temporary file next to it,
+    /// synced, and renamed over it (a rotated file left empty is removed instead).
+    func replace(_ file: String, with bytes: [UInt8], removeWhenEmpty: Bool) throws {
+        if bytes.isEmpty, removeWhenEmpty {
+            guard unlink(file) == 0 || errno == ENOENT else { throw Self.failure("cannot remove", file) }
+            return
+        }
+        let dir = (file as NSString).deletingLastPathComponent
+        let temp = (dir.isEmpty ? "." : dir) + "/." + (file as NSString).lastPathComponent + ".retry-\(getpid())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.failure("cannot create", temp) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                let error = Self.failure("cannot write", temp)
+                close(fd)
+                unlink(temp)
+                throw error
+            }
+            written += n
+        }
+        guard fsync(fd) == 0, close(fd) == 0 else { throw Self.failure("cannot sync", temp) }
+        try beforeReplace?(temp)
+        guard rename(temp, file) == 0 else { throw Self.failure("cannot rename \(temp) to", file) }
+        let dirFD = open(dir.isEmpty ? "." : dir, O_RDONLY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    static func failure(_ what: String, _ path: String) -> InputError {
+        InputError("\(what) \(path): \(String(cString: strerror(errno)))")
+    }
+
+    /// Opens the state's identity store (the state's lock: no run can use it meanwhile).
+    func openIdentity(_ state: StateDirectory) throws -> IdentityStore {
+        let name = (state.path as NSString).lastPathComponent
+        let root = Shard(directoryName: name) != nil ? (state.path as NSString).deletingLastPathComponent : state.path
+        do {
+            let device = try DeviceIdentity.shared(root: root.isEmpty ? "." : root)
+            return try IdentityStore(stateDirectory: state.path, deviceAnonymousId: device)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("cannot open the state in \(state.path) (is a run using it?): \(error)")
+        }
+    }
+
+    /// Starts the embedded collector as a child task of `group` when the config names it, and
+    /// returns its base URL.
+    func startEmbeddedCollector(in group: inout ThrowingTaskGroup<Void, any Error>, state: StateDirectory) async throws -> String? {
+        guard config.ingestion.host == DeliveryTarget.embeddedKeyword else { return nil }
+        guard let embeddedCollector else {
+            throw UsageError("ingestion.host is 'embedded', but this program has no embedded collector: set ingestion.host to a URL")
+        }
+        let collector = embeddedCollector(config.writeKey, state.collectedPath, logger)
+        group.addTask { try await collector.run() }
+        do {
+            return try await collector.baseURL()
+        } catch {
+            group.cancelAll()
+            throw UsageError("cannot start the embedded collector: \(error)")
+        }
+    }
+}
+
+extension DeadLetterRetryReport {
+    /// Notes why the retry stops early.
+    mutating func stop(_ status: RunReport.Status, _ reason: String) {
+        self.status = status
+        stopReason = reason
+    }
+
+    /// Notes that the engine stopped early, and why.
+    mutating func stop(_ cause: StopCause) {
+        switch cause {
+        case .fatalStatus(let code): stop(.failedFatal, "the destination answered \(code): check the write key, host and path")
+        case .tlsFailure(let why):
+            stop(.failedFatal, "TLS with the destination failed: \(why); check ingestion.tls (ca_file, client_cert, client_key)")
+        case .retriesExhausted(let why): stop(.stoppedTransient, why)
+        case .cancelled: stop(.interrupted, "stopped by a signal")
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+@_spi(PerLine) import MetaRouter
+import Synchronization
+
+/// `mr-replay dead-letter retry`: sends the dead-lettered events of a state directory again,
+/// once the cause was fixed (a server-side rule, a raised size cap, a fixed line), through the
+/// same enrichment, privacy rules and delivery engine as a run.
+///
+/// The files are handled one at a time, oldest first (``DeadLetterFiles``). The records of the
+/// reason asked for are enriched again (with their input line number, so a generated messageId
+/// is the one the run gave) and sent; then the file is replaced by what remains: delivered
+/// events are gone, events that fail again stay in place with their new reason, everything else
+/// is kept byte for byte. The new content is written to a temporary file, synced, and renamed
+/// over the file, so a retry killed at any moment leaves each file either as it was or as it
+/// should be: no record is lost or duplicated (a file left as it was is sent again by the next
+/// retry, with the same messageIds, which the destination deduplicates).
+///
+/// It holds the state directory like a run does (no run can append meanwhile), refuses a state
+/// that belongs to another destination, and learns no identities (the state is left unchanged).
+public final class DeadLetterRetry: Sendable {
+    let config: ReplayConfig
+    let stateDirectory: String
+    let reason: String?
+    let logger: Logger
+    let embeddedCollector: EmbeddedCollectorFactory?
+    let transport: (any DeliveryTransport)?
+    /// How long in-flight batches get to settle after a stop request.
+    let stopGrace: Duration
+    /// Called with the temporary file once it holds a file's new content, before it replaces the
+    /// file (tests stop there, as a crash would).
+    let beforeReplace: (@Sendable (String) throws -> Void)?
+
+    /// Prepares a retry of the dead letters of `stateDirectory` with reason `reason` (all when nil).
+    /// - Parameters:
+    ///   - embeddedCollector: makes the collector that `ingestion.host: embedded` names.
+    ///   - transport: replaces the HTTP transport (tests).
+    public init(
+        config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
+        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)? = nil,
+        stopGrace: Duration = .seconds(5), beforeReplace: (@Sendable (String) throws -> Void)? = nil
+    ) {
+        self.config = config
+        self.stateDirectory = stateDirectory
+        self.reason = reason
+        self.logger = logger
+        self.embeddedCollector = embeddedCollector
+        self.transport = transport
+        self.stopGrace = stopGrace
+        self.beforeReplace = beforeReplace
+    }
+
+    /// Retries every dead-letter file, oldest first, until done, a stop is requested or the
+    /// destination stops answering. Throws a ``UsageError`` before anything is sent (the state
+    /// is in use, belongs to another destination, the embedded collector cannot start), or
+    /// when a file cannot be read or replaced (it is then unchanged).
+    public func run(stop: StopSignal = StopSignal()) async throws -> DeadLetterRetryReport {
+        let state = try StateDirectory(path: stateDirectory)
+        let identity = try openIdentity(state)
+        defer { identity.close() }
+        try CheckpointDestination.check(config, identity: identity, stateDirectory: state.path)
+        var report = DeadLetterRetryReport()
+        report.files = DeadLetterFiles(path: state.deadLetterPath).all()
+        let enricher = Enricher(config: config, identity: identity)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            let embeddedURL = try await startEmbeddedCollector(in: &group, state: state)
+            let target = DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath)
+            do {
+                let delivery = try target.deliveryConfiguration(config)
+                var sequence: UInt64 = 0
+                for file in report.files {
+                    if stop.isRequested { report.stop(.interrupted, "stopped by a signal") }
+                    if report.stopReason != nil { break }
+                    try await retry(
+                        file: file, enricher: enricher, sequence: &sequence,
+                        engine: (delivery, transport ?? target.transport), stop: stop, report: &report)
+                }
+            } catch {
+                try? await target.shutdown()
+                group.cancelAll()
+                throw error
+            }
+            try? await target.shutdown()
+            group.cancelAll()
+            while let result = await group.nextResult() {
+                if case .failure(let error) = result { logger.warning("embedded collector: \(error)") }
+            }
+            if report.status == .completed, !report.deadLetteredAgain.isEmpty { report.status = .completedWithDrops }
+            return report
+        }
+    }
+
+    /// What becomes of one record of a file.
+    enum Fate {
+        case keep
+        case remove
+        case replace(reason: String, detail: String, raw: [UInt8])
+    }
+
+    /// Retries the records of one file and replaces it with what remains.
+    private func retry(
+        file: String, enricher: Enricher, sequence: inout UInt64, engine: (DeliveryConfiguration, any DeliveryTransport),
+        stop: StopSignal, report: inout DeadLetterRetryReport
+    ) async throws {
+        let records = try DeadLetterRecord.read(file)
+        var fates = [Fate](repeating: .keep, count: records.count)
+        var chunk = EventChunk()
+        for (k, record) in records.enumerated() where reason == nil || record.reason == reason {
+            if record.notRetryable != nil {
+                report.notRetryable[record.reason, default: 0] += 1
+                continue
+            }
+            report.selected += 1
+            fates[k] = prepare(record, tag: k, enricher: enricher, sequence: &sequence, into: &chunk, report: &report)
+        }
+        if !chunk.entries.isEmpty {
+            let (outcomes, cause) = await send(chunk, configuration: engine.0, transport: engine.1, stop: stop)
+            for outcome in outcomes {
+                let k = Int(outcome.tag)
+                switch outcome.result {
+                case .delivered:
+                    fates[k] = .remove
+                    report.delivered += 1
+                case .gaveUp(let why, let detail):
+                    fates[k] = .replace(reason: why.rawValue, detail: detail, raw: outcome.givenUpBytes ?? records[k].raw ?? [])
+                    report.deadLetteredAgain[why.rawValue, default: 0] += 1
+                case .notDelivered:
+                    report.pending += 1
+                }
+            }
+            report.pending += chunk.entries.count - outcomes.count  // not taken by a stopped engine
+            if let cause { report.stop(cause) }
+        }
+        guard fates.contains(where: { if case .keep = $0 { false } else { true } }) else { return }
+        try replace(file, with: Self.remaining(records, fates), removeWhenEmpty: file != StateDirectory.deadLetterPath(in: stateDirectory))
+    }
+
+    /// Enriches one record again: its event goes into `chunk` (tagged `tag`), or it fails again
+    /// (its new reason) or is settled by a rule (removed, as a run stores no such event).
+    private func prepare(
+        _ record: DeadLetterRecord, tag: Int, enricher: Enricher, sequence: inout UInt64, into chunk: inout EventChunk,
+        report: inout DeadLetterRetryReport
+    ) -> Fate {
+        let raw = record.raw ?? []
+        let outcome = raw.withUnsafeBufferPointer {
+            enricher.process($0, lineNumber: record.line, sequence: sequence, into: &chunk.storage)
+        }
+        sequence += 1
+        switch outcome {
+        case .event(let event):
+            chunk.entries.append(EventChunk.Entry(range: event.range, laneKey: event.laneKey, tag: UInt64(tag)))
+            return .keep  // until its outcome is known
+        case .deadLetter(let why, let detail):
+            report.deadLetteredAgain[why, default: 0] += 1
+            return .replace(reason: why, detail: detail, raw: raw)
+        case .skipped(let rule):
+            report.settledByRule[rule.rawValue, default: 0] += 1
+            return .remove
+        case .blank:
+            return .keep
+        }
+    }
+}
