@@ -90,7 +90,7 @@ public enum ConfigLoader {
 
     static func identityRules(_ node: YAMLNode, _ r: ConfigReader) throws(ConfigError) -> ReplayConfig.IdentityRules {
         let s = "enrichment.identity"
-        let m = try r.members(node, section: s, allowed: ["user_lines", "device_lines"])
+        let m = try r.members(node, section: s, allowed: ["user_lines", "device_lines", "logout_events"])
         var rules = ReplayConfig.IdentityRules()
         if let v = m["user_lines"]?.value {
             guard let x = ReplayConfig.IdentityRules.UserLines(rawValue: try r.string(v, "\(s).user_lines")) else {
@@ -103,6 +103,14 @@ public enum ConfigLoader {
                 throw r.error(v, "'\(s).device_lines' must be 'device' or 'reject'")
             }
             rules.deviceLines = x
+        }
+        if let v = m["logout_events"]?.value {
+            var names: [String] = []
+            for name in try r.stringList(v, "\(s).logout_events") where !names.contains(name) {
+                guard !name.isEmpty else { throw r.error(v, "'\(s).logout_events' must not contain an empty event name") }
+                names.append(name)
+            }
+            rules.logoutEvents = names
         }
         return rules
     }

@@ -159,7 +159,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public init() {}
     }
 
-    /// `enrichment.identity:` — the anonymousId of lines that have none.
+    /// `enrichment.identity:` — the anonymousId of lines that have none, and the events that
+    /// end carry-forward.
     public struct IdentityRules: Sendable, Equatable {
         /// A line with a `userId` and no `anonymousId`.
         public enum UserLines: String, Sendable {
@@ -180,6 +181,10 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var userLines = UserLines.derived
         /// `device_lines`.
         public var deviceLines = DeviceLines.device
+        /// `logout_events`: names of `track` events that end carry-forward for their anonymousId
+        /// (the event itself still carries the user; later events of that anonymousId carry no
+        /// userId or groupId until it identifies again). Empty: none does.
+        public var logoutEvents: [String] = []
         /// Creates the defaults.
         public init() {}
     }

@@ -73,13 +73,23 @@ package final class Enricher {
         }
     }
 
-    /// Lets the identity store learn from an event line. Only lines that become events teach;
-    /// a derived anonymousId is its userId's alone, so there is nothing to carry from it.
+    /// Lets the identity store learn from an event line (the transitions of
+    /// ``IdentityTransition``). Only lines that become events teach; a derived anonymousId is
+    /// its userId's alone, so there is nothing to carry from it or to end for it. Every row a
+    /// line changes has its `sequence`, so they are committed together.
     private func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
-        if let u = e.ownUserId, e.type == .identify || e.type == .alias, !e.counts.anonymousIdDerived {
-            e.anonymousId.withBytes(line) { a in
-                u.withBytes(line) { identity.learnUser(anonymousId: a, userId: $0, sequence: sequence) }
+        if let u = e.ownUserId, e.type == .identify || e.type == .alias {
+            u.withBytes(line) { u in
+                if !e.counts.anonymousIdDerived {
+                    e.anonymousId.withBytes(line) { identity.learnUser(anonymousId: $0, userId: u, sequence: sequence) }
+                }
+                guard let alias = e.alias else { return }
+                alias.previousId.withBytes(line) { identity.learnUser(anonymousId: $0, userId: u, sequence: sequence) }
+                alias.movedGroup?.withRaw { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) }
             }
+        }
+        if e.isLogout, !e.counts.anonymousIdDerived {
+            e.anonymousId.withBytes(line) { identity.forgetUser(anonymousId: $0, sequence: sequence) }
         }
         guard let g = e.groupIdOfGroup else { return }
         if let u = e.ownUserId {

@@ -26,6 +26,8 @@ struct LinePreparer {
     let deviceAnonymousIdJSON: [UInt8]
     /// `privacy.drop_properties`, sorted by the object each entry applies to.
     let drops: DropPaths
+    /// `enrichment.identity.logout_events`, as bytes.
+    let logoutEvents: LogoutEvents
     /// Events whose time is before this (epoch ms) are `expired`; set per input by the walk.
     var expiryCutoffMillis: Int64?
     /// The run's time window (``TimeWindow/bounds``): events before `windowSince` or at or after
@@ -60,6 +62,7 @@ struct LinePreparer {
         var removed = 0
         defaultContextJSON = defaults.contextWithout(library: lib, removed: &removed)
         drops = DropPaths(config.privacy.dropProperties)
+        logoutEvents = LogoutEvents(config.enrichment.identity.logoutEvents)
         self.deviceAnonymousId = .bytes(Array(deviceAnonymousId.utf8))
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
@@ -91,7 +94,8 @@ struct LinePreparer {
         return .event(
             PreparedEvent(
                 range: range, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
-                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, type: line.type, counts: counts))
+                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, alias: line.alias,
+                isLogout: line.isLogout, type: line.type, counts: counts))
     }
 
     /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
@@ -205,6 +209,8 @@ struct LinePreparer {
         var anonymousId: IdRef = .bytes([])
         var ownUserId: IdRef?
         var carriedUserId: IdentityValue?
+        var alias: IdentityTransition.Alias?
+        var isLogout = false
     }
 
     @inline(__always) func member(_ idx: Int?, _ layout: ObjectLayout) -> JSONMember? { idx.map { layout.members[$0] } }
@@ -242,6 +248,8 @@ struct LinePreparer {
         switch type {
         case .track where !isNonEmptyString(member(top.event, layout)):
             return reject(DeadLetterReason.missingEventName, "a track event needs a non-empty string \"event\"")
+        case .track where !logoutEvents.isEmpty:
+            line.isLogout = logoutEvents.contains(layout.members[top.event!], buf)
         case .group:
             guard let g = IdRef(member(top.groupId, layout), buf) else {
                 return reject(DeadLetterReason.missingGroupId, "a group event needs a non-empty \"groupId\"")
@@ -324,10 +332,13 @@ struct LinePreparer {
                 edits[.userId] = .identity(carried)
                 counts.userIdCarried = true
             }
+            if line.type == .alias, let previousId = IdRef(member(top.previousId, layout), buf), let userId = line.ownUserId {
+                line.alias = try IdentityTransition.alias(previousId: previousId, userId: userId, buf, identity)
+            }
             guard !hasGroupId else { return nil }
             let carried: IdentityValue?
             if let ownUserId = line.ownUserId {
-                carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) }
+                carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) } ?? line.alias?.movedGroup
             } else if let carriedUserId = line.carriedUserId {
                 carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
             } else {

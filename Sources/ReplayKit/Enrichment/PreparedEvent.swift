@@ -16,6 +16,12 @@ struct PreparedEvent {
     var carriedUserId: IdentityValue?
     /// A group event's groupId.
     var groupIdOfGroup: IdRef?
+    /// An alias event's `previousId` and the group it moves to the alias's `userId` (see
+    /// ``IdentityTransition``); nil for other events.
+    var alias: IdentityTransition.Alias?
+    /// Whether the event is one of `enrichment.identity.logout_events`: it ends carry-forward
+    /// for its anonymousId (after itself).
+    var isLogout: Bool
     /// The event's type.
     var type: EventType
     /// What preparing did to this line.

@@ -153,7 +153,8 @@ struct IdentityMap {
     struct Entry {
         /// The key's bytes.
         var key: InlineBytes
-        /// The newest value; nil records that SQLite has no row for the key.
+        /// The newest value; nil records that SQLite has (or, once committed, will have) no row
+        /// for the key.
         var value: IdentityValue?
         /// The sequence of the line that taught the value while it is not in SQLite, else
         /// ``IdentityMap/committed``.
@@ -194,6 +195,15 @@ struct IdentityMap {
         let i = upsert(key)
         if entries[i].uncommitted == nil { uncommittedCount += 1 }
         entries[i].value = value
+        entries[i].uncommitted = sequence
+    }
+
+    /// Records that line `sequence` ended `key`'s mapping (a logout): lookups find none at
+    /// once, and the commit deletes the row.
+    mutating func forget(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+        let i = upsert(key)
+        if entries[i].uncommitted == nil { uncommittedCount += 1 }
+        entries[i].value = nil
         entries[i].uncommitted = sequence
     }
 

@@ -3,13 +3,17 @@ import Foundation
 
 /// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).
 ///
-/// Mappings: anonymousId → userId (from identify and alias events) and userId → groupId (from
-/// group events), plus the persisted device anonymousId.
+/// Mappings: anonymousId → userId (from identify and alias events, ended by logout events) and
+/// userId → groupId (from group events, and moved by alias events), plus the persisted device
+/// anonymousId.
 ///
 /// Crash safety: a mapping learned from a line lives in an in-memory overlay tagged with that
 /// line's `sequence` and reaches SQLite only through ``commit(throughSequence:)``, which the run
 /// pipeline calls when its checkpoint passes that sequence. After a crash, lines after the
-/// checkpoint are re-read and re-learned, so re-enrichment gives identical output.
+/// checkpoint are re-read and re-learned, so re-enrichment gives identical output. Every row a
+/// line changes (a login's userId, an alias's userId and moved group, a logout's deletion) has
+/// that line's sequence, so one transaction writes all of them or none: a transition is never
+/// half stored.
 /// Lookups see committed rows plus the overlay. Not thread-safe: owned by one pipeline stage.
 package final class IdentityStore {
     private let db: SQLiteDatabase
@@ -21,7 +25,7 @@ package final class IdentityStore {
     struct Pending {
         let sequence: UInt64
         let row: LearnedRow
-        var isGroup: Bool { row.isGroup }
+        var isGroup: Bool { row.kind == .group }
     }
     /// Learned mappings from `pendingStart` on are not committed yet. Kept in blocks: it holds
     /// up to a second or two of mappings, and committed blocks are dropped from the front.
@@ -35,6 +39,7 @@ package final class IdentityStore {
     private let selectGroup: SQLiteDatabase.Statement
     private let upsertUser: SQLiteDatabase.Statement
     private let upsertGroup: SQLiteDatabase.Statement
+    private let deleteUser: SQLiteDatabase.Statement
     /// messageIds of snapshot events, waiting for the checkpoint that passes their line.
     private var pendingMessageIds: [(sequence: UInt64, input: String, messageId: String)] = []
 
@@ -75,6 +80,7 @@ package final class IdentityStore {
         selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
         upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
         upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
+        deleteUser = try db.prepare("DELETE FROM anon_user WHERE anonymous_id = ?")
         users.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
         groups.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
     }
@@ -85,14 +91,23 @@ package final class IdentityStore {
     /// for lookups at once.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         users.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, isGroup: false)))
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user)))
+    }
+
+    /// Ends carry-forward for the anonymousId `key` (a logout event): from now on it has no
+    /// userId, until an identify or alias teaches one again. Effective for lookups at once;
+    /// committed like a learned mapping (the row is deleted in the same transaction as the
+    /// rest of its line's mappings).
+    func forgetUser(anonymousId key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+        users.forget(key, sequence: sequence)
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: UnsafeBufferPointer(start: nil, count: 0), kind: .forgetUser)))
     }
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         groups.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, isGroup: true)))
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group)))
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
@@ -215,7 +230,9 @@ package final class IdentityStore {
         }
     }
 
+    /// Upserts `row` with `statement`, or deletes its anonymousId's row when it is a logout.
     private func write(_ row: LearnedRow, _ statement: SQLiteDatabase.Statement) throws {
+        if row.kind == .forgetUser { return try row.withKey { try db.run(deleteUser, $0) } }
         try row.withKey { key in try row.withValue { value in try db.run(statement, key, value) } }
     }
 
@@ -274,17 +291,27 @@ package final class IdentityStore {
 }
 
 /// A learned mapping's key and value bytes (each inline when short, see ``InlineBytes``) and
-/// its table. 49 bytes (56 with padding).
+/// what it does. 49 bytes (56 with padding).
 struct LearnedRow {
+    /// What a row does to its table.
+    enum Kind: UInt8 {
+        /// anonymousId → userId (identify, alias).
+        case user
+        /// userId → groupId (group, or a group moved by an alias).
+        case group
+        /// The anonymousId's userId ends (a logout event): its row is deleted. No value.
+        case forgetUser
+    }
+
     private let key: InlineBytes
     private let value: InlineBytes
-    /// Whether the mapping is userId → groupId (else anonymousId → userId).
-    let isGroup: Bool
+    /// The table and the change.
+    let kind: Kind
 
-    init(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, isGroup: Bool) {
+    init(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, kind: Kind) {
         self.key = InlineBytes(key)
         self.value = InlineBytes(value)
-        self.isGroup = isGroup
+        self.kind = kind
     }
 
     /// Calls `body` with the key's bytes.

@@ -83,6 +83,16 @@ final class SQLiteDatabase {
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
     }
 
+    /// Runs a prepared statement with one text parameter given as UTF-8 bytes.
+    func run(_ st: Statement, _ only: UnsafeBufferPointer<UInt8>) throws {
+        let s = st.handle
+        sqlite3_reset(s)
+        bindText(s, 1, only)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(message: String(cString: sqlite3_errmsg(db))) }
+    }
+
     /// The first column of the first row of a prepared query with one text parameter, all as
     /// UTF-8 bytes.
     func queryBytes(_ st: Statement, _ param: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
