@@ -36,7 +36,8 @@ public struct RunReport: Codable, Sendable, Equatable {
         public var expired = 0
         /// Not sent, not stored: consent denied it (or a later revocation in its queue purged it).
         public var consentDropped = 0
-        /// Events of a rewritten snapshot that earlier runs had already settled (by messageId).
+        /// Events read again that earlier runs had already settled: past a resumed input's
+        /// checkpoint (by line), or in a rewritten snapshot (by messageId). Not sent again.
         public var alreadyDelivered = 0
         public var pending = 0
         /// Events skipped because an earlier run already settled them.
