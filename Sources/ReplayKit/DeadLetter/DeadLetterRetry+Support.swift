@@ -92,22 +92,6 @@ extension DeadLetterRetry {
         }
     }
 
-    /// Starts the embedded collector as a child task of `group` when the config names it, and
-    /// returns its base URL.
-    func startEmbeddedCollector(in group: inout ThrowingTaskGroup<Void, any Error>, state: StateDirectory) async throws -> String? {
-        guard config.ingestion.host == DeliveryTarget.embeddedKeyword else { return nil }
-        guard let embeddedCollector else {
-            throw UsageError("ingestion.host is 'embedded', but this program has no embedded collector: set ingestion.host to a URL")
-        }
-        let collector = embeddedCollector(config.writeKey, state.collectedPath, logger)
-        group.addTask { try await collector.run() }
-        do {
-            return try await collector.baseURL()
-        } catch {
-            group.cancelAll()
-            throw UsageError("cannot start the embedded collector: \(error)")
-        }
-    }
 }
 
 extension DeadLetterRetryReport {

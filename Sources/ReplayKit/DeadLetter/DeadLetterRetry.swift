@@ -63,7 +63,8 @@ public final class DeadLetterRetry: Sendable {
         report.files = DeadLetterFiles(path: state.deadLetterPath).all()
         let enricher = Enricher(config: config, identity: identity)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            let embeddedURL = try await startEmbeddedCollector(in: &group, state: state)
+            let embeddedURL = try await startEmbeddedCollector(
+                embeddedCollector, config: config, state: state, logger: logger, in: &group)
             let target = DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath)
             do {
                 let delivery = try target.deliveryConfiguration(config)

@@ -18,3 +18,24 @@ public protocol EmbeddedCollector: Sendable {
 /// Makes the embedded collector for a run: it accepts `writeKey` and appends to `outputPath`.
 public typealias EmbeddedCollectorFactory =
     @Sendable (_ writeKey: String, _ outputPath: String, _ logger: Logger) -> any EmbeddedCollector
+
+/// Starts the embedded collector as a child task of `group` when `config` names it (host
+/// `embedded`), and returns its base URL; `nil` for any other host. A run and a dead-letter retry
+/// both start their target this way.
+func startEmbeddedCollector(
+    _ factory: EmbeddedCollectorFactory?, config: ReplayConfig, state: StateDirectory, logger: Logger,
+    in group: inout ThrowingTaskGroup<Void, any Error>
+) async throws -> String? {
+    guard config.ingestion.host == DeliveryTarget.embeddedKeyword else { return nil }
+    guard let factory else {
+        throw UsageError("ingestion.host is 'embedded', but this program has no embedded collector: set ingestion.host to a URL")
+    }
+    let collector = factory(config.writeKey, state.collectedPath, logger)
+    group.addTask { try await collector.run() }
+    do {
+        return try await collector.baseURL()
+    } catch {
+        group.cancelAll()
+        throw UsageError("cannot start the embedded collector: \(error)")
+    }
+}

@@ -52,7 +52,8 @@ public final class ReplayRunner: Sendable {
             let (finished, timeline) = try await withThrowingTaskGroup(of: Void.self) { group -> (RunReport, RunTimeline) in
                 let embeddedURL: String?
                 do {
-                    embeddedURL = try await startEmbeddedCollector(in: &group, state: opened.state)
+                    embeddedURL = try await startEmbeddedCollector(
+                        embeddedCollector, config: config, state: opened.state, logger: logger, in: &group)
                 } catch {
                     opened.identity.close()
                     throw error
@@ -125,27 +126,6 @@ public final class ReplayRunner: Sendable {
         } catch {
             identity.close()
             throw error
-        }
-    }
-
-    /// Starts the embedded collector as a child task of `group` when the config names it, and
-    /// returns its base URL.
-    private func startEmbeddedCollector(
-        in group: inout ThrowingTaskGroup<Void, any Error>, state: StateDirectory
-    ) async throws -> String? {
-        guard config.ingestion.host == DeliveryTarget.embeddedKeyword else { return nil }
-        guard let embeddedCollector else {
-            throw UsageError(
-                "ingestion.host is 'embedded', but this program has no embedded collector: set ingestion.host to a URL")
-        }
-        let collector = embeddedCollector(
-            config.writeKey, state.collectedPath, logger)
-        group.addTask { try await collector.run() }
-        do {
-            return try await collector.baseURL()
-        } catch {
-            group.cancelAll()
-            throw UsageError("cannot start the embedded collector: \(error)")
         }
     }
 }
