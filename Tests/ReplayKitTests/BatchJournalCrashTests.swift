@@ -46,7 +46,11 @@ struct BatchJournalCrashTests {
         first.arguments = args
         first.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try first.run()
-        try await Task.sleep(for: .milliseconds(1500))
+        // Kill once the run has journaled a problem batch (bounded wait), while it goes on.
+        for _ in 0..<400 where first.isRunning {
+            if let size = try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int, size > 0 { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
         #expect(first.isRunning, "the kill must land mid-run")
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()

@@ -65,9 +65,18 @@ final class RunCrashTests {
         let config = try writeRunConfig(dir: "\(dir)/crash", url: target.url, extra: "rate_limit: { events_per_second: 2000 }")
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
         var kills = 0
-        // Checkpoints are written every second, so each kill lands after at least one of them.
-        for delay in [1.3, 0.4, 1.6, 1.2] {
+        // Each kill lands after the run wrote a checkpoint (checkpoint.json changed), at several
+        // points between two checkpoints (written every second); waiting for it, not for a fixed
+        // time, keeps the test exact on a loaded machine.
+        let mirror = "\(dir)/crash/state/checkpoint.json"
+        for delay in [0.3, 0.05, 0.6, 0.9] {
+            let before = try? FileManager.default.attributesOfItem(atPath: mirror)[.modificationDate] as? Date
             let p = try launch(args)
+            for _ in 0..<400 where p.isRunning {
+                let now = try? FileManager.default.attributesOfItem(atPath: mirror)[.modificationDate] as? Date
+                if let now, now != before { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             if p.isRunning {
                 kill(p.processIdentifier, SIGKILL)
