@@ -9,7 +9,7 @@ struct DeliveryTarget: Sendable {
     /// The base URL events go to.
     let host: String
     /// The HTTP client the engine sends with; shut down at the end of the run.
-    let transport: HTTPDeliveryTransport
+    let transport: any ClosableDeliveryTransport
     /// What the report names as the destination.
     let description: String
 
@@ -19,7 +19,10 @@ struct DeliveryTarget: Sendable {
     /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
     /// when the config names it, and `collectedPath` the file it writes.
     init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
-        transport = HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
+        transport = LeanHTTPTransport.selected(host: embeddedURL ?? config.ingestion.host,
+                                               maxConnectionsPerHost: max(config.batching.concurrency, 1)) {
+            HTTPDeliveryTransport(maxConnectionsPerHost: max(config.batching.concurrency, 1))
+        }
         if let embeddedURL {
             host = embeddedURL
             description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"
