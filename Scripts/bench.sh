@@ -5,7 +5,8 @@
 #
 # Steps: generate deterministic NDJSON (N and big-N events) -> build mr-replay and mr-collector in
 # release mode -> start `mr-collector --count-only` on loopback -> raw read rate (wc -l) ->
-# mr-replay dry run (big file) -> Segment's Python library end to end -> mr-replay end to end
+# mr-replay dry run (big file) -> Segment's Python library end to end -> the orjson script
+# (Scripts/bench/orjson_peer.py: one keep-alive connection, batches of 100) -> mr-replay end to end
 # (gzip off, with peak RSS; gzip on; big file with peak RSS) -> one summary table, also written
 # as JSON to DIR/bench-<time>.json and DIR/latest.json. Every measured step reports its wall time
 # and the CPU time (user + sys) of the client process alone. The dry run, the Python peer and
@@ -168,6 +169,26 @@ if [ "$SKIP_PYTHON" = 0 ]; then
   fi
 else
   skip "python peer: --skip-python"
+fi
+
+# --- 6b. the orjson script ----------------------------------------------------------------------
+if [ "$SKIP_PYTHON" = 0 ]; then
+  VENV="$OUT/venv"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || true
+  if ! "$VENV/bin/python" -c "import orjson" 2>/dev/null; then
+    say "installing orjson into $VENV"
+    "$VENV/bin/pip" install -q orjson || true
+  fi
+  if "$VENV/bin/python" -c "import orjson" 2>/dev/null; then
+    say "orjson $("$VENV/bin/python" -c 'import orjson; print(orjson.__version__)') script end to end (one connection, batches of 100)"
+    "${MEASURE[@]}" --repeat "$REPEAT" --stats "$URL" --expect "$EVENTS" --timeout 1800 --log "$RUN/orjson_peer.log" -- \
+      "$VENV/bin/python" "$HERE/orjson_peer.py" "$SMALL" --host "$URL" --write-key "$WRITE_KEY" --batch 100 \
+      | tee "$RUN/orjson_peer.json"
+  else
+    skip "orjson peer: could not install orjson"
+  fi
+else
+  skip "orjson peer: --skip-python"
 fi
 
 # --- 7. mr-replay end to end ------------------------------------------------------------------

@@ -52,10 +52,11 @@ def main():
         meta = json.load(f)
     n, big = meta["events"], meta.get("big_events")
     dry_n = meta.get("dry_run_events", n)  # the dry run may use its own (bigger) file
-    steps = {k: load(run, k) for k in ["raw_read", "dry_run", "python_peer", "e2e", "e2e_gzip", "e2e_big"]}
+    steps = {k: load(run, k) for k in ["raw_read", "dry_run", "python_peer", "orjson_peer", "e2e", "e2e_gzip", "e2e_big"]}
     raw = rate(steps["raw_read"], meta.get("raw_read_lines", n))
     dry = rate(steps["dry_run"], dry_n)
     peer = rate(steps["python_peer"], n)
+    orjson_peer = rate(steps["orjson_peer"], n)
     e2e = rate(steps["e2e"], n)
     e2e_gz = rate(steps["e2e_gzip"], n)
     e2e_big = rate(steps["e2e_big"], big) if big else None
@@ -64,6 +65,7 @@ def main():
     cpu = {
         "dry_run": cpu_us(steps["dry_run"], dry_n),
         "python_peer": cpu_us(steps["python_peer"], n),
+        "orjson_peer": cpu_us(steps["orjson_peer"], n),
         "e2e": cpu_us(steps["e2e"], n),
         "e2e_gzip": cpu_us(steps["e2e_gzip"], n),
         "e2e_big": cpu_us(steps["e2e_big"], big) if big else None,
@@ -80,11 +82,13 @@ def main():
 
     vs_python = ratio(e2e, peer)
     vs_python_cpu = ratio(cpu["python_peer"], mr_cpu)
+    vs_orjson_cpu = ratio(cpu["orjson_peer"], mr_cpu)
     gzip_cost = ratio(steps["e2e_gzip"]["seconds"], steps["e2e"]["seconds"]) if e2e and e2e_gz else None
     rss_ratio = ratio(rss_big, rss)
     checks = {
         "e2e_vs_python_at_least_30x": None if vs_python is None else vs_python >= 30,
         "python_cpu_over_mr_replay_cpu_at_least_60x": None if vs_python_cpu is None else vs_python_cpu >= 60,
+        "orjson_cpu_over_mr_replay_cpu_at_least_5x": None if vs_orjson_cpu is None else vs_orjson_cpu >= 5,
         "dry_run_at_least_1M_per_s": None if dry is None else dry >= 1_000_000,
         "peak_rss_1M_at_most_80MB": None if rss_big is None else rss_big <= 80 * 1024,
         "peak_rss_1M_at_most_1.3x_100k": None if rss_ratio is None else rss_ratio <= 1.3,
@@ -97,6 +101,8 @@ def main():
         ("  dry run CPU per event", fmt(cpu["dry_run"], us), "", None),
         ("python library end-to-end", fmt(peer, " ev/s"), "", None),
         ("python library CPU per event", fmt(cpu["python_peer"], us), "", None),
+        ("orjson script end-to-end", fmt(orjson_peer, " ev/s"), "", None),
+        ("orjson script CPU per event", fmt(cpu["orjson_peer"], us), "", None),
         ("mr-replay end-to-end (gzip off)", fmt(e2e, " ev/s"), "", None),
         ("  mr-replay CPU per event, gzip off", fmt(cpu["e2e"], us), "", None),
         ("  ratio mr-replay / python", fmt(vs_python, "x"), ">= 30x", checks["e2e_vs_python_at_least_30x"]),
@@ -107,6 +113,8 @@ def main():
         ("mr-replay CPU per event, end to end", fmt(mr_cpu, us), "", None),
         ("  ratio python CPU / mr-replay CPU", fmt(vs_python_cpu, "x"), ">= 60x",
          checks["python_cpu_over_mr_replay_cpu_at_least_60x"]),
+        ("  ratio orjson CPU / mr-replay CPU", fmt(vs_orjson_cpu, "x"), ">= 5x",
+         checks["orjson_cpu_over_mr_replay_cpu_at_least_5x"]),
         ("peak RSS, %s events" % fmt(n), fmt(rss / 1024 if rss else None, " MB"), "", None),
         ("peak RSS, %s events" % fmt(big), fmt(rss_big / 1024 if rss_big else None, " MB"), "<= 80 MB",
          checks["peak_rss_1M_at_most_80MB"]),
@@ -128,9 +136,11 @@ def main():
     result = {
         "meta": meta, "steps": steps,
         "rates": {"raw_read_lines_per_s": raw, "dry_run_events_per_s": dry, "python_peer_events_per_s": peer,
+                  "orjson_peer_events_per_s": orjson_peer,
                   "e2e_events_per_s": e2e, "e2e_gzip_events_per_s": e2e_gz, "e2e_big_events_per_s": e2e_big},
         "cpu_us_per_event": dict(cpu, mr_replay_end_to_end=mr_cpu, mr_replay_end_to_end_events=mr_cpu_events),
         "ratios": {"e2e_vs_python": vs_python, "python_cpu_over_mr_replay_cpu": vs_python_cpu,
+                   "orjson_cpu_over_mr_replay_cpu": vs_orjson_cpu,
                    "gzip_on_over_off_time": gzip_cost, "rss_big_over_small": rss_ratio},
         "peak_rss_kb": {"small": rss, "big": rss_big},
         "targets": checks,

@@ -9,7 +9,7 @@ struct DeliveryTarget: Sendable {
     /// The base URL events go to.
     let host: String
     /// The HTTP client the engine sends with; shut down at the end of the run.
-    let transport: HTTPDeliveryTransport
+    let transport: any ClosableDeliveryTransport
     /// What the report names as the destination.
     let description: String
 
@@ -21,9 +21,15 @@ struct DeliveryTarget: Sendable {
     /// configuration's TLS and proxy settings (`config.ingestion.security`); the embedded
     /// collector, plain http on loopback, gets neither.
     init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
-        transport = HTTPDeliveryTransport(
-            maxConnectionsPerHost: max(config.batching.concurrency, 1),
-            security: embeddedURL == nil ? config.ingestion.security : TransportSecurity())
+        let security = embeddedURL == nil ? config.ingestion.security : TransportSecurity()
+        let connections = max(config.batching.concurrency, 1)
+        // The lean SwiftNIO transport for plain http:// without a proxy; AsyncHTTPClient for
+        // HTTPS and proxies (docs/delivery.md, "Two transports").
+        transport = LeanHTTPTransport.selected(
+            host: embeddedURL ?? config.ingestion.host, proxied: security.proxy != nil, maxConnectionsPerHost: connections
+        ) {
+            HTTPDeliveryTransport(maxConnectionsPerHost: connections, security: security)
+        }
         if let embeddedURL {
             host = embeddedURL
             description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"

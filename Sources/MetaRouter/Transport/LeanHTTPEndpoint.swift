@@ -1,0 +1,74 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A plain-HTTP endpoint of ``LeanHTTPTransport``: where to connect, and the request heads that
+/// requests to it start from.
+struct LeanHTTPEndpoint: Sendable {
+    /// The host to connect to (an IPv6 address without brackets).
+    let host: String
+    let port: Int
+    /// `host[:port]` as the `Host` header carries it; also the connection pool's key.
+    let authority: String
+    /// The request target: percent-encoded path and query, `/` when empty.
+    let target: String
+
+    /// Parses `url`; nil unless it is an `http://` URL with a host.
+    init?(url: String) {
+        guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "http",
+              let host = parts.host, !host.isEmpty else { return nil }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.host = bare
+        port = parts.port ?? 80
+        let shown = bare.contains(":") ? "[\(bare)]" : bare
+        authority = parts.port.map { "\(shown):\($0)" } ?? shown
+        var target = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+        if let query = parts.percentEncodedQuery { target += "?" + query }
+        self.target = target
+    }
+
+    /// A `POST` head to this endpoint carrying `headers` (in order, after `Host`), without framing.
+    func head(headers: [(name: String, value: String)]) -> HTTPRequestHead {
+        var fields = HTTPHeaders()
+        fields.reserveCapacity(headers.count + 2)
+        fields.add(name: "Host", value: authority)
+        for h in headers where !Self.isFraming(h.name) { fields.add(name: h.name, value: h.value) }
+        return HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: fields)
+    }
+
+    /// Whether `name` is a header the transport sets itself (framing and `Host`).
+    static func isFraming(_ name: String) -> Bool {
+        for framing in ["Content-Length", "Transfer-Encoding", "Host"]
+        where name.caseInsensitiveCompare(framing) == .orderedSame {
+            return true
+        }
+        return false
+    }
+}
+
+/// The request heads of one URL, built once per distinct header list (the engine sends the same
+/// one or two lists every time), so a request costs a `Content-Length` and no header building.
+struct LeanHeadCache: Sendable {
+    let endpoint: LeanHTTPEndpoint
+    private var heads: [(headers: [(name: String, value: String)], head: HTTPRequestHead)] = []
+
+    init(endpoint: LeanHTTPEndpoint) { self.endpoint = endpoint }
+
+    /// The head for `headers` and a body of `length` bytes.
+    mutating func head(headers: [(name: String, value: String)], length: Int) -> HTTPRequestHead {
+        var head: HTTPRequestHead
+        if let cached = heads.first(where: { Self.same($0.headers, headers) }) {
+            head = cached.head
+        } else {
+            head = endpoint.head(headers: headers)
+            if heads.count >= 4 { heads.removeFirst() }
+            heads.append((headers, head))
+        }
+        head.headers.add(name: "Content-Length", value: String(length))
+        return head
+    }
+
+    private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}

@@ -1,0 +1,231 @@
+import NIOCore
+import NIOPosix
+import Testing
+
+@_spi(PerLine) @testable import MetaRouter
+
+/// The transports under one contract.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case asyncHTTPClient
+    case lean
+
+    var testDescription: String { rawValue }
+
+    func make(maxConnectionsPerHost: Int = 4) -> any ClosableDeliveryTransport {
+        switch self {
+        case .asyncHTTPClient: return HTTPDeliveryTransport(maxConnectionsPerHost: maxConnectionsPerHost)
+        case .lean:
+            return LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
+                                     maxConnectionsPerHost: maxConnectionsPerHost)
+        }
+    }
+}
+
+/// One set of transport contract tests, run against ``HTTPDeliveryTransport`` and
+/// ``LeanHTTPTransport``: what reaches the server, status codes and headers, resets, timeouts,
+/// cancellation, keep-alive reuse.
+@Suite struct TransportContractTests {
+    private static let body = Array(#"{"batch":[{"type":"track","event":"E"}],"sentAt":"2026-11-23T00:00:00.000Z"}"#.utf8)
+
+    private func request(_ port: Int, path: String = "/v1/batch", timeout: Duration = .seconds(10)) -> DeliveryRequest {
+        DeliveryRequest(url: "http://127.0.0.1:\(port)\(path)",
+                        headers: [("Authorization", "Basic S0s6"), ("Content-Type", "application/json"),
+                                  ("User-Agent", "contract/1")],
+                        body: Self.body, timeout: timeout)
+    }
+
+    @Test(arguments: TransportKind.allCases, [200, 400, 413, 429, 500])
+    func statusAndHeadersComeBack(kind: TransportKind, code: Int) async throws {
+        let headers: [(String, String)] = code == 429 ? [("Retry-After", "7")] : [("X-Seen", "yes")]
+        let server = try await ScriptedHTTPServer.start { _ in .status(code, headers: headers, bodyBytes: 12) }
+        let transport = kind.make()
+        let response = await transport.send(request(server.port, path: "/base/v1/batch?x=1"))
+        await transport.shutdown()
+        await server.stop()
+        guard case .status(let got, _) = response else { Issue.record("got \(response)"); return }
+        #expect(got == code)
+        if code == 429 { #expect(response.header("retry-after") == "7") } else { #expect(response.header("x-seen") == "yes") }
+        let seen = try #require(server.requests.first)
+        #expect(seen.head.method == .POST)
+        #expect(seen.head.uri == "/base/v1/batch?x=1")
+        #expect(seen.head.headers["Authorization"] == ["Basic S0s6"])
+        #expect(seen.head.headers["Host"] == ["127.0.0.1:\(server.port)"])
+        #expect(seen.head.headers["Content-Length"] == [String(Self.body.count)])
+        #expect(seen.body == Self.body)
+    }
+
+    /// A reset ends the request as a network error; the next request opens a new connection.
+    @Test(arguments: TransportKind.allCases)
+    func aResetIsANetworkErrorAndTheNextRequestReconnects(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { $0 == 1 ? .reset : .status(200) }
+        let transport = kind.make()
+        let first = await transport.send(request(server.port))
+        let reset = await transport.send(request(server.port))
+        let after = await transport.send(request(server.port))
+        await transport.shutdown()
+        await server.stop()
+        guard case .status(200, _) = first else { Issue.record("first: \(first)"); return }
+        guard case .networkError = reset else { Issue.record("expected a network error, got \(reset)"); return }
+        guard case .status(200, _) = after else { Issue.record("after the reset: \(after)"); return }
+        #expect(server.connections == 2)
+    }
+
+    /// No answer within the request's timeout is a network error at about the timeout, and the
+    /// connection is not reused for the next request (a late answer cannot be mistaken for it).
+    @Test(arguments: TransportKind.allCases)
+    func aTimeoutIsANetworkError(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { $0 == 0 ? .hang : .status(204) }
+        let transport = kind.make()
+        let started = ContinuousClock.now
+        let timedOut = await transport.send(request(server.port, timeout: .milliseconds(300)))
+        let took = ContinuousClock.now - started
+        let next = await transport.send(request(server.port))
+        await transport.shutdown()
+        await server.stop()
+        guard case .networkError = timedOut else { Issue.record("expected a network error, got \(timedOut)"); return }
+        #expect(took >= .milliseconds(250) && took < .seconds(5), "took \(took)")
+        guard case .status(204, _) = next else { Issue.record("next: \(next)"); return }
+        #expect(server.requests.map(\.connection) == [0, 1])
+    }
+
+    /// Cancelling the sending task ends a request waiting for its answer at once, as a network error.
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheTaskEndsTheRequest(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { _ in .hang }
+        let transport = kind.make()
+        let r = request(server.port, timeout: .seconds(30))
+        let started = ContinuousClock.now
+        let sending = Task { await transport.send(r) }
+        while server.requests.isEmpty, ContinuousClock.now - started < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
+        sending.cancel()
+        let response = await sending.value
+        let took = ContinuousClock.now - started
+        await transport.shutdown()
+        await server.stop()
+        guard case .networkError = response else { Issue.record("expected a network error, got \(response)"); return }
+        #expect(took < .seconds(10), "the request ran to its deadline instead of being cancelled")
+    }
+
+    /// Sequential requests share one keep-alive connection, and answers of any size are drained.
+    @Test(arguments: TransportKind.allCases)
+    func sequentialRequestsReuseOneConnection(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { $0 % 5 == 0 ? .status(200, bodyBytes: 200_000) : .status(200) }
+        let transport = kind.make()
+        var codes: [Int] = []
+        for _ in 0..<20 {
+            if case .status(let code, _) = await transport.send(request(server.port)) { codes.append(code) }
+        }
+        await transport.shutdown()
+        await server.stop()
+        #expect(codes == Array(repeating: 200, count: 20))
+        #expect(server.connections == 1)
+    }
+
+    /// An answer with `Connection: close` is kept, and the next request opens a new connection.
+    @Test(arguments: TransportKind.allCases)
+    func connectionCloseIsHonoured(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { .status($0 == 0 ? 201 : 202, close: $0 == 0) }
+        let transport = kind.make()
+        let first = await transport.send(request(server.port))
+        let second = await transport.send(request(server.port))
+        await transport.shutdown()
+        await server.stop()
+        guard case .status(201, _) = first, case .status(202, _) = second else {
+            Issue.record("got \(first), \(second)")
+            return
+        }
+        #expect(server.requests.map(\.connection) == [0, 1])
+    }
+
+    /// Concurrent requests (one per engine lane) each get their own connection and answer.
+    @Test(arguments: TransportKind.allCases)
+    func concurrentRequestsAllComeBack(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { _ in .status(200) }
+        let transport = kind.make(maxConnectionsPerHost: 4)
+        let r = request(server.port)
+        let codes = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var ok = 0
+                    for _ in 0..<10 { if case .status(200, _) = await transport.send(r) { ok += 1 } }
+                    return ok
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        await transport.shutdown()
+        await server.stop()
+        #expect(codes == 40)
+        #expect(server.requests.count == 40)
+        #expect(server.connections <= 4)
+    }
+
+    /// Nothing listening: a network error (within the request's timeout).
+    @Test(arguments: TransportKind.allCases)
+    func aRefusedConnectionIsANetworkError(kind: TransportKind) async throws {
+        let server = try await ScriptedHTTPServer.start { _ in .status(200) }
+        let port = server.port
+        await server.stop()
+        let transport = kind.make()
+        let response = await transport.send(request(port, timeout: .milliseconds(500)))
+        await transport.shutdown()
+        guard case .networkError = response else { Issue.record("expected a network error, got \(response)"); return }
+    }
+}
+
+/// What only the lean transport promises.
+@Suite struct LeanTransportTests {
+    @Test func itSendsToPlainHTTPURLsOnly() {
+        #expect(LeanHTTPTransport.canSend(to: "http://127.0.0.1:8080/v1/batch"))
+        #expect(LeanHTTPTransport.canSend(to: "http://collector.internal"))
+        #expect(!LeanHTTPTransport.canSend(to: "https://collector.internal/v1/batch"))
+        #expect(!LeanHTTPTransport.canSend(to: "not a url"))
+    }
+
+    @Test func theEndpointKeepsPathQueryAndAuthority() throws {
+        let plain = try #require(LeanHTTPEndpoint(url: "http://example.test/a%20b/v1/batch?k=v"))
+        #expect(plain.host == "example.test" && plain.port == 80 && plain.authority == "example.test")
+        #expect(plain.target == "/a%20b/v1/batch?k=v")
+        let v6 = try #require(LeanHTTPEndpoint(url: "http://[::1]:9000"))
+        #expect(v6.host == "::1" && v6.port == 9000 && v6.authority == "[::1]:9000" && v6.target == "/")
+    }
+
+    /// The transport's own framing wins over a caller's `Content-Length` or `Host`.
+    @Test func framingHeadersAreTheTransports() throws {
+        let endpoint = try #require(LeanHTTPEndpoint(url: "http://h:1/p"))
+        var cache = LeanHeadCache(endpoint: endpoint)
+        let head = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 42)
+        #expect(head.headers["Content-Length"] == ["42"])
+        #expect(head.headers["Host"] == ["h:1"])
+        #expect(head.headers["A"] == ["b"])
+        let again = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 7)
+        #expect(again.headers["Content-Length"] == ["7"])
+    }
+
+    /// After shutdown the connections are closed and requests fail as network errors.
+    @Test func shutdownClosesConnections() async throws {
+        let server = try await ScriptedHTTPServer.start { _ in .status(200) }
+        let transport = LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let r = DeliveryRequest(url: "http://127.0.0.1:\(server.port)/", headers: [], body: [], timeout: .seconds(5))
+        let before = await transport.send(r)
+        await transport.shutdown()
+        let after = await transport.send(r)
+        await server.stop()
+        guard case .status(200, _) = before else { Issue.record("before: \(before)"); return }
+        guard case .networkError = after else { Issue.record("after shutdown: \(after)"); return }
+        #expect(server.connections == 1)
+    }
+
+    /// A run picks the lean transport for plain HTTP and AsyncHTTPClient for the rest.
+    @Test func selection() async {
+        let plain = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
+        let tls = LeanHTTPTransport.selected(host: "https://example.test", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
+        let proxied = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", proxied: true, maxConnectionsPerHost: 2) {
+            HTTPDeliveryTransport()
+        }
+        #expect(plain is LeanHTTPTransport)
+        #expect(tls is HTTPDeliveryTransport)
+        #expect(proxied is HTTPDeliveryTransport)
+        for t in [plain, tls, proxied] { await t.shutdown() }
+    }
+}
