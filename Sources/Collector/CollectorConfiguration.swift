@@ -110,6 +110,9 @@ public struct CollectorConfiguration: Sendable, Equatable {
     /// The NDJSON file for `POST {base}/simpleanalytics` payloads; nil: next to `store`
     /// (see ``simpleAnalyticsStorePath``).
     public var simpleAnalyticsStore: String?
+    /// Whether `POST {base}/simpleanalytics` is served at all (false: it answers 404 and no
+    /// SimpleAnalytics file is created, as for mr-replay's embedded collector).
+    public var servesSimpleAnalytics = true
     /// Serve HTTPS with this certificate (and, optionally, require client certificates); `nil`: plain HTTP.
     public var tls: CollectorTLS?
 

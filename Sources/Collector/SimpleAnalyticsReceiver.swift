@@ -99,6 +99,7 @@ extension CollectorConfiguration {
     /// next to ``store`` (`events.ndjson` or `events.sqlite` → `events.simpleanalytics.ndjson`),
     /// else none.
     public var simpleAnalyticsStorePath: String? {
+        guard servesSimpleAnalytics else { return nil }
         if let simpleAnalyticsStore { return simpleAnalyticsStore }
         switch store {
         case .none: return nil

@@ -10,6 +10,7 @@ struct EmbeddedTarget: EmbeddedCollector {
     init(writeKey: String, outputPath: String, logger: Logger) {
         var configuration = CollectorConfiguration(writeKey: writeKey)
         configuration.store = .ndjson(outputPath)
+        configuration.servesSimpleAnalytics = false  // a run sends /v1/batch only
         server = CollectorServer(configuration: configuration, logger: logger)
     }
 

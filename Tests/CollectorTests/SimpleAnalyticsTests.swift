@@ -191,5 +191,8 @@ struct PackageStyleSubmission: Encodable {
         #expect(path(.ndjson("/tmp/v1.d/store")) == "/tmp/v1.d/store.simpleanalytics.ndjson")
         #expect(path(.none) == nil)
         #expect(path(.ndjson("e.ndjson"), "/tmp/sa.ndjson") == "/tmp/sa.ndjson")
+        var off = CollectorConfiguration(writeKey: "k", store: .ndjson("e.ndjson"))
+        off.servesSimpleAnalytics = false  // mr-replay's embedded collector
+        #expect(off.simpleAnalyticsStorePath == nil)
     }
 }
