@@ -8,6 +8,9 @@ public struct DeliveryStats: Sendable, Codable, Equatable {
     public var eventsGivenUp = 0
     /// Events left unsettled because the engine stopped.
     public var eventsNotDelivered = 0
+    /// Events taken back before they were sent (a consent purge of ``MetaRouterClient``). Once
+    /// the engine is done, `eventsSubmitted` = delivered + given up + not delivered + withdrawn.
+    public var eventsWithdrawn = 0
     /// Given-up events by reason (`too_large`, `rejected_400`, ...).
     public var givenUpReasons: [String: Int] = [:]
     /// HTTP attempts.
