@@ -54,16 +54,19 @@ target_jsoncore() {
 
 # A whole line through ReplayKit's enricher with an in-memory identity store. ReplayKit is
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
-# DryRun or the config loader, which need NIO or swift-log), MetaRouter from the folders that need
-# no NIO (metarouter_core), and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and
-# compress-nio) are replaced by stand-ins (Fuzz/Support).
+# DryRun, the config loader or the dead-letter retry, which need NIO or swift-log), MetaRouter from
+# the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
+# check alone, and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are
+# replaced by stand-ins (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
   module Crypto Fuzz/Support/Crypto
   module GzipCodec Fuzz/Support/GzipCodec
-  module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,DeadLetter,Input} \
-    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/RunOptions.swift
+  module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
+  module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Input} \
+    Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
+    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,SettledLines}.swift
   harness linepreparer Fuzz/linepreparer
 }
 
@@ -77,11 +80,12 @@ target_snapshot() {
 }
 
 # MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
-# Transport): the event model, identity, storage, the disk queue, and the lane routing the
-# reader shares with the engine (Delivery/LaneRouting.swift, which needs none of them).
+# Transport): the event model, identity, storage, the disk queue, the lane routing the reader
+# shares with the engine (Delivery/LaneRouting.swift), which needs none of them; and a stand-in
+# for the transport's security settings that the config holds (Fuzz/Support/TransportSecurity).
 metarouter_core() {
   module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
-    Sources/MetaRouter/Delivery/LaneRouting.swift
+    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/TransportSecurity
 }
 
 # ---------------------------------------------------------------------------------------------

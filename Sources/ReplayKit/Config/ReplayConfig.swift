@@ -294,3 +294,24 @@ struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     var description: String { masked }
     var debugDescription: String { masked }
 }
+
+extension ReplayConfig {
+    /// `reports:` section: the run history in `<state_dir>/reports/`.
+    public struct Reports: Sendable, Equatable {
+        /// `keep`: how many run reports the history keeps (the oldest are removed); 0 keeps none.
+        public var keep = 30
+        /// Creates the defaults.
+        public init() {}
+    }
+}
+
+extension ReplayConfig {
+    /// `dead_letter:` section: how the dead-letter file is kept.
+    public struct DeadLetterSettings: Sendable, Equatable {
+        /// `max_bytes`: the dead-letter file is rotated (renamed to `dead-letter.N.ndjson`, N one
+        /// more than the last) before a record would take it past this size; 0 = never rotated.
+        public var maxBytes = 104_857_600
+        /// Creates the defaults.
+        public init() {}
+    }
+}
