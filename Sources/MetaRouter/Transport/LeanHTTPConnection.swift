@@ -1,5 +1,8 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
+import NIOTLS
 
 /// One request handed to a ``LeanHTTPConnectionHandler``: the head, the body as one buffer, when
 /// to give up, and where the answer goes.
@@ -17,13 +20,25 @@ struct LeanHTTPAnswer: Sendable {
     let reusable: Bool
 }
 
+/// What closed a connection before its first request reached the pipeline: a TLS refusal, which
+/// the write that then fails answers instead of a network error.
+final class LeanConnectionFault: Sendable {
+    private let refusal = NIOLockedValueBox<String?>(nil)
+
+    /// `.tlsFailure` with the recorded refusal, if any.
+    var response: DeliveryResponse? { refusal.withLockedValue { $0 }.map { .tlsFailure($0) } }
+
+    func record(_ reason: String) { refusal.withLockedValue { $0 = reason } }
+}
+
 /// Sent down the pipeline to abandon the exchange in flight (the sending task was cancelled).
 struct LeanHTTPCancel: Sendable {}
 
 /// The last handler of a lean connection's pipeline (after NIO's `HTTPRequestEncoder` and
 /// `HTTPResponseDecoder`): writes one exchange at a time and completes its promise once, with the
 /// status and headers (the response body is drained, not kept), or with a network error when the
-/// deadline passes, the exchange is cancelled, or the connection fails or closes. An exchange
+/// deadline passes, the exchange is cancelled, or the connection fails or closes; a TLS failure
+/// that retrying cannot fix (``TLSRefusal``) completes it as ``DeliveryResponse/tlsFailure(_:)``. An exchange
 /// that ends without a complete response closes the connection, so a late answer can never be
 /// taken for the next request's.
 final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
@@ -39,12 +54,37 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
 
     private var inFlight: InFlight?
     private var context: ChannelHandlerContext?
+    /// Completed when the TLS handshake ends (failed with its error), on a TLS connection.
+    private var handshake: EventLoopPromise<Void>?
+
+    /// Where a TLS refusal with no exchange in flight is recorded.
+    private let fault: LeanConnectionFault?
+
+    /// A handler that completes `handshake`, if given, when the connection's TLS handshake ends,
+    /// and records in `fault` a TLS refusal that arrives with no exchange in flight.
+    init(handshake: EventLoopPromise<Void>? = nil, fault: LeanConnectionFault? = nil) {
+        self.handshake = handshake
+        self.fault = fault
+    }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        endHandshake(ChannelError.ioOnClosedChannel)
         fail("the connection was closed")
         self.context = nil
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted? = event as? TLSUserEvent { endHandshake(nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Completes the handshake promise, if still pending: succeeded when `error` is nil.
+    private func endHandshake(_ error: (any Error)?) {
+        guard let pending = handshake else { return }
+        handshake = nil
+        if let error { pending.fail(error) } else { pending.succeed() }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -92,20 +132,32 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        endHandshake(ChannelError.ioOnClosedChannel)
         fail("the connection was closed by the endpoint before the answer was complete")
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(String(describing: error))
+        endHandshake(error)
+        if let refusal = TLSRefusal.describe(error) {
+            if inFlight == nil { fault?.record(refusal) }
+            fail(.tlsFailure(refusal))
+        } else {
+            fail(String(describing: error))
+        }
     }
 
     /// Ends the exchange in flight, if any, with a network error, and closes the connection.
     private func fail(_ message: String) {
+        fail(.networkError(message))
+    }
+
+    /// Ends the exchange in flight, if any, with `response`, and closes the connection.
+    private func fail(_ response: DeliveryResponse) {
         if let done = inFlight {
             inFlight = nil
             done.timeout.cancel()
-            done.promise.succeed(LeanHTTPAnswer(response: .networkError(message), reusable: false))
+            done.promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
         }
         if let context, context.channel.isActive { context.close(promise: nil) }
     }

@@ -2,26 +2,36 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// A plain-HTTP endpoint of ``LeanHTTPTransport``: where to connect, and the request heads that
-/// requests to it start from.
+/// An `http://` or `https://` endpoint of ``LeanHTTPTransport``: where to connect, whether over
+/// TLS and with which server name, and the request heads that requests to it start from.
 struct LeanHTTPEndpoint: Sendable {
     /// The host to connect to (an IPv6 address without brackets).
     let host: String
     let port: Int
-    /// `host[:port]` as the `Host` header carries it; also the connection pool's key.
+    /// Whether the connection is TLS (`https://`).
+    let tls: Bool
+    /// The name sent as SNI and checked against the server's certificate: the host, or nil when
+    /// it is an IP address (NIOSSL then checks the certificate against the peer's address).
+    let serverName: String?
+    /// `host[:port]` as the `Host` header carries it.
     let authority: String
+    /// `scheme://authority`: the connection pool's key.
+    let key: String
     /// The request target: percent-encoded path and query, `/` when empty.
     let target: String
 
-    /// Parses `url`; nil unless it is an `http://` URL with a host.
+    /// Parses `url`; nil unless it is an `http://` or `https://` URL with a host.
     init?(url: String) {
-        guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "http",
-              let host = parts.host, !host.isEmpty else { return nil }
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty else { return nil }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.host = bare
-        port = parts.port ?? 80
+        tls = scheme == "https"
+        serverName = Self.isIPAddress(bare) ? nil : bare
+        port = parts.port ?? (tls ? 443 : 80)
         let shown = bare.contains(":") ? "[\(bare)]" : bare
         authority = parts.port.map { "\(shown):\($0)" } ?? shown
+        key = scheme + "://" + authority
         var target = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
         if let query = parts.percentEncodedQuery { target += "?" + query }
         self.target = target
@@ -34,6 +44,11 @@ struct LeanHTTPEndpoint: Sendable {
         fields.add(name: "Host", value: authority)
         for h in headers where !Self.isFraming(h.name) { fields.add(name: h.name, value: h.value) }
         return HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: fields)
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address literal (which TLS may not send as SNI).
+    static func isIPAddress(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
     /// Whether `name` is a header the transport sets itself (framing and `Host`).

@@ -11,15 +11,16 @@ extension HTTPDeliveryTransport: ClosableDeliveryTransport {}
 extension LeanHTTPTransport: ClosableDeliveryTransport {}
 
 extension LeanHTTPTransport {
-    /// The transport for a run sending to `host`: the lean one for a plain `http://` host reached
-    /// without a proxy, on one event loop of `MultiThreadedEventLoopGroup.singleton` (one thread
-    /// for every lane's connection); otherwise `fallback()` (AsyncHTTPClient: HTTPS, proxies).
+    /// The transport for a run sending to `host` with `security`: the lean one for an `http://`
+    /// or `https://` host reached without a proxy, on one event loop of
+    /// `MultiThreadedEventLoopGroup.singleton` (one thread for every lane's connection), with
+    /// `security`'s TLS settings; otherwise `fallback()` (AsyncHTTPClient, for proxies).
     package static func selected(
-        host: String, proxied: Bool = false, maxConnectionsPerHost: Int,
+        host: String, security: TransportSecurity = TransportSecurity(), maxConnectionsPerHost: Int,
         fallback: () -> HTTPDeliveryTransport
     ) -> any ClosableDeliveryTransport {
-        guard !proxied, canSend(to: host) else { return fallback() }
+        guard security.proxy == nil, canSend(to: host) else { return fallback() }
         return LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
-                                 maxConnectionsPerHost: maxConnectionsPerHost)
+                                 maxConnectionsPerHost: maxConnectionsPerHost, security: security)
     }
 }

@@ -2,11 +2,19 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 
-/// The lean transport for plain `http://` endpoints: a SwiftNIO HTTP/1.1 client pipeline (NIO's
-/// `HTTPRequestEncoder` and `HTTPResponseDecoder`) over long-lived keep-alive connections, one
-/// request in flight per connection, so each engine lane keeps one connection.
+/// The lean transport for `http://` and `https://` endpoints reached directly: a SwiftNIO HTTP/1.1
+/// client pipeline (NIO's `HTTPRequestEncoder` and `HTTPResponseDecoder`, after swift-nio-ssl's
+/// `NIOSSLClientHandler` for HTTPS) over long-lived keep-alive connections, one request in flight
+/// per connection, so each engine lane keeps one connection.
+///
+/// HTTPS uses the trust and client certificate of a ``TransportSecurity``, made into one
+/// `NIOSSLContext` on the first HTTPS request and shared by every connection; the server name
+/// (SNI, and the name the certificate must carry) is the URL's host, none for an IP address. A
+/// certificate that is not trusted or a client certificate the server refuses answers
+/// ``DeliveryResponse/tlsFailure(_:)``, as do TLS settings whose files cannot be used.
 ///
 /// Per request it looks up the endpoint's prepared head (parsed and built once per URL and header
 /// list), copies the body once into a `ByteBuffer` and hands it to the connection's event loop;
@@ -14,15 +22,17 @@ import ServiceLifecycle
 /// dropped and the next request opens a new one. It starts nothing in `init`: connections open on
 /// the first request, on the caller's `eventLoopGroup` (pass one `EventLoop` to keep every
 /// connection on one thread). ``shutdown()`` (or the end of ``run()``) closes them; the group is
-/// left running. HTTPS and proxies go through ``HTTPDeliveryTransport``.
+/// left running. Proxies (``TransportSecurity/proxy`` is ignored here) go through ``HTTPDeliveryTransport``.
 public final class LeanHTTPTransport: DeliveryTransport, Service {
     private struct State {
-        /// Idle keep-alive connections by endpoint authority.
+        /// Idle keep-alive connections by endpoint (`LeanHTTPEndpoint.key`).
         var idle: [String: [any Channel]] = [:]
         /// Every open connection, for shutdown.
         var open: [ObjectIdentifier: any Channel] = [:]
         /// Prepared heads by URL.
         var heads: [String: LeanHeadCache] = [:]
+        /// The TLS context, or why it cannot be made; made on the first HTTPS request.
+        var tls: Result<NIOSSLContext, DeliveryConfigurationError>?
         var shutDown = false
     }
 
@@ -35,19 +45,23 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
     private let group: any EventLoopGroup
     private let maxIdlePerHost: Int
     private let connectTimeout: TimeAmount
+    private let security: TransportSecurity
     private let state = NIOLockedValueBox(State())
 
     /// A transport whose connections run on `eventLoopGroup`, which ``shutdown()`` leaves running.
     /// At most `maxConnectionsPerHost` idle connections are kept per endpoint (it should be at
     /// least the engine's concurrency); `connectTimeout` bounds opening a connection (and so does
-    /// the request's own timeout).
-    public init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10)) {
+    /// the request's own timeout). HTTPS connections trust and present what `security` says (its
+    /// proxy is not used: choose ``HTTPDeliveryTransport`` for a proxy).
+    public init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
+                security: TransportSecurity = TransportSecurity()) {
         group = eventLoopGroup
+        self.security = security
         maxIdlePerHost = max(1, maxConnectionsPerHost)
         self.connectTimeout = TimeAmount(connectTimeout)
     }
 
-    /// Whether this transport can send to `url` (a plain `http://` URL with a host).
+    /// Whether this transport can send to `url` (an `http://` or `https://` URL with a host).
     public static func canSend(to url: String) -> Bool { LeanHTTPEndpoint(url: url) != nil }
 
     /// POSTs the request on a keep-alive connection and returns the status and headers (the body
@@ -56,35 +70,46 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
     public func send(_ request: DeliveryRequest) async -> DeliveryResponse {
         let deadline = NIODeadline.now() + TimeAmount(request.timeout)
         guard let (endpoint, head) = prepare(request) else {
-            return .networkError("the lean HTTP transport sends to plain http:// URLs only, not \(request.url)")
+            return .networkError("the lean HTTP transport sends to http:// and https:// URLs only, not \(request.url)")
+        }
+        var tls: NIOSSLContext?
+        if endpoint.tls {
+            switch tlsContext() {
+            case .success(let context): tls = context
+            case .failure(let error): return .tlsFailure("cannot use the TLS settings: \(error.message)")
+            }
         }
         let channel: any Channel
-        switch checkout(endpoint.authority) {
+        var fault: LeanConnectionFault?
+        switch checkout(endpoint.key) {
         case .shutDown:
             return .networkError("the HTTP transport is shut down")
         case .idle(let idle):
             channel = idle
         case .connect:
             do {
-                channel = try await connect(endpoint, deadline: deadline)
+                (channel, fault) = try await connect(endpoint, tls: tls, deadline: deadline)
             } catch {
+                if let refusal = TLSRefusal.describe(error) { return .tlsFailure(refusal) }
                 return .networkError("cannot connect to \(endpoint.authority): \(error)")
             }
         }
         var body = channel.allocator.buffer(capacity: request.body.count)
         body.writeBytes(request.body)
         let answer = await exchange(LeanHTTPExchange(head: head, body: body, deadline: deadline,
-                                                      promise: channel.eventLoop.makePromise()), on: channel)
-        checkin(channel, authority: endpoint.authority, reusable: answer.reusable)
+                                                      promise: channel.eventLoop.makePromise()), on: channel, fault: fault)
+        checkin(channel, key: endpoint.key, reusable: answer.reusable)
         return answer.response
     }
 
     /// Writes `exchange` to `channel` and waits for its answer; cancelling the task abandons it.
-    private func exchange(_ exchange: LeanHTTPExchange, on channel: any Channel) async -> LeanHTTPAnswer {
+    /// A write to a connection that closed first answers what `fault` says closed it, if anything.
+    private func exchange(_ exchange: LeanHTTPExchange, on channel: any Channel, fault: LeanConnectionFault?) async -> LeanHTTPAnswer {
         let promise = exchange.promise
         return await withTaskCancellationHandler {
             channel.writeAndFlush(exchange).whenFailure { error in
-                promise.succeed(LeanHTTPAnswer(response: .networkError("cannot send the request: \(error)"), reusable: false))
+                let response = fault?.response ?? .networkError("cannot send the request: \(error)")
+                promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
             }
             // Cancelled before the handler was installed: the exchange is in the pipeline now.
             if Task.isCancelled { channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil) }
@@ -111,11 +136,21 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
         }
     }
 
-    /// An idle live connection to `authority`, or whether to open one.
-    private func checkout(_ authority: String) -> Checkout {
+    /// The TLS context for HTTPS connections, made from ``TransportSecurity`` once.
+    private func tlsContext() -> Result<NIOSSLContext, DeliveryConfigurationError> {
+        state.withLockedValue { s in
+            if let made = s.tls { return made }
+            let made = Result { () throws(DeliveryConfigurationError) in try security.makeTLSContext() }
+            s.tls = made
+            return made
+        }
+    }
+
+    /// An idle live connection to the endpoint with pool key `key`, or whether to open one.
+    private func checkout(_ key: String) -> Checkout {
         state.withLockedValue { s in
             if s.shutDown { return .shutDown }
-            while let channel = s.idle[authority]?.popLast() {
+            while let channel = s.idle[key]?.popLast() {
                 if channel.isActive { return .idle(channel) }
             }
             return .connect
@@ -123,30 +158,66 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
     }
 
     /// Keeps `channel` for the next request, or closes it.
-    private func checkin(_ channel: any Channel, authority: String, reusable: Bool) {
+    private func checkin(_ channel: any Channel, key: String, reusable: Bool) {
         let keep = reusable && channel.isActive && state.withLockedValue { s in
-            guard !s.shutDown, s.idle[authority, default: []].count < maxIdlePerHost else { return false }
-            s.idle[authority, default: []].append(channel)
+            guard !s.shutDown, s.idle[key, default: []].count < maxIdlePerHost else { return false }
+            s.idle[key, default: []].append(channel)
             return true
         }
         if !keep { channel.close(promise: nil) }
     }
 
-    /// Opens a connection to `endpoint` with the HTTP/1.1 pipeline.
-    private func connect(_ endpoint: LeanHTTPEndpoint, deadline: NIODeadline) async throws -> any Channel {
+    /// Opens a connection to `endpoint` with the HTTP/1.1 pipeline, over TLS with `tls` when given,
+    /// and waits for the TLS handshake to succeed (by `deadline`).
+    /// Also returns where the connection records a TLS refusal that arrives before the first request
+    /// (TLS 1.3: a server refusing the client's certificate says so after the handshake).
+    private func connect(_ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?,
+                         deadline: NIODeadline) async throws -> (any Channel, LeanConnectionFault) {
+        let handshake = tls == nil ? nil : group.next().makePromise(of: Void.self)
+        let fault = LeanConnectionFault()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap(endpoint, tls: tls, handshake: handshake, fault: fault, deadline: deadline)
+        } catch {
+            handshake?.fail(error)
+            throw error
+        }
+        try await admit(channel, endpoint: endpoint)
+        if let handshake {
+            // A refused handshake fails here (see `send`), not as a write to a closed connection.
+            let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+                handshake.fail(ChannelError.connectTimeout(.zero))
+                channel.close(promise: nil)
+            }
+            defer { timer.cancel() }
+            try await handshake.futureResult.get()
+        }
+        return (channel, fault)
+    }
+
+    /// Opens the TCP connection with the pipeline (TLS first when `tls` is given).
+    private func bootstrap(_ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
+                           fault: LeanConnectionFault, deadline: NIODeadline) async throws -> any Channel {
         var encoding = HTTPRequestEncoder.Configuration()
         encoding.automaticallySetFramingHeaders = false  // the head carries Content-Length
-        let channel = try await ClientBootstrap(group: group)
+        return try await ClientBootstrap(group: group)
             .connectTimeout(min(connectTimeout, max(deadline - .now(), .milliseconds(1))))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    if let tls {
+                        try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverName))
+                    }
                     try pipeline.addHTTPClientHandlers(encoderConfiguration: encoding)
-                    try pipeline.addHandler(LeanHTTPConnectionHandler())
+                    try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port).get()
+    }
+
+    /// Records `channel` as open (closing it if the transport is shut down) until it closes.
+    private func admit(_ channel: any Channel, endpoint: LeanHTTPEndpoint) async throws {
         let id = ObjectIdentifier(channel)
         let admitted = state.withLockedValue { s in
             if !s.shutDown { s.open[id] = channel }
@@ -159,10 +230,9 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
         channel.closeFuture.whenComplete { [state] _ in
             state.withLockedValue { s in
                 s.open[id] = nil
-                s.idle[endpoint.authority]?.removeAll { $0 === channel }
+                s.idle[endpoint.key]?.removeAll { $0 === channel }
             }
         }
-        return channel
     }
 
     private struct ShutDownError: Error, CustomStringConvertible {

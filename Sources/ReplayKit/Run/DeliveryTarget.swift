@@ -23,10 +23,10 @@ struct DeliveryTarget: Sendable {
     init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
         let security = embeddedURL == nil ? config.ingestion.security : TransportSecurity()
         let connections = max(config.batching.concurrency, 1)
-        // The lean SwiftNIO transport for plain http:// without a proxy; AsyncHTTPClient for
-        // HTTPS and proxies (docs/delivery.md, "Two transports").
+        // The lean SwiftNIO transport for http:// and https:// without a proxy; AsyncHTTPClient
+        // through a proxy (docs/delivery.md, "Two transports").
         transport = LeanHTTPTransport.selected(
-            host: embeddedURL ?? config.ingestion.host, proxied: security.proxy != nil, maxConnectionsPerHost: connections
+            host: embeddedURL ?? config.ingestion.host, security: security, maxConnectionsPerHost: connections
         ) {
             HTTPDeliveryTransport(maxConnectionsPerHost: connections, security: security)
         }

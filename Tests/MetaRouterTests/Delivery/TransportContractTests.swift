@@ -175,11 +175,25 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
 /// What only the lean transport promises.
 @Suite struct LeanTransportTests {
-    @Test func itSendsToPlainHTTPURLsOnly() {
+    @Test func itSendsToHTTPAndHTTPSURLs() {
         #expect(LeanHTTPTransport.canSend(to: "http://127.0.0.1:8080/v1/batch"))
         #expect(LeanHTTPTransport.canSend(to: "http://collector.internal"))
-        #expect(!LeanHTTPTransport.canSend(to: "https://collector.internal/v1/batch"))
+        #expect(LeanHTTPTransport.canSend(to: "https://collector.internal/v1/batch"))
+        #expect(!LeanHTTPTransport.canSend(to: "ftp://collector.internal/v1/batch"))
         #expect(!LeanHTTPTransport.canSend(to: "not a url"))
+    }
+
+    /// HTTPS defaults to port 443 and names the host for SNI, except an IP address.
+    @Test func anHTTPSEndpointNamesItsHostUnlessItIsAnAddress() throws {
+        let named = try #require(LeanHTTPEndpoint(url: "https://ingest.example.test/v1/batch"))
+        #expect(named.tls && named.port == 443 && named.serverName == "ingest.example.test")
+        #expect(named.key == "https://ingest.example.test")
+        let v4 = try #require(LeanHTTPEndpoint(url: "https://127.0.0.1:8443/v1/batch"))
+        #expect(v4.tls && v4.port == 8443 && v4.serverName == nil)
+        let v6 = try #require(LeanHTTPEndpoint(url: "https://[::1]/"))
+        #expect(v6.serverName == nil && v6.authority == "[::1]")
+        let plain = try #require(LeanHTTPEndpoint(url: "http://ingest.example.test"))
+        #expect(!plain.tls && plain.port == 80 && plain.key == "http://ingest.example.test")
     }
 
     @Test func theEndpointKeepsPathQueryAndAuthority() throws {
@@ -216,16 +230,22 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         #expect(server.connections == 1)
     }
 
-    /// A run picks the lean transport for plain HTTP and AsyncHTTPClient for the rest.
+    /// A run picks the lean transport for HTTP and HTTPS reached directly, and AsyncHTTPClient
+    /// through a proxy.
     @Test func selection() async {
         let plain = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
         let tls = LeanHTTPTransport.selected(host: "https://example.test", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
-        let proxied = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", proxied: true, maxConnectionsPerHost: 2) {
+        let viaProxy = TransportSecurity(proxy: HTTPProxy(host: "127.0.0.1", port: 3128))
+        let proxied = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", security: viaProxy, maxConnectionsPerHost: 2) {
+            HTTPDeliveryTransport()
+        }
+        let proxiedTLS = LeanHTTPTransport.selected(host: "https://example.test", security: viaProxy, maxConnectionsPerHost: 2) {
             HTTPDeliveryTransport()
         }
         #expect(plain is LeanHTTPTransport)
-        #expect(tls is HTTPDeliveryTransport)
+        #expect(tls is LeanHTTPTransport)
         #expect(proxied is HTTPDeliveryTransport)
-        for t in [plain, tls, proxied] { await t.shutdown() }
+        #expect(proxiedTLS is HTTPDeliveryTransport)
+        for t in [plain, tls, proxied, proxiedTLS] { await t.shutdown() }
     }
 }
