@@ -83,6 +83,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),  // TLSUserEvent (lean transport's handshake)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

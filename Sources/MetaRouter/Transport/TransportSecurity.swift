@@ -2,10 +2,11 @@
 /// authorities a server certificate may chain to, the client certificate it presents (mutual
 /// TLS), and the HTTP proxy it tunnels through.
 ///
-/// A plain value, independent of the HTTP library: ``HTTPDeliveryTransport`` turns it into
-/// swift-nio-ssl's `TLSConfiguration` and AsyncHTTPClient's proxy setting in one place. Files
-/// are read when a transport is created; ``check()`` reads them at once and says which one is
-/// wrong, so a caller can refuse bad settings before sending anything.
+/// A plain value, independent of the HTTP library: ``HTTPDeliveryTransport`` and
+/// ``LeanHTTPTransport`` turn it into swift-nio-ssl's `TLSConfiguration` (and AsyncHTTPClient's
+/// proxy setting) in one place. Files are read when a transport is created (the lean one: on its
+/// first HTTPS request); ``check()`` reads them at once and says which one is wrong, so a caller
+/// can refuse bad settings before sending anything.
 ///
 /// ```swift
 /// var security = TransportSecurity()
