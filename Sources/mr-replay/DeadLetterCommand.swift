@@ -24,7 +24,7 @@ struct DeadLetterCommand: AsyncParsableCommand {
 
         /// The configuration file to read: `--config`, else `Config/replay.yaml` when present.
         var configPath: String? {
-            config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil)
+            MRReplay.configPath(config)
         }
     }
 

@@ -17,6 +17,12 @@ struct MRReplay: AsyncParsableCommand {
     static func main() async {
         await ToolMain.run(MRReplay.self, tool: "mr-replay", otherwise: 2)
     }
+
+    /// The configuration file a command reads: `given` (`--config`), else `Config/replay.yaml`
+    /// when it exists, else none (the built-in defaults).
+    static func configPath(_ given: String?) -> String? {
+        given ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil)
+    }
 }
 
 /// Options shared by the subcommands.
@@ -48,9 +54,8 @@ struct CommonOptions: ParsableArguments {
     private func loadConfigFile(requireWriteKey: Bool) throws -> ReplayConfig {
         let env = ProcessInfo.processInfo.environment
         do {
-            if let path = config { return try ConfigLoader.load(path: path, environment: env, requireWriteKey: requireWriteKey) }
-            if FileManager.default.fileExists(atPath: "Config/replay.yaml") {
-                return try ConfigLoader.load(path: "Config/replay.yaml", environment: env, requireWriteKey: requireWriteKey)
+            if let path = MRReplay.configPath(config) {
+                return try ConfigLoader.load(path: path, environment: env, requireWriteKey: requireWriteKey)
             }
             return try ConfigLoader.load(text: "", file: "<defaults>", environment: env, requireWriteKey: requireWriteKey)
         } catch {

@@ -152,7 +152,7 @@ struct Run: AsyncParsableCommand {
     /// The state directory of a run that did not start, as far as it can be known.
     func metricsStateDirectory() -> String {
         let root = stateDir ?? (try? ConfigLoader.stateDirectory(
-            path: common.config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil),
+            path: MRReplay.configPath(common.config),
             environment: ProcessInfo.processInfo.environment)) ?? ""
         return ((try? resolveShard()) ?? nil).map { root + "/" + $0.directoryName } ?? root
     }

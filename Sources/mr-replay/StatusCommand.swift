@@ -25,7 +25,7 @@ struct Status: ParsableCommand {
             // Only state_dir is needed, read leniently: no write key (operators checking a job
             // rarely have it), and no other setting can stop it.
             do {
-                let path = config ?? (FileManager.default.fileExists(atPath: "Config/replay.yaml") ? "Config/replay.yaml" : nil)
+                let path = MRReplay.configPath(config)
                 directory = try ConfigLoader.stateDirectory(path: path, environment: ProcessInfo.processInfo.environment)
             } catch {
                 throw CommandFailure.usage("\(error)")

@@ -8,12 +8,12 @@ import Foundation
 /// (`api.example.com`), but not `badexample.com`; a leading dot (`.example.com`) means the same.
 /// An IP address matches only itself (no address ranges). A port after an entry (`host:8080`)
 /// is ignored, like curl does.
-public struct NoProxyList: Sendable, Equatable {
+package struct NoProxyList: Sendable, Equatable {
     /// The entries, lowercased, without leading dots, brackets or ports; empty entries dropped.
-    public let entries: [String]
+    package let entries: [String]
 
     /// Parses a `NO_PROXY` value such as `localhost,.internal.example,10.0.0.1`.
-    public init(_ text: String) {
+    package init(_ text: String) {
         entries = text.split(separator: ",").compactMap { raw in
             var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
             if entry == "*" { return entry }
@@ -26,7 +26,7 @@ public struct NoProxyList: Sendable, Equatable {
 
     /// Whether requests to `host` (a name or an IP address, IPv6 with or without brackets) go
     /// directly, not through the proxy.
-    public func bypasses(host: String) -> Bool {
+    package func bypasses(host: String) -> Bool {
         var name = host.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         while name.hasSuffix(".") { name.removeLast() }

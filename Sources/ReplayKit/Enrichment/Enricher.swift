@@ -73,9 +73,9 @@ package final class Enricher {
         }
     }
 
-    /// Lets the identity store learn from an event line (the transitions of
-    /// ``IdentityTransition``). Only lines that become events teach; a derived anonymousId is
-    /// its userId's alone, so there is nothing to carry from it or to end for it. Every row a
+    /// Lets the identity store learn from an event line: login, logout and alias (see
+    /// ``AliasTransition``). Only lines that become events teach; a derived anonymousId is its
+    /// userId's alone, so there is nothing to carry from it or to end for it. Every row a
     /// line changes has its `sequence`, so they are committed together.
     private func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
         if let u = e.ownUserId, e.type == .identify || e.type == .alias {

@@ -209,7 +209,7 @@ struct LinePreparer {
         var anonymousId: IdRef = .bytes([])
         var ownUserId: IdRef?
         var carriedUserId: IdentityValue?
-        var alias: IdentityTransition.Alias?
+        var alias: AliasTransition?
         var isLogout = false
     }
 
@@ -333,7 +333,7 @@ struct LinePreparer {
                 counts.userIdCarried = true
             }
             if line.type == .alias, let previousId = IdRef(member(top.previousId, layout), buf), let userId = line.ownUserId {
-                line.alias = try IdentityTransition.alias(previousId: previousId, userId: userId, buf, identity)
+                line.alias = try AliasTransition.make(previousId: previousId, userId: userId, buf, identity)
             }
             guard !hasGroupId else { return nil }
             let carried: IdentityValue?

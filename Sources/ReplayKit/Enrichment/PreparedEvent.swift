@@ -17,8 +17,8 @@ struct PreparedEvent {
     /// A group event's groupId.
     var groupIdOfGroup: IdRef?
     /// An alias event's `previousId` and the group it moves to the alias's `userId` (see
-    /// ``IdentityTransition``); nil for other events.
-    var alias: IdentityTransition.Alias?
+    /// ``AliasTransition``); nil for other events.
+    var alias: AliasTransition?
     /// Whether the event is one of `enrichment.identity.logout_events`: it ends carry-forward
     /// for its anonymousId (after itself).
     var isLogout: Bool

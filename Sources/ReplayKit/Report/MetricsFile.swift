@@ -4,18 +4,18 @@ import Prometheus
 /// The figures of one finished run in the Prometheus text exposition format, for node_exporter's
 /// textfile collector (`mr-replay run --metrics-file PATH`). Every figure describes the last run,
 /// so they are gauges; the file is replaced whole by each run.
-public struct RunMetrics: Sendable {
+package struct RunMetrics: Sendable {
     /// The run's report, or nil when the run stopped before it started (a usage or config error).
-    public var report: RunReport?
+    package var report: RunReport?
     /// The process exit code.
-    public var exitCode: Int32
+    package var exitCode: Int32
     /// When the run ended.
-    public var finishedAt: Date
+    package var finishedAt: Date
     /// The `state_dir` label on every sample, which keeps the files of several jobs apart.
-    public var stateDirectory: String
+    package var stateDirectory: String
 
     /// Metrics of a run that ended at `finishedAt` with `exitCode`.
-    public init(report: RunReport?, exitCode: Int32, finishedAt: Date, stateDirectory: String) {
+    package init(report: RunReport?, exitCode: Int32, finishedAt: Date, stateDirectory: String) {
         self.report = report
         self.exitCode = exitCode
         self.finishedAt = finishedAt
@@ -24,14 +24,14 @@ public struct RunMetrics: Sendable {
 
     /// Whether the run went through all its inputs (exit 0 or 1): the run that moves
     /// `mr_replay_last_success_timestamp_seconds`.
-    public var succeeded: Bool {
+    package var succeeded: Bool {
         guard let status = report?.status else { return false }
         return status == .completed || status == .completedWithDrops
     }
 
     /// The exposition text. `previousLastSuccess` is the last success of the file this one
     /// replaces: a run that did not succeed keeps it (0 when there was none).
-    public func render(previousLastSuccess: Double?) -> String {
+    package func render(previousLastSuccess: Double?) -> String {
         let finished = finishedAt.timeIntervalSince1970.rounded()
         let lastSuccess = succeeded ? finished : previousLastSuccess ?? 0
         let base = [("state_dir", stateDirectory)]
@@ -87,13 +87,13 @@ public struct RunMetrics: Sendable {
 }
 
 /// Writes ``RunMetrics`` to a file the textfile collector reads.
-public enum MetricsFile {
+package enum MetricsFile {
     /// Writes `metrics` to `path`, atomically: the text goes to a temporary file in the same
     /// directory (a dot file not ending in `.prom`, so the collector never reads it) that is then
     /// renamed over `path`. The previous file's last success is carried over.
     ///
     /// - Parameter beforeRename: called with the temporary file's path once it is complete (tests).
-    public static func write(
+    package static func write(
         _ metrics: RunMetrics, to path: String, beforeRename: (String) throws -> Void = { _ in }
     ) throws {
         let previous = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap(lastSuccess(in:))
@@ -102,7 +102,7 @@ public enum MetricsFile {
     }
 
     /// The value of `mr_replay_last_success_timestamp_seconds` in an exposition text, if any.
-    public static func lastSuccess(in text: String) -> Double? {
+    package static func lastSuccess(in text: String) -> Double? {
         let name = "mr_replay_last_success_timestamp_seconds"
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let rest = line.dropFirst(name.count)
@@ -135,8 +135,8 @@ public enum MetricsFile {
 }
 
 /// The metrics file could not be written.
-public struct MetricsFileError: Error, CustomStringConvertible, Sendable {
+package struct MetricsFileError: Error, CustomStringConvertible, Sendable {
     /// What went wrong.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }
