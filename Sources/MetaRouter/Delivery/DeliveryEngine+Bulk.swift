@@ -9,8 +9,9 @@ extension DeliveryEngine {
     /// keeps the rest (they have no outcome).
     ///
     /// - Precondition: every entry's range lies inside `chunk.storage` and spans exactly one
-    ///   non-empty JSON object, from its `{` to its `}` (checked in every build: a wrong range
-    ///   would otherwise send bytes of other events).
+    ///   non-empty JSON object, from its `{` to its `}`, checked in every build: the bounds here,
+    ///   the bytes when its batch body is written (they are read then anyway; a wrong range would
+    ///   otherwise send bytes of other events).
     @_spi(PerLine) public func submit(chunk: EventChunk) async -> Int {
         var accepted = 0
         let storage = chunk.storage
@@ -18,23 +19,12 @@ extension DeliveryEngine {
             if mustWaitForRoom { await waitForRoom() }
             guard stopCauseStorage == nil && !closing else { break }
             let entry = chunk.entries[i]
-            precondition(Self.isOneNonEmptyObject(storage, entry.range),
-                         "EventChunk entry \(i) (\(entry.range)) is not exactly one non-empty JSON object of the storage")
-            enqueue(storage: storage, range: entry.range, closingBrace: (entry.range.count - 1, false), tag: entry.tag,
-                    messageId: "", lane: LaneRouting.lane(forKey: entry.laneKey, laneCount: lanes.count))
+            precondition(entry.range.lowerBound >= 0 && entry.range.upperBound <= storage.count && entry.range.count >= 2,
+                         "EventChunk entry \(i) (\(entry.range)) is not inside the chunk's \(storage.count) bytes")
+            enqueue(storage: storage, range: entry.range, closingBrace: (entry.range.count - 1, false), checkBytes: true,
+                    tag: entry.tag, messageId: "", lane: LaneRouting.lane(forKey: entry.laneKey, laneCount: lanes.count))
             accepted += 1
         }
         return accepted
-    }
-
-    /// Whether `storage[range]` is inside the storage, ends with `}` and does not read `{}`
-    /// (the cheap checks of ``submit(chunk:)``'s precondition: the last bytes only, bounds-checked).
-    static func isOneNonEmptyObject(_ storage: [UInt8], _ range: Range<Int>) -> Bool {
-        guard range.lowerBound >= 0, range.upperBound <= storage.count, range.count >= 2,
-              storage[range.lowerBound] == UInt8(ascii: "{"), storage[range.upperBound - 1] == UInt8(ascii: "}")
-        else { return false }
-        var j = range.upperBound - 2
-        while j > range.lowerBound, BatchEncoder.isWhitespace(storage[j]) { j -= 1 }
-        return j > range.lowerBound
     }
 }

@@ -42,7 +42,7 @@ extension DeliveryEngine {
         workersStarted = true
         for i in lanes.indices {
             activeWorkers += 1
-            lanes[i].task = Task { await self.runLane(i) }
+            lanes[i].task = Task(executorPreference: laneExecutor) { await self.runLane(i) }
         }
     }
 
@@ -71,7 +71,15 @@ extension DeliveryEngine {
             }
             if isReady(i) { return popBatch(i) }
             if closing && lanes[i].queue.isEmpty { return nil }
-            await withCheckedContinuation { lanes[i].wakeup = $0 }
+            // Checked again inside: on an event-loop executor, the call may suspend before its body
+            // runs, and a `wake` in between would be lost.
+            await withCheckedContinuation { wakeup in
+                if stopCauseStorage != nil || isReady(i) || (closing && lanes[i].queue.isEmpty) {
+                    wakeup.resume()
+                } else {
+                    lanes[i].wakeup = wakeup
+                }
+            }
         }
     }
 
@@ -97,6 +105,12 @@ extension DeliveryEngine {
         lanes[i].sleeping = true
         try? await clock.sleep(until: deadline)
         lanes[i].sleeping = false
+    }
+
+    /// Wakes the lanes waiting for the breaker's probe, so they ask their machines again.
+    func wakeProbeWaiters() {
+        probeWakeups &+= 1
+        resumeAll(&probeWaiters)
     }
 
     func resumeAll(_ waiters: inout [CheckedContinuation<Void, Never>]) {

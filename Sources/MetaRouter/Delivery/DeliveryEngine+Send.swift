@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 
 /// Sending one batch: the shell that runs a ``BatchDelivery`` machine's actions.
 extension DeliveryEngine {
@@ -9,6 +10,7 @@ extension DeliveryEngine {
     func deliver(_ batch: [Pending], lane i: Int) async -> Bool {
         var machine = BatchDelivery(batch)
         var tracer = BatchTracer(lane: i)
+        var body: BatchBody?
         while true {
             if stopCauseStorage != nil {
                 if let trace = tracer.stopped() { batchObserver?(trace) }
@@ -21,14 +23,18 @@ extension DeliveryEngine {
             case .wait(let until):
                 await sleepLane(i, until: until)
             case .waitForProbe:
-                await withCheckedContinuation { probeWaiters.append($0) }
+                let asked = probeWakeups
+                await withCheckedContinuation { waiter in
+                    // An answer that came while this call suspended has already woken the waiters.
+                    if probeWakeups != asked || stopCauseStorage != nil { waiter.resume() } else { probeWaiters.append(waiter) }
+                }
             case .send(let events, _):
                 let sentAt = clock.wallClock
-                let (response, bodyBytes) = await send(events, sentAt: sentAt)
+                let (response, bodyBytes) = await send(events, sentAt: sentAt, reusing: &body)
                 let verdict = machine.received(response, now: clock.now, wallClock: clock.wallClock,
                                                random: random.nextDouble(), policy: &policy)
                 // Any answer may have closed the breaker or ended a probe: waiting lanes ask again.
-                resumeAll(&probeWaiters)
+                wakeProbeWaiters()
                 if batchObserver != nil {
                     trace(verdict, response, events: events, bodyBytes: bodyBytes, sentAt: sentAt, tracer: &tracer)
                 }
@@ -98,8 +104,9 @@ extension DeliveryEngine {
     }
 
     /// Builds and sends the request for `batch`, counting it. Returns the answer and the size
-    /// of the body before compression.
-    func send(_ batch: [Pending], sentAt date: Date) async -> (DeliveryResponse, Int) {
+    /// of the body before compression. `body` keeps the last body sent to a buffer transport: a
+    /// retry of the same events is restamped in place instead of written again.
+    func send(_ batch: [Pending], sentAt date: Date, reusing body: inout BatchBody?) async -> (DeliveryResponse, Int) {
         let sentAt = Timestamp.iso8601(date)
         counters.batchesSent += 1
         let response: DeliveryResponse
@@ -109,6 +116,13 @@ extension DeliveryEngine {
             // together with the request: submits and other lanes go on meanwhile, and the lane
             // does not hop back to the actor between compressing and sending.
             (response, bodyBytes) = await compressAndSend(batch, sentAt: sentAt)
+        } else if let lean = bufferTransport {
+            // The body is written once, into the buffer that is sent, and sent from this
+            // isolation: on the transport's event loop, there is no thread hop.
+            let buffer = self.body(for: batch, sentAt: sentAt, reusing: &body, allocator: lean.allocator)
+            bodyBytes = buffer.readableBytes
+            response = await lean.send(url: configuration.endpointURL, headers: baseHeaders, body: buffer,
+                                       timeout: configuration.requestTimeout, isolation: self)
         } else {
             // Encoding is a plain copy: it stays on the actor.
             let body = encoder.body(batch, sentAt: sentAt)
@@ -117,6 +131,22 @@ extension DeliveryEngine {
         }
         counters.responses[response.statsKey, default: 0] += 1
         return (response, bodyBytes)
+    }
+
+    /// The body for `batch` stamped with `sentAt`: `body`'s buffer restamped when it holds the
+    /// same events, else a new one (kept in `body`).
+    private func body(for batch: [Pending], sentAt: String, reusing body: inout BatchBody?,
+                      allocator: ByteBufferAllocator) -> ByteBuffer {
+        if var reused = body, reused.holds(batch) {
+            body = nil  // the buffer is then uniquely referenced: restamped in place
+            encoder.restamp(&reused.buffer, events: batch, sentAt: sentAt)
+            body = reused
+            return reused.buffer
+        }
+        var buffer = allocator.buffer(capacity: encoder.bodySize(batch))
+        encoder.write(batch, sentAt: sentAt, into: &buffer)
+        body = BatchBody(batch, buffer: buffer)
+        return buffer
     }
 
     /// The request carrying `body` (only immutable settings are read, so no actor hop is needed).
@@ -132,5 +162,25 @@ extension DeliveryEngine {
         let body = encoder.body(batch, sentAt: sentAt)
         let zipped = try? Gzip.compress(body)
         return (await transport.send(request(body: zipped ?? body, gzipped: zipped != nil)), body.count)
+    }
+}
+
+/// The last body a lane sent, and which events it holds (first and last sequence number, count).
+struct BatchBody {
+    var buffer: ByteBuffer
+    let first: UInt64
+    let last: UInt64
+    let count: Int
+
+    init(_ batch: [DeliveryEngine.Pending], buffer: ByteBuffer) {
+        self.buffer = buffer
+        first = batch.first?.seq ?? 0
+        last = batch.last?.seq ?? 0
+        count = batch.count
+    }
+
+    /// Whether this body holds exactly `batch` (a lane's batches are runs of its queue, in order).
+    func holds(_ batch: [DeliveryEngine.Pending]) -> Bool {
+        batch.count == count && batch.first?.seq == first && batch.last?.seq == last
     }
 }

@@ -59,7 +59,7 @@ extension DeliveryEngine {
             if lanes[i].sleeping { lanes[i].task?.cancel() }
             wake(i)
         }
-        resumeAll(&probeWaiters)
+        wakeProbeWaiters()
         resumeAll(&submitWaiters)
     }
 

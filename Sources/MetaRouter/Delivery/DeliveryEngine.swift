@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
+import NIOCore
 
 /// Delivers events to `POST {host}{path}` in batches, with lanes per identity, byte and event caps,
 /// rate limits, a circuit breaker and the status policy of the MetaRouter SDK. See `docs/delivery.md`.
@@ -16,6 +17,8 @@ public actor DeliveryEngine {
         let storage: [UInt8]
         let range: Range<Int>
         let closingBrace: (index: Int, empty: Bool)
+        /// The bytes are a chunk entry's, checked when the body is written (see ``submit(chunk:)``).
+        let checkBytes: Bool
         /// Size as sent (with `sentAt`/`writeKey` spliced).
         let size: Int
     }
@@ -38,6 +41,15 @@ public actor DeliveryEngine {
     let random: any RandomSource
     let logger: Logger
     let onOutcomes: @Sendable ([EventOutcome]) -> Void
+    /// The transport, when it takes bodies as buffers (the engine then writes each body once,
+    /// into the buffer that is sent).
+    let bufferTransport: (any BufferDeliveryTransport)?
+    /// Where the engine's isolation runs (see ``unownedExecutor``).
+    nonisolated let serialExecutor: any SerialExecutor
+    /// The event loop the engine runs on, if it runs on one; its lanes' tasks then prefer it
+    /// (``EventLoopTaskExecutor``), and so may a task that mostly calls the engine (one feeding
+    /// it chunks). Nil when the engine runs on its own serial queue.
+    @_spi(PerLine) public nonisolated let laneExecutor: (any TaskExecutor)?
     let encoder: BatchEncoder
     let baseHeaders: [(name: String, value: String)]
     /// A lane whose oldest event has seen this many later submits is ready (see `isReady`).
@@ -48,6 +60,8 @@ public actor DeliveryEngine {
     var policy: DeliveryPolicy
     var lanes: [Lane]
     var probeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Counts the times `probeWaiters` were resumed (an answer came, or the engine stopped).
+    var probeWakeups = 0
     var submitWaiters: [CheckedContinuation<Void, Never>] = []
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Submitted events without an outcome, by sequence number.
@@ -69,13 +83,35 @@ public actor DeliveryEngine {
     /// The id of the next traced batch.
     var nextTraceId = 1
 
+    /// The engine's executor: an event loop (the transport's own, when all its connections share
+    /// one, so a lane sends, hears the answer and settles its events on one thread), or a serial
+    /// queue of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        serialExecutor.asUnownedSerialExecutor()
+    }
+
     /// Creates an engine; nothing is sent until events are submitted.
+    ///
+    /// Where it runs: on `eventLoop` when one is given, else on the transport's event loop when
+    /// the transport keeps every connection on one (``LeanHTTPTransport`` made with one
+    /// `EventLoop`), else on a serial queue of its own. On an event loop, the lanes run there
+    /// too, and so do the transport's `send` and the callbacks (`onOutcomes`, batch observers):
+    /// none of them may block.
     public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
                 clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
-                logger: Logger = Logger(label: "mr.delivery"),
+                logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
                 onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
         self.configuration = configuration
         self.transport = transport
+        let bufferTransport = transport as? any BufferDeliveryTransport
+        self.bufferTransport = bufferTransport
+        if let loop = eventLoop ?? bufferTransport?.homeEventLoop {
+            serialExecutor = loop.executor
+            laneExecutor = EventLoopTaskExecutor(loop)
+        } else {
+            serialExecutor = SerialQueueExecutor(label: "mr.delivery.engine")
+            laneExecutor = nil
+        }
         self.clock = clock
         self.random = random
         self.logger = logger
@@ -118,8 +154,11 @@ public actor DeliveryEngine {
     /// Suspends while too many events are pending (and the engine still takes events).
     func waitForRoom() async {
         while mustWaitForRoom {
-            await withCheckedContinuation {
-                submitWaiters.append($0)
+            // Every wait checks its condition again inside: on an event-loop executor, the call
+            // may suspend before its body runs, and a resume in between would be lost.
+            await withCheckedContinuation { waiter in
+                guard mustWaitForRoom else { return waiter.resume() }
+                submitWaiters.append(waiter)
                 wakeReadyLanes()  // a blocked submitter makes partial batches ready
             }
         }
@@ -133,15 +172,15 @@ public actor DeliveryEngine {
     }
 
     /// Queues the event `storage[range]` on lane `index` (the engine takes events and has room).
-    func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), tag: UInt64,
-                 messageId: String, lane index: Int) {
+    func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), checkBytes: Bool = false,
+                 tag: UInt64, messageId: String, lane index: Int) {
         startWorkersIfNeeded()
         counters.eventsSubmitted += 1
         let seq = nextSeq
         nextSeq += 1
         unsettled.append(seq, tag: tag, messageId: messageId)
         let pending = Pending(
-            seq: seq, storage: storage, range: range, closingBrace: brace,
+            seq: seq, storage: storage, range: range, closingBrace: brace, checkBytes: checkBytes,
             size: encoder.sentSize(count: range.count, closingBrace: brace))
         if pending.size > configuration.maxEventBytes {
             settle([pending], .gaveUp(reason: .tooLarge,
@@ -168,7 +207,7 @@ public actor DeliveryEngine {
         resumeAll(&submitWaiters)
         for i in lanes.indices { wake(i) }
         if activeWorkers > 0 && !abandoned {
-            await withCheckedContinuation { drainWaiters.append($0) }
+            await waitForDrain()
         }
         settleEverything()
         return stats
@@ -185,11 +224,18 @@ public actor DeliveryEngine {
                 try? await clock.sleep(until: deadline)
                 await self?.graceExpired()
             }
-            await withCheckedContinuation { drainWaiters.append($0) }
+            await waitForDrain()
             timer.cancel()
         }
         settleEverything()
         return stats
+    }
+
+    /// Suspends until every lane worker has ended or was abandoned.
+    func waitForDrain() async {
+        await withCheckedContinuation { waiter in
+            if activeWorkers == 0 || abandoned { waiter.resume() } else { drainWaiters.append(waiter) }
+        }
     }
 
     /// Requests to the endpoint carry these headers (plus `Content-Encoding` when gzipped).

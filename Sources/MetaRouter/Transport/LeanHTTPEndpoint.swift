@@ -37,13 +37,24 @@ struct LeanHTTPEndpoint: Sendable {
         self.target = target
     }
 
-    /// A `POST` head to this endpoint carrying `headers` (in order, after `Host`), without framing.
-    func head(headers: [(name: String, value: String)]) -> HTTPRequestHead {
+    /// A `POST` head to this endpoint carrying `headers` (in order, after `Host`), without framing;
+    /// nil when a header cannot be sent (see ``isValidToSend(name:value:)``). The connections do
+    /// not validate each request's headers again: every head comes from here.
+    func head(headers: [(name: String, value: String)]) -> HTTPRequestHead? {
+        guard headers.allSatisfy({ Self.isValidToSend(name: $0.name, value: $0.value) }) else { return nil }
         var fields = HTTPHeaders()
         fields.reserveCapacity(headers.count + 2)
         fields.add(name: "Host", value: authority)
         for h in headers where !Self.isFraming(h.name) { fields.add(name: h.name, value: h.value) }
         return HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: fields)
+    }
+
+    /// Whether a header field can be sent as is: its name is a non-empty token (RFC 9110 §5.6.2)
+    /// and its value holds no CR, LF or NUL (which would end the field or the head early).
+    static func isValidToSend(name: String, value: String) -> Bool {
+        let separators = Set(#"(),/:;<=>?@[\]{}""#.utf8)
+        let nameIsToken = !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !separators.contains($0) }
+        return nameIsToken && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// Whether `host` is an IPv4 or IPv6 address literal (which TLS may not send as SNI).
@@ -69,13 +80,14 @@ struct LeanHeadCache: Sendable {
 
     init(endpoint: LeanHTTPEndpoint) { self.endpoint = endpoint }
 
-    /// The head for `headers` and a body of `length` bytes.
-    mutating func head(headers: [(name: String, value: String)], length: Int) -> HTTPRequestHead {
+    /// The head for `headers` and a body of `length` bytes; nil when a header cannot be sent.
+    mutating func head(headers: [(name: String, value: String)], length: Int) -> HTTPRequestHead? {
         var head: HTTPRequestHead
         if let cached = heads.first(where: { Self.same($0.headers, headers) }) {
             head = cached.head
         } else {
-            head = endpoint.head(headers: headers)
+            guard let made = endpoint.head(headers: headers) else { return nil }
+            head = made
             if heads.count >= 4 { heads.removeFirst() }
             heads.append((headers, head))
         }

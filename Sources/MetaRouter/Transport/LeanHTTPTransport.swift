@@ -23,7 +23,7 @@ import ServiceLifecycle
 /// the first request, on the caller's `eventLoopGroup` (pass one `EventLoop` to keep every
 /// connection on one thread). ``shutdown()`` (or the end of ``run()``) closes them; the group is
 /// left running. Proxies (``TransportSecurity/proxy`` is ignored here) go through ``HTTPDeliveryTransport``.
-public final class LeanHTTPTransport: DeliveryTransport, Service {
+public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     private struct State {
         /// Idle keep-alive connections by endpoint (`LeanHTTPEndpoint.key`).
         var idle: [String: [any Channel]] = [:]
@@ -61,6 +61,12 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
         self.connectTimeout = TimeAmount(connectTimeout)
     }
 
+    /// The event loop of every connection when the transport was given one `EventLoop`.
+    package var homeEventLoop: (any EventLoop)? { group as? any EventLoop }
+
+    /// Allocates request bodies.
+    package let allocator = ByteBufferAllocator()
+
     /// Whether this transport can send to `url` (an `http://` or `https://` URL with a host).
     public static func canSend(to url: String) -> Bool { LeanHTTPEndpoint(url: url) != nil }
 
@@ -68,9 +74,22 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
     /// of the answer is drained). Timeouts, resets and cancellation of the calling task end it as
     /// ``DeliveryResponse/networkError(_:)``.
     public func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
-        guard let (endpoint, head) = prepare(request) else {
-            return .networkError("the lean HTTP transport sends to http:// and https:// URLs only, not \(request.url)")
+        var body = allocator.buffer(capacity: request.body.count)
+        body.writeBytes(request.body)
+        return await send(url: request.url, headers: request.headers, body: body, timeout: request.timeout, isolation: nil)
+    }
+
+    /// POSTs `body` to `url` like ``send(_:)``, running on `isolation`: on an actor whose executor
+    /// is the connection's event loop, the request is written and its answer resumes the caller
+    /// without a thread hop.
+    package func send(url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
+                      isolation: isolated (any Actor)? = #isolation) async -> DeliveryResponse {
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        let endpoint: LeanHTTPEndpoint
+        let head: HTTPRequestHead
+        switch prepare(url: url, headers: headers, length: body.readableBytes) {
+        case .success(let prepared): (endpoint, head) = prepared
+        case .failure(let error): return .networkError(error.message)
         }
         var tls: NIOSSLContext?
         if endpoint.tls {
@@ -94,46 +113,64 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
                 return .networkError("cannot connect to \(endpoint.authority): \(error)")
             }
         }
-        var body = channel.allocator.buffer(capacity: request.body.count)
-        body.writeBytes(request.body)
         let answer = await exchange(LeanHTTPExchange(head: head, body: body, deadline: deadline,
                                                       promise: channel.eventLoop.makePromise()), on: channel, fault: fault)
         checkin(channel, key: endpoint.key, reusable: answer.reusable)
         return answer.response
     }
 
-    /// Writes `exchange` to `channel` and waits for its answer; cancelling the task abandons it.
-    /// A write to a connection that closed first answers what `fault` says closed it, if anything.
-    private func exchange(_ exchange: LeanHTTPExchange, on channel: any Channel, fault: LeanConnectionFault?) async -> LeanHTTPAnswer {
+    /// Writes `exchange` to `channel` and waits for its answer, on `isolation`; cancelling the task
+    /// abandons it. A write to a connection that closed first answers what `fault` says closed it,
+    /// if anything.
+    private func exchange(_ exchange: LeanHTTPExchange, on channel: any Channel, fault: LeanConnectionFault?,
+                          isolation: isolated (any Actor)? = #isolation) async -> LeanHTTPAnswer {
         let promise = exchange.promise
-        return await withTaskCancellationHandler {
+        return await withTaskCancellationHandler(operation: {
             channel.writeAndFlush(exchange).whenFailure { error in
                 let response = fault?.response ?? .networkError("cannot send the request: \(error)")
                 promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
             }
             // Cancelled before the handler was installed: the exchange is in the pipeline now.
             if Task.isCancelled { channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil) }
-            do {
-                return try await promise.futureResult.get()
-            } catch {
-                return LeanHTTPAnswer(response: .networkError(String(describing: error)), reusable: false)
+            // The promise is only ever succeeded (failures are answers). Resuming here, rather
+            // than through `EventLoopFuture.get()`, keeps the caller on its own executor.
+            return await withCheckedContinuation(isolation: isolation) { continuation in
+                promise.futureResult.whenComplete { result in
+                    switch result {
+                    case .success(let answer): continuation.resume(returning: answer)
+                    case .failure(let error):
+                        continuation.resume(returning: LeanHTTPAnswer(response: .networkError(String(describing: error)), reusable: false))
+                    }
+                }
             }
-        } onCancel: {
+        }, onCancel: {
             channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil)
+        }, isolation: isolation)
+    }
+
+    /// The endpoint and request head for a request to `url` with `headers` and a body of `length`
+    /// bytes, or why it cannot be sent.
+    private func prepare(url: String, headers: [(name: String, value: String)],
+                         length: Int) -> Result<(LeanHTTPEndpoint, HTTPRequestHead), LeanRequestError> {
+        state.withLockedValue { s in
+            if s.heads[url] == nil {
+                guard let endpoint = LeanHTTPEndpoint(url: url) else {
+                    return .failure(LeanRequestError("the lean HTTP transport sends to http:// and https:// URLs only, not \(url)"))
+                }
+                if s.heads.count >= 16 { s.heads.removeAll() }
+                s.heads[url] = LeanHeadCache(endpoint: endpoint)
+            }
+            guard let head = s.heads[url]!.head(headers: headers, length: length) else {
+                return .failure(LeanRequestError("a header of the request cannot be sent (a name that is not a token, or CR, LF or NUL in a value)"))
+            }
+            return .success((s.heads[url]!.endpoint, head))
         }
     }
 
-    /// The endpoint and request head for `request`; nil when its URL is not plain HTTP.
-    private func prepare(_ request: DeliveryRequest) -> (LeanHTTPEndpoint, HTTPRequestHead)? {
-        state.withLockedValue { s in
-            if s.heads[request.url] == nil {
-                guard let endpoint = LeanHTTPEndpoint(url: request.url) else { return nil }
-                if s.heads.count >= 16 { s.heads.removeAll() }
-                s.heads[request.url] = LeanHeadCache(endpoint: endpoint)
-            }
-            let head = s.heads[request.url]!.head(headers: request.headers, length: request.body.count)
-            return (s.heads[request.url]!.endpoint, head)
-        }
+    /// Why a request cannot be sent at all.
+    private struct LeanRequestError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
     }
 
     /// The TLS context for HTTPS connections, made from ``TransportSecurity`` once.
@@ -198,8 +235,11 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
     /// Opens the TCP connection with the pipeline (TLS first when `tls` is given).
     private func bootstrap(_ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
                            fault: LeanConnectionFault, deadline: NIODeadline) async throws -> any Channel {
-        var encoding = HTTPRequestEncoder.Configuration()
-        encoding.automaticallySetFramingHeaders = false  // the head carries Content-Length
+        let encoding = {
+            var encoding = HTTPRequestEncoder.Configuration()
+            encoding.automaticallySetFramingHeaders = false  // the head carries Content-Length
+            return encoding
+        }()
         return try await ClientBootstrap(group: group)
             .connectTimeout(min(connectTimeout, max(deadline - .now(), .milliseconds(1))))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -209,7 +249,8 @@ public final class LeanHTTPTransport: DeliveryTransport, Service {
                     if let tls {
                         try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverName))
                     }
-                    try pipeline.addHTTPClientHandlers(encoderConfiguration: encoding)
+                    // Every head was validated once, when its header list was first seen (LeanHeadCache).
+                    try pipeline.addHTTPClientHandlers(enableOutboundHeaderValidation: false, encoderConfiguration: encoding)
                     try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
                 }
             }

@@ -17,7 +17,7 @@ extension ReplayRunner {
                 journalPath: opened.state.journalPath)
         } catch {
             opened.identity.close()
-            try? await target.shutdown()
+        try? await target.shutdown()
             throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
         }
         startReport(runState, opened: opened, target: target, started: started)
@@ -106,11 +106,14 @@ extension ReplayRunner {
     /// hold one of the concurrency pool's few threads. Measured, this is the fastest design.
     private func feed(job: ReadingJob, engine: DeliveryEngine, pipe: ChunkPipe) async -> (RunReport.Status, String)? {
         async let readOutcome = ReadingJob.onThread { try job.read() }
-        for await chunks in pipe.stream {
-            defer { pipe.taken() }
-            // One actor hop per chunk; fewer accepted than given means the engine stopped.
-            for chunk in chunks where !pipe.isClosed {
-                if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
+        // On the engine's event loop: taking a chunk and handing it over is no thread hop.
+        await withTaskExecutorPreference(engine.laneExecutor) {
+            for await chunks in pipe.stream {
+                defer { pipe.taken() }
+                // One actor hop per chunk; fewer accepted than given means the engine stopped.
+                for chunk in chunks where !pipe.isClosed {
+                    if await engine.submit(chunk: chunk) < chunk.entries.count { pipe.close() }
+                }
             }
         }
         pipe.close()  // the stream ended early when this task was cancelled: the reader stops too

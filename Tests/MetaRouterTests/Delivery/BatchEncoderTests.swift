@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import NIOCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
@@ -42,5 +43,22 @@ import Testing
         #expect(HTTPTime.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: now.addingTimeInterval(1000)) == .zero)
         #expect(HTTPTime.retryAfter("soon", now: now) == nil)
         #expect(HTTPTime.retryAfter("-5", now: now) == nil)
+    }
+
+    /// The buffer a lean transport sends holds exactly the bytes of the array body, and a
+    /// restamped buffer is byte for byte the body written with the new `sentAt`.
+    @Test func aBufferBodyIsTheArrayBodyAndARestampIsAFreshBody() {
+        let encoder = BatchEncoder(writeKey: "wk")
+        let texts = [#"{}"#, #"{ }"#, #"{"a":[1,{"b":2}]}"#, "{\"c\":true}\n", #"{"d":"}"}"#]
+        let events = texts.map { SpliceableEvent(bytes: Array($0.utf8)) }
+        let first = "2026-11-22T06:50:53.123Z", later = "2026-11-22T06:51:03.999Z"
+        var buffer = ByteBufferAllocator().buffer(capacity: 0)
+        buffer.writeString("prefix that was read")
+        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        encoder.write(events, sentAt: first, into: &buffer)
+        #expect(Array(buffer.readableBytesView) == encoder.body(events, sentAt: first))
+        encoder.restamp(&buffer, events: events, sentAt: later)
+        #expect(Array(buffer.readableBytesView) == encoder.body(events, sentAt: later))
+        #expect(buffer.readableBytes == encoder.bodySize(events))
     }
 }

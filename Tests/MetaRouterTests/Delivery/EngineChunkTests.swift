@@ -117,15 +117,29 @@ import Testing
         ("{\"a\":1}", 0..<9, false),
     ])
     func entryPrecondition(text: String, range: Range<Int>, valid: Bool) {
-        #expect(DeliveryEngine.isOneNonEmptyObject(Array(text.utf8), range) == valid)
+        let bytes = Array(text.utf8)
+        let inside = range.upperBound <= bytes.count
+        let checked = inside && bytes.withUnsafeBufferPointer { BatchEncoder.isOneNonEmptyObject(UnsafeBufferPointer(rebasing: $0[range])) }
+        #expect(checked == valid)
     }
 
-    @Test("submit(chunk:) stops the process on an entry that is not one object, in every build")
+    @Test("an entry that is not one object stops the process before it is sent, in every build")
     func chunkPreconditionTraps() async {
         await #expect(processExitsWith: .failure) {
             let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
                                         transport: ScriptedTransport(clock: VirtualClock())) { _ in }
             let bad = EventChunk(storage: Array("{\"a\":1} junk".utf8), entries: [.init(range: 0..<12, laneKey: 1, tag: 0)])
+            _ = await engine.submit(chunk: bad)
+            _ = await engine.finish()
+        }
+    }
+
+    @Test("submit(chunk:) stops the process on an entry outside the storage, in every build")
+    func chunkBoundsTrap() async {
+        await #expect(processExitsWith: .failure) {
+            let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
+                                        transport: ScriptedTransport(clock: VirtualClock())) { _ in }
+            let bad = EventChunk(storage: Array("{\"a\":1}".utf8), entries: [.init(range: 0..<9, laneKey: 1, tag: 0)])
             _ = await engine.submit(chunk: bad)
         }
     }

@@ -208,12 +208,48 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     @Test func framingHeadersAreTheTransports() throws {
         let endpoint = try #require(LeanHTTPEndpoint(url: "http://h:1/p"))
         var cache = LeanHeadCache(endpoint: endpoint)
-        let head = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 42)
+        let first = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 42)
+        let head = try #require(first)
         #expect(head.headers["Content-Length"] == ["42"])
         #expect(head.headers["Host"] == ["h:1"])
         #expect(head.headers["A"] == ["b"])
-        let again = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 7)
+        let second = cache.head(headers: [("Content-Length", "1"), ("Host", "x"), ("A", "b")], length: 7)
+        let again = try #require(second)
         #expect(again.headers["Content-Length"] == ["7"])
+    }
+
+    /// Heads are validated once, when built (the connections do not validate each request):
+    /// a header that would break the request is refused.
+    @Test(arguments: [
+        ("User-Agent", "mr-replay/1.0", true),
+        ("X-Ok", "", true),
+        ("Bad Name", "v", false),
+        ("", "v", false),
+        ("X:y", "v", false),
+        ("X-Split", "a\r\nInjected: 1", false),
+        ("X-Nul", "a\u{0}b", false),
+    ])
+    func headsAreValidatedOnce(name: String, value: String, valid: Bool) throws {
+        let endpoint = try #require(LeanHTTPEndpoint(url: "http://h:1/p"))
+        var cache = LeanHeadCache(endpoint: endpoint)
+        let head = cache.head(headers: [(name, value)], length: 1)
+        #expect((head != nil) == valid)
+    }
+
+    /// A request whose header cannot be sent is answered with a network error, and nothing is written.
+    @Test func anUnsendableHeaderIsANetworkError() async throws {
+        let server = try await ScriptedHTTPServer.start { _ in .status(200) }
+        let transport = LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let r = DeliveryRequest(url: "http://127.0.0.1:\(server.port)/", headers: [("X", "a\nB: c")], body: [], timeout: .seconds(5))
+        let answer = await transport.send(r)
+        await transport.shutdown()
+        guard case .networkError(let message) = answer else {
+            Issue.record("expected a network error, got \(answer)")
+            return
+        }
+        #expect(message.contains("header"))
+        #expect(server.requests.isEmpty)
+        await server.stop()
     }
 
     /// After shutdown the connections are closed and requests fail as network errors.
