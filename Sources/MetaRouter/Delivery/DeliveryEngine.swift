@@ -172,8 +172,10 @@ public actor DeliveryEngine {
     }
 
     /// Queues the event `storage[range]` on lane `index` (the engine takes events and has room).
+    /// With `wakeLanes` false the caller wakes the lanes that became ready itself
+    /// (``wakeReadyLanes()``), once for many events: nothing else runs on the engine meanwhile.
     func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), checkBytes: Bool = false,
-                 tag: UInt64, messageId: String, lane index: Int) {
+                 tag: UInt64, messageId: String, lane index: Int, wakeLanes: Bool = true) {
         startWorkersIfNeeded()
         counters.eventsSubmitted += 1
         let seq = nextSeq
@@ -189,6 +191,7 @@ public actor DeliveryEngine {
         }
         lanes[index].queue.append(pending)
         lanes[index].bytes += pending.size
+        guard wakeLanes else { return }
         if isReady(index) { wake(index) }
         if seq & 63 == 0 { wakeReadyLanes() }  // quiet lanes turn ready as other lanes' events pass them
     }
