@@ -32,6 +32,14 @@ tests=$(grep -E "^. Test " <<<"$plain" | grep -vE "^. Test run " || true)
 st_passed=$(grep -cE " passed after " <<<"$tests" || true)
 st_failed=$(grep -cE " failed after " <<<"$tests" || true)
 st_skipped=$(grep -cE " skipped" <<<"$tests" || true)
+# Tests run in parallel and their lines can run into each other, so per-test lines may be lost;
+# the run's own last line ("Test run with N tests in M suites passed/failed ...") has the total.
+run_line=$(grep -E "^. Test run with [0-9]+ tests?" <<<"$plain" | tail -1 || true)
+if [[ -n "$run_line" ]]; then
+  st_total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$run_line")
+  if grep -q " failed after" <<<"$run_line" && [[ $st_failed -eq 0 ]]; then st_failed=1; fi
+  st_passed=$((st_total - st_failed - st_skipped))
+fi
 passed=$((passed + st_passed)); failed=$((failed + st_failed)); skipped=$((skipped + st_skipped))
 rm -f "$log"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
