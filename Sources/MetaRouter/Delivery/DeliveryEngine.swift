@@ -44,11 +44,12 @@ public actor DeliveryEngine {
     /// The transport, when it takes bodies as buffers (the engine then writes each body once,
     /// into the buffer that is sent).
     let bufferTransport: (any BufferDeliveryTransport)?
-    /// Where the engine's isolation runs (see ``unownedExecutor``).
-    nonisolated let serialExecutor: any SerialExecutor
+    /// What the engine's isolation runs on (see ``unownedExecutor``): an event loop, or the
+    /// executor of a default actor of its own.
+    nonisolated let executor: EngineExecutor
     /// The event loop the engine runs on, if it runs on one; its lanes' tasks then prefer it
     /// (``EventLoopTaskExecutor``), and so may a task that mostly calls the engine (one feeding
-    /// it chunks). Nil when the engine runs on its own serial queue.
+    /// it chunks). Nil when the engine runs as a default actor.
     @_spi(PerLine) public nonisolated let laneExecutor: (any TaskExecutor)?
     let encoder: BatchEncoder
     let baseHeaders: [(name: String, value: String)]
@@ -84,17 +85,15 @@ public actor DeliveryEngine {
     var nextTraceId = 1
 
     /// The engine's executor: an event loop (the transport's own, when all its connections share
-    /// one, so a lane sends, hears the answer and settles its events on one thread), or a serial
-    /// queue of its own.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        serialExecutor.asUnownedSerialExecutor()
-    }
+    /// one, so a lane sends, hears the answer and settles its events on one thread), or that of a
+    /// default actor of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unownedExecutor }
 
     /// Creates an engine; nothing is sent until events are submitted.
     ///
     /// Where it runs: on `eventLoop` when one is given, else on the transport's event loop when
     /// the transport keeps every connection on one (``LeanHTTPTransport`` made with one
-    /// `EventLoop`), else on a serial queue of its own. On an event loop, the lanes run there
+    /// `EventLoop`), else as a default actor of its own. On an event loop, the lanes run there
     /// too, and so do the transport's `send` and the callbacks (`onOutcomes`, batch observers):
     /// none of them may block.
     public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
@@ -106,10 +105,10 @@ public actor DeliveryEngine {
         let bufferTransport = transport as? any BufferDeliveryTransport
         self.bufferTransport = bufferTransport
         if let loop = eventLoop ?? bufferTransport?.homeEventLoop {
-            serialExecutor = loop.executor
+            executor = .eventLoop(loop)
             laneExecutor = EventLoopTaskExecutor(loop)
         } else {
-            serialExecutor = SerialQueueExecutor(label: "mr.delivery.engine")
+            executor = .defaultActor(EngineIsolation())
             laneExecutor = nil
         }
         self.clock = clock

@@ -1,4 +1,3 @@
-import Dispatch
 import NIOCore
 
 /// An event loop as a task executor: the engine's lane tasks prefer it when the engine runs on
@@ -16,16 +15,22 @@ final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// A serial dispatch queue as a serial executor: the engine's executor when no event loop is
-/// given and the transport has none (a custom or AsyncHTTPClient transport), with the semantics
-/// of a default actor: one job at a time, on the global pool's threads.
-final class SerialQueueExecutor: SerialExecutor {
-    private let queue: DispatchQueue
+/// A default actor without state whose executor an engine shares when it runs on no event loop
+/// (a custom or AsyncHTTPClient transport): the engine is then scheduled exactly as a default
+/// actor is (an idle actor is entered on the caller's thread, without a hop).
+actor EngineIsolation {}
 
-    init(label: String) { queue = DispatchQueue(label: label) }
+/// What a ``DeliveryEngine``'s isolation runs on.
+enum EngineExecutor: Sendable {
+    /// An event loop: the transport's, or one given to the engine.
+    case eventLoop(any EventLoop)
+    /// The executor of a default actor of the engine's own.
+    case defaultActor(EngineIsolation)
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    var unownedExecutor: UnownedSerialExecutor {
+        switch self {
+        case .eventLoop(let loop): loop.executor.asUnownedSerialExecutor()
+        case .defaultActor(let isolation): isolation.unownedExecutor
+        }
     }
 }
