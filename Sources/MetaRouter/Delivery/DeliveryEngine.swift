@@ -91,11 +91,15 @@ public actor DeliveryEngine {
 
     /// Creates an engine; nothing is sent until events are submitted.
     ///
-    /// Where it runs: on `eventLoop` when one is given, else on the transport's event loop when
-    /// the transport keeps every connection on one (``LeanHTTPTransport`` made with one
-    /// `EventLoop`), else as a default actor of its own. On an event loop, the lanes run there
-    /// too, and so do the transport's `send` and the callbacks (`onOutcomes`, batch observers):
-    /// none of them may block.
+    /// Where it runs: on `eventLoop` when one is given, else as a default actor of its own. Give
+    /// it the event loop of a transport that keeps every connection on one (``LeanHTTPTransport``
+    /// made with one `EventLoop`) when few calls come from other threads (mr-replay hands it
+    /// chunks of events): a lane then sends, hears the answer and settles its events on that
+    /// thread without a hop. Each call
+    /// onto an engine on a loop from another thread wakes the loop, so for one `submit` per
+    /// event from elsewhere the default actor is the faster choice. On an event loop, the lanes
+    /// run there too, and so do the transport's `send` and the callbacks (`onOutcomes`, batch
+    /// observers): none of them may block.
     public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
                 clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
                 logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
@@ -104,7 +108,7 @@ public actor DeliveryEngine {
         self.transport = transport
         let bufferTransport = transport as? any BufferDeliveryTransport
         self.bufferTransport = bufferTransport
-        if let loop = eventLoop ?? bufferTransport?.homeEventLoop {
+        if let loop = eventLoop {
             executor = .eventLoop(loop)
             laneExecutor = EventLoopTaskExecutor(loop)
         } else {

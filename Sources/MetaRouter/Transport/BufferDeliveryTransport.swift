@@ -2,7 +2,8 @@ import NIOCore
 
 /// A transport that takes the body as a `ByteBuffer` and runs a send on its caller's isolation:
 /// the engine writes each batch once into a buffer from ``allocator`` and hands it over without
-/// another copy, and, running on ``homeEventLoop``, sends and hears the answer without a thread hop.
+/// another copy; an engine given ``homeEventLoop`` as its event loop sends and hears the answer
+/// without a thread hop.
 package protocol BufferDeliveryTransport: DeliveryTransport {
     /// The one event loop every connection of the transport runs on, if there is one.
     var homeEventLoop: (any EventLoop)? { get }

@@ -21,8 +21,12 @@ extension ReplayRunner {
             throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
         }
         startReport(runState, opened: opened, target: target, started: started)
+        let sender = transport ?? target.transport
+        // On the transport's event loop when it has one: the reader's chunks are the only calls
+        // from another thread (docs/delivery.md, "Threads").
         let engine = DeliveryEngine(
-            configuration: deliveryConfig, transport: transport ?? target.transport, logger: logger,
+            configuration: deliveryConfig, transport: sender, logger: logger,
+            eventLoop: (sender as? any BufferDeliveryTransport)?.homeEventLoop,
             onOutcomes: { runState.apply($0) })
         let run = MetaRouter.Timestamp.iso8601(started)
         let deadLetterFile = opened.state.deadLetterPath

@@ -53,7 +53,7 @@ final class LoopBoundTransport: BufferDeliveryTransport {
         let clock = VirtualClock()
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5),
-                                    onOutcomes: sink.callback)
+                                    eventLoop: transport.homeEventLoop, onOutcomes: sink.callback)
         for i in 0..<5 { #expect(await engine.submit(testEvent("m\(i)", user: "u"))) }
         let stats = await engine.finish()
         #expect(stats.batchesSent == 2 && stats.batchesRetried == 1)
@@ -69,15 +69,18 @@ final class LoopBoundTransport: BufferDeliveryTransport {
         #expect(sink.all.count == 5 && sink.all.allSatisfy { $0.result == .delivered })
     }
 
-    /// Without a loop of its own (any other transport) the engine runs on its own serial queue:
-    /// the lanes get no task executor, and delivery is unchanged.
-    @Test func anotherTransportGetsNoEventLoop() async {
+    /// Without an event loop the engine runs as a default actor, whatever its transport: the
+    /// lanes get no task executor, and a buffer transport still gets its body as one buffer.
+    @Test(arguments: [false, true])
+    func withoutAnEventLoopTheEngineIsADefaultActor(bufferTransport: Bool) async {
         let clock = VirtualClock()
-        let transport = ScriptedTransport(clock: clock)
+        let loopBound = LoopBoundTransport(loop: MultiThreadedEventLoopGroup.singleton.next())
+        let transport: any DeliveryTransport = bufferTransport ? loopBound : ScriptedTransport(clock: clock)
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock) { _ in }
         #expect(engine.laneExecutor == nil)
         #expect(await engine.submit(testEvent("m", user: "u")))
         #expect(await engine.finish().batchesSucceeded == 1)
+        if bufferTransport { #expect(loopBound.sent.count == 1 && !loopBound.sent[0].onLoop) }
     }
 
     /// Lanes that are about to wait, `finish()` and submits interleave differently on every run
@@ -90,7 +93,7 @@ final class LoopBoundTransport: BufferDeliveryTransport {
             let sink = OutcomeSink()
             var c = config()
             c.concurrency = 4
-            let engine = DeliveryEngine(configuration: c, transport: transport, onOutcomes: sink.callback)
+            let engine = DeliveryEngine(configuration: c, transport: transport, eventLoop: loop, onOutcomes: sink.callback)
             let events = 1 + round % 7
             for i in 0..<events { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) }
             let done = Atomic<Bool>(false)

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
@@ -18,14 +20,17 @@ private struct NullTransport: DeliveryTransport {
             EncodedEvent(uncheckedBytes: Array(#"{"type":"track","event":"Viewed","messageId":"m\#(i)","anonymousId":"u\#(i % 1000)","properties":{"sku":"ABC-\#(i)","price":12.5,"tags":["a","b"]},"timestamp":"2026-11-22T06:50:53.123Z"}"#.utf8),
                          messageId: "m\(i)", orderingKey: "u\(i % 1000)", tag: UInt64(i))
         }
-        let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.concurrency = 4 }, transport: NullTransport(),
-                                    onOutcomes: sink.callback)
-        let start = ContinuousClock.now
-        for e in events { _ = await engine.submit(e) }
-        let stats = await engine.finish()
-        let elapsed = (ContinuousClock.now - start).seconds
-        #expect(stats.eventsDelivered == n)
-        print("MEASURE delivered \(n) events in \(stats.batchesSent) requests in \(elapsed) s: \(Int(Double(n) / elapsed)) events/s")
+        // As a default actor (the null transport has no event loop), then on one event loop.
+        for loop in [nil, MultiThreadedEventLoopGroup.singleton.next()] as [(any EventLoop)?] {
+            let sink = OutcomeSink()
+            let engine = DeliveryEngine(configuration: config { $0.concurrency = 4 }, transport: NullTransport(),
+                                        eventLoop: loop, onOutcomes: sink.callback)
+            let start = ContinuousClock.now
+            for e in events { _ = await engine.submit(e) }
+            let stats = await engine.finish()
+            let elapsed = (ContinuousClock.now - start).seconds
+            #expect(stats.eventsDelivered == n)
+            print("MEASURE \(loop == nil ? "default actor" : "event loop"): delivered \(n) events in \(stats.batchesSent) requests in \(elapsed) s: \(Int(Double(n) / elapsed)) events/s")
+        }
     }
 }
