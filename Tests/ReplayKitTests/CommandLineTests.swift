@@ -12,22 +12,7 @@ final class CommandLineTests {
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> (code: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = try builtBinary("mr-replay")
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try runReplayBinary(args, in: dir, stdin: stdin, env: env)
     }
 
     let good = "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\"}\n"

@@ -11,19 +11,7 @@ final class MetricsCommandLineTests {
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = try builtBinary("mr-replay")
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.environment = [:]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try runReplayBinary(args, in: dir)
     }
 
     @Test func everyRunWritesItsMetricsAndAFailedOneKeepsTheLastSuccess() throws {

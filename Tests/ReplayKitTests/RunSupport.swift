@@ -136,6 +136,30 @@ func findBuiltBinary(_ name: String) -> URL? {
 /// Whether ``findBuiltBinary(_:)`` finds `name` (for `.enabled(if:)`).
 func hasBuiltBinary(_ name: String) -> Bool { findBuiltBinary(name) != nil }
 
+/// Runs the built `mr-replay` in `dir` with `env` as its whole environment and `stdin` as its
+/// input (none when nil), and returns its exit status and output.
+func runReplayBinary(_ args: [String], in dir: String, stdin: String? = nil,
+                     env: [String: String] = [:]) throws -> (code: Int32, out: String, err: String) {
+    let p = Process()
+    p.executableURL = try builtBinary("mr-replay")
+    p.arguments = args
+    p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    p.environment = env
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    try p.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
 /// Finds a product built next to the test bundle.
 func builtBinary(_ name: String) throws -> URL {
     guard let url = findBuiltBinary(name) else { throw BinaryNotFound(name: name) }

@@ -2,24 +2,6 @@ import Foundation
 import JSONCore
 import Testing
 
-/// Runs the built `mr-replay` in `dir` and returns its exit status and output.
-func runReplayBinary(_ args: [String], in dir: String) throws -> (code: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = try builtBinary("mr-replay")
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    p.environment = [:]
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-}
-
 /// `--since`/`--until`/`--limit` through the `mr-replay` binary: exit codes and messages.
 @Suite(.serialized, .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))
 final class TimeWindowCommandLineTests {

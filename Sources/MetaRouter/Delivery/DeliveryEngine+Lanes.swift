@@ -71,14 +71,8 @@ extension DeliveryEngine {
             }
             if isReady(i) { return popBatch(i) }
             if closing && lanes[i].queue.isEmpty { return nil }
-            // Checked again inside: on an event-loop executor, the call may suspend before its body
-            // runs, and a `wake` in between would be lost.
-            await withCheckedContinuation { wakeup in
-                if stopCauseStorage != nil || isReady(i) || (closing && lanes[i].queue.isEmpty) {
-                    wakeup.resume()
-                } else {
-                    lanes[i].wakeup = wakeup
-                }
+            await park(unless: { stopCauseStorage != nil || isReady(i) || (closing && lanes[i].queue.isEmpty) }) {
+                lanes[i].wakeup = $0
             }
         }
     }
@@ -105,6 +99,16 @@ extension DeliveryEngine {
         lanes[i].sleeping = true
         try? await clock.sleep(until: deadline)
         lanes[i].sleeping = false
+    }
+
+    /// Suspends until the continuation handed to `wait` is resumed, unless `done()` holds when
+    /// the wait begins. Every wait of the engine goes through here: on an event-loop executor,
+    /// the call may suspend before its body runs, so a condition checked before it could change
+    /// (and its resume be lost) in between; `done` is checked where the continuation is parked.
+    func park(unless done: () -> Bool, _ wait: (CheckedContinuation<Void, Never>) -> Void) async {
+        await withCheckedContinuation { continuation in
+            if done() { continuation.resume() } else { wait(continuation) }
+        }
     }
 
     /// Wakes the lanes waiting for the breaker's probe, so they ask their machines again.

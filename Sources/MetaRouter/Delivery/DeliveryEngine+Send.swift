@@ -24,10 +24,8 @@ extension DeliveryEngine {
                 await sleepLane(i, until: until)
             case .waitForProbe:
                 let asked = probeWakeups
-                await withCheckedContinuation { waiter in
-                    // An answer that came while this call suspended has already woken the waiters.
-                    if probeWakeups != asked || stopCauseStorage != nil { waiter.resume() } else { probeWaiters.append(waiter) }
-                }
+                // An answer that came meanwhile has already woken the waiters.
+                await park(unless: { probeWakeups != asked || stopCauseStorage != nil }) { probeWaiters.append($0) }
             case .send(let events, _):
                 let sentAt = clock.wallClock
                 let (response, bodyBytes) = await send(events, sentAt: sentAt, reusing: &body)

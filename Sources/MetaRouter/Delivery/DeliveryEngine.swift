@@ -157,11 +157,8 @@ public actor DeliveryEngine {
     /// Suspends while too many events are pending (and the engine still takes events).
     func waitForRoom() async {
         while mustWaitForRoom {
-            // Every wait checks its condition again inside: on an event-loop executor, the call
-            // may suspend before its body runs, and a resume in between would be lost.
-            await withCheckedContinuation { waiter in
-                guard mustWaitForRoom else { return waiter.resume() }
-                submitWaiters.append(waiter)
+            await park(unless: { !mustWaitForRoom }) {
+                submitWaiters.append($0)
                 wakeReadyLanes()  // a blocked submitter makes partial batches ready
             }
         }
@@ -239,9 +236,7 @@ public actor DeliveryEngine {
 
     /// Suspends until every lane worker has ended or was abandoned.
     func waitForDrain() async {
-        await withCheckedContinuation { waiter in
-            if activeWorkers == 0 || abandoned { waiter.resume() } else { drainWaiters.append(waiter) }
-        }
+        await park(unless: { activeWorkers == 0 || abandoned }) { drainWaiters.append($0) }
     }
 
     /// Requests to the endpoint carry these headers (plus `Content-Encoding` when gzipped).

@@ -161,7 +161,9 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
                 s.heads[url] = LeanHeadCache(endpoint: endpoint)
             }
             guard let head = s.heads[url]!.head(headers: headers, length: length) else {
-                return .failure(LeanRequestError("a header of the request cannot be sent (a name that is not a token, or CR, LF or NUL in a value)"))
+                let bad = headers.first { !LeanHTTPEndpoint.isValidToSend(name: $0.name, value: $0.value) }?.name ?? "?"
+                return .failure(LeanRequestError(
+                    "the header \"\(bad)\" cannot be sent (its name is not a token, or its value holds CR, LF or NUL)"))
             }
             return .success((s.heads[url]!.endpoint, head))
         }
