@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Writes a deterministic NDJSON file of Segment-spec events for the replay benchmark.
 
-Usage: gen_events.py COUNT OUT [--seed N]
+Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic]
 
 Every line is one event of one of the six types (track, identify, page, screen, group, alias),
 about 250 bytes, with unicode text, nested properties and an ISO-8601 `timestamp`. About 10% of
 the lines carry only a `userId` (no messageId, no anonymousId), as exported data often does.
+
+--mix uniform (the default) draws the types as 3/8 track and 1/8 each of the others, so that
+every rule is exercised often; --mix realistic draws them as a product's event stream usually
+is: 70% track, 15% page, 8% screen, 5% identify, 1.5% group, 0.5% alias.
 """
 import argparse
 import json
@@ -37,8 +41,11 @@ def properties(rng):
     return props
 
 
-def event(rng, n):
-    kind = rng.choice(TYPES)
+REALISTIC = (["track", "page", "screen", "identify", "group", "alias"], [70, 15, 8, 5, 1.5, 0.5])
+
+
+def event(rng, n, mix="uniform"):
+    kind = rng.choice(TYPES) if mix == "uniform" else rng.choices(REALISTIC[0], weights=REALISTIC[1])[0]
     user = "user-%06d" % rng.randint(0, 49999)
     only_user_id = rng.random() < 0.10 or kind == "alias"
     e = {"type": kind}
@@ -76,11 +83,12 @@ def main():
     ap.add_argument("count", type=int)
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--mix", choices=["uniform", "realistic"], default="uniform")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with open(args.out, "w", encoding="utf-8") as f:
         for n in range(args.count):
-            f.write(json.dumps(event(rng, n), ensure_ascii=False, separators=(",", ":")))
+            f.write(json.dumps(event(rng, n, args.mix), ensure_ascii=False, separators=(",", ":")))
             f.write("\n")
 
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The scale-out benchmark: what N shards cost together against one run, on one machine.
 #
-#   Scripts/bench/scale.sh [--events N] [--files F] [--shards S] [--repeat R] [--no-build] [--out DIR]
+#   Scripts/bench/scale.sh [--events N] [--files F] [--shards S] [--repeat R] [--mix uniform|realistic] [--no-build] [--out DIR]
 #
-# Writes N events (default 1,000,000, Scripts/bench/gen_events.py, about 250 bytes each) over F
-# files (default 16), starts `mr-collector --count-only` on loopback, and runs mr-replay on all
+# Writes N events (default 1,000,000, Scripts/bench/gen_events.py, about 250 bytes each, with its
+# --mix of event types: uniform by default, 37.5% of them identify, group or alias) over F files
+# (default 16), starts `mr-collector --count-only` on loopback, and runs mr-replay on all
 # the files: once unsharded, then as S identity shards (`--shard K/S`, the default mode), then as
 # S file shards (`--shard K/S --shard-by file`), one process after another. Every process starts
 # from a fresh state directory and is timed with /usr/bin/time; its CPU is user + sys. Each
@@ -14,13 +15,14 @@
 # other binaries (default: .build/release).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-EVENTS=1000000; FILES=16; SHARDS=4; REPEAT=3; BUILD=1; OUT="$ROOT/bench-results"; SEED=20261122
+EVENTS=1000000; FILES=16; SHARDS=4; REPEAT=3; BUILD=1; MIX=uniform; OUT="$ROOT/bench-results"; SEED=20261122
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift ;;
     --files) FILES="$2"; shift ;;
     --shards) SHARDS="$2"; shift ;;
     --repeat) REPEAT="$2"; shift ;;
+    --mix) MIX="$2"; shift ;;
     --no-build) BUILD=0 ;;
     --out) OUT="$2"; shift ;;
     -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
@@ -37,11 +39,12 @@ MR_COLLECTOR="${MR_COLLECTOR:-$ROOT/.build/release/mr-collector}"
 
 # Data: F files of N/F events each, cached by count, file count and seed.
 DATA="$OUT/data/scale-$EVENTS-$FILES-seed$SEED"
+[ "$MIX" = uniform ] || DATA="$DATA-$MIX"
 if [ ! -f "$DATA/.done" ]; then
   mkdir -p "$DATA"
   per=$(( EVENTS / FILES ))
   for f in $(seq 0 $(( FILES - 1 ))); do
-    python3 "$ROOT/Scripts/bench/gen_events.py" "$per" "$DATA/part-$(printf %02d "$f").ndjson" --seed $(( SEED + f ))
+    python3 "$ROOT/Scripts/bench/gen_events.py" "$per" "$DATA/part-$(printf %02d "$f").ndjson" --seed $(( SEED + f )) --mix "$MIX"
   done
   touch "$DATA/.done"
 fi
@@ -98,7 +101,7 @@ one=$(median < "$WORK/one.cpu")
 report="$OUT/scale-$(date -u +%Y%m%d-%H%M%S).txt"
 mkdir -p "$OUT"
 {
-  echo "mr-replay scale-out: $EVENTS events in $FILES files, $SHARDS shards, median of $REPEAT rounds (CPU = user + sys)"
+  echo "mr-replay scale-out: $EVENTS events ($MIX mix) in $FILES files, $SHARDS shards, median of $REPEAT rounds (CPU = user + sys)"
   echo
   echo "| run | CPU of each process (s) | total CPU (s) | against one run |"
   echo "|---|---|---|---|"

@@ -167,22 +167,33 @@ struct TopLevelEdits {
         }
         out.append(UInt8(ascii: "{"))
         var first = true
+        // Members kept as written are copied in runs: a member that follows the run's last one
+        // after exactly one `,` (compact JSON) joins it, so the run's bytes, separators
+        // included, are what member-by-member copying writes.
+        var run = 0..<0
         for idx in layout.members.indices {
             if removeSentAt, idx == top.sentAt { continue }
             if removeWriteKey, idx == top.writeKey { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
             let m = layout.members[idx]
             let mayBeReplaced = idx >= 64 || replaced & (1 << UInt64(idx)) != 0
             if mayBeReplaced, let member = replacedMember(at: idx, top) {
+                Self.flush(&run, buf, into: &out)
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 // The key as written (with its quotes), then the new value.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
                 out.append(UInt8(ascii: ":"))
                 withValue(member) { $0?.write(buf, into: &out) }
+            } else if !run.isEmpty, m.span.lowerBound == run.upperBound + 1, buf[run.upperBound] == UInt8(ascii: ",") {
+                run = run.lowerBound..<m.span.upperBound
             } else {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[m.span]))
+                Self.flush(&run, buf, into: &out)
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                run = m.span
             }
         }
+        Self.flush(&run, buf, into: &out)
         // Missing members are appended in the order of `Member` (the order `apply` sets them in).
         for k in 0..<Member.count where top[Member.at(k)] == nil && sets(Member.at(k)) {
             let member = Member.at(k)
@@ -192,6 +203,14 @@ struct TopLevelEdits {
             withValue(member) { $0?.write(buf, into: &out) }
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends the run of members kept as written, if any, and empties it.
+    @inline(__always)
+    private static func flush(_ run: inout Range<Int>, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        guard !run.isEmpty else { return }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[run]))
+        run = 0..<0
     }
 
     /// Applies the edits to `editor` (any line, duplicates included).

@@ -10,8 +10,9 @@ final class RunState: Sendable {
         var tracker = SettlementTracker()
         var report = RunReport()
         var perInput: [RunReport.Input] = []
-        /// The last sequence number of each input, once it has been read to the end.
-        var lastSequence: [Int: UInt64] = [:]
+        /// The last sequence number given to each input's lines so far, by input index (nil:
+        /// none yet); once the input is read to the end, its last line's.
+        var lastSequence: [UInt64?] = []
         var endOfInput: Set<Int> = []
         var inFlightEvents = 0
         var bytesRead: UInt64 = 0
@@ -32,6 +33,7 @@ final class RunState: Sendable {
     init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil) {
         var c = Counters()
         c.perInput = inputs.map { RunReport.Input(path: $0) }
+        c.lastSequence = Array(repeating: nil, count: inputs.count)
         counters = Mutex(c)
         self.deadLetters = Mutex(deadLetters)
         journal = Mutex(BatchJournal(path: journalPath))

@@ -1,3 +1,4 @@
+import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 
@@ -47,13 +48,13 @@ struct ShardRouter {
     mutating func route(_ line: UnsafeBufferPointer<UInt8>) -> Route {
         guard shard.count > 1, !Self.isBlank(line) else { return .own }
         guard ObjectLayout.skimDocument(line, reusing: &scratch) else { return shard.index == 0 ? .own : .skip }
-        let top = TopLevelMembers(scratch, line)
+        let top = RouteMembers(scratch, line)
         if LaneRouting.lane(forKey: key(top, line), laneCount: shard.count) == shard.index { return .own }
         return teaches(top, line) ? .learnOnly : .skip
     }
 
     /// The line's shard key (its lane key), as ``LinePreparer``'s identity rules choose its anonymousId.
-    func key(_ top: TopLevelMembers, _ line: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    func key(_ top: RouteMembers, _ line: UnsafeBufferPointer<UInt8>) -> UInt64 {
         if let own = IdRef(top.anonymousId.map { scratch.members[$0] }, line), !own.withBytes(line, PlaceholderIds.contains) {
             return own.laneKey(line)
         }
@@ -64,7 +65,7 @@ struct ShardRouter {
     }
 
     /// Whether the line may teach the identity store (by its type, and a track's name).
-    func teaches(_ top: TopLevelMembers, _ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    func teaches(_ top: RouteMembers, _ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let t = top.type.map({ scratch.members[$0] }), t.kind == .string, let type = EventType(jsonString: line, t.value)
         else { return false }
         switch type {
@@ -83,5 +84,43 @@ struct ShardRouter {
     static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         for c in line where !(c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09) { return false }
         return true
+    }
+}
+
+/// The four top-level members a shard's route reads (`type`, `event`, `anonymousId`, `userId`),
+/// found as ``TopLevelMembers`` finds them (the last member with the key; escaped keys decoded),
+/// with no test for the ten other keys the line's preparation reads.
+struct RouteMembers {
+    var type: Int?
+    var event: Int?
+    var anonymousId: Int?
+    var userId: Int?
+
+    init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
+        for idx in layout.members.indices {
+            let m = layout.members[idx]
+            if m.keyHasEscapes {
+                var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
+                decoded.withUTF8 { record(idx, $0, 0..<$0.count) }
+            } else {
+                record(idx, buf, m.key)
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
+        @inline(__always) func eq(_ word: StaticString) -> Bool {
+            // Called only where key.count == word's length; `key` lies inside `bytes`, and a
+            // StaticString's utf8Start points at its code units for the program's lifetime.
+            memcmp(bytes.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0
+        }
+        switch key.count {
+        case 4: if eq("type") { type = idx }
+        case 5: if eq("event") { event = idx }
+        case 6: if eq("userId") { userId = idx }
+        case 11: if eq("anonymousId") { anonymousId = idx }
+        default: break
+        }
     }
 }
