@@ -22,6 +22,7 @@ struct BodyHandoffTests {
                     case .failed(let failure): return continuation.resume(returning: (bytes, "failed \(failure.failure)"))
                     case .fatal: return continuation.resume(returning: (bytes, "fatal"))
                     case .stalled: return continuation.resume(returning: (bytes, "stalled"))
+                    case .abandoned: return continuation.resume(returning: (bytes, "abandoned"))
                     }
                 }
             }
@@ -59,6 +60,19 @@ struct BodyHandoffTests {
             return
         }
         #expect(ContinuousClock.now - started >= .milliseconds(190))
+    }
+
+    /// Abandoning (a cancelled read) wakes a reader waiting for bytes at once.
+    @Test func abandoningWakesTheReader() async {
+        let handoff = BodyHandoff(capacity: 1 << 20)
+        Task {
+            try? await Task.sleep(for: .milliseconds(200))
+            handoff.abandon()
+        }
+        let started = ContinuousClock.now
+        let (_, outcome) = await Self.drain(handoff)
+        #expect(outcome == "abandoned")
+        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     /// A producer waiting for room is released when the reader abandons the body.

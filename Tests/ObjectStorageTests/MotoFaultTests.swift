@@ -39,6 +39,40 @@ extension MotoTests {
             #expect(!connections[0].sent.lowercased().contains("range:"))
         }
 
+        /// A stop request from another thread wakes a reader blocked on a stalled connection.
+        @Test func cancelWakesABlockedRead() async throws {
+            let moto = try MotoFixture.shared
+            let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: .stall, afterBytes: 50_000)
+            defer { Task { try? await proxy.stop() } }
+            let client = try moto.client(settings: {
+                $0.endpoint = "http://127.0.0.1:\(proxy.port)"
+                $0.idleTimeout = .seconds(60)
+            })
+            let cancellation = ReadCancellation()
+            let started = ContinuousClock.now
+            Task {
+                try await Task.sleep(for: .milliseconds(500))
+                cancellation.cancel()
+            }
+            let outcome: String = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    let reader = client.reader(bucket: "replay-objects", key: Self.key, etag: nil, cancellation: cancellation)
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    do {
+                        // `buffer` has 4096 elements: its base address is valid for 4096 bytes.
+                        while try buffer.withUnsafeMutableBufferPointer({ try reader.read(into: $0.baseAddress!, count: 4096) }) > 0 {}
+                        continuation.resume(returning: "ended")
+                    } catch is CancellationError {
+                        continuation.resume(returning: "cancelled")
+                    } catch {
+                        continuation.resume(returning: "\(error)")
+                    }
+                }
+            }
+            #expect(outcome == "cancelled")
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+
         /// The object is overwritten between the cut and the reopen: If-Match makes the reopen
         /// fail with 412, never mix two versions.
         @Test func objectChangedWhileReopening() async throws {

@@ -51,6 +51,7 @@ extension S3Client {
             let data = (try? await collect(response.body, within: settings.idleTimeout)) ?? Data()
             var body = S3ErrorBody(parsing: data)
             body.message = body.message.map { Self.redacting($0, credentials) }
+            body.region = body.region ?? response.headers.first(name: "x-amz-bucket-region")
             throw AttemptFailure(status: Int(response.status.code), body: body)
         }
         return response

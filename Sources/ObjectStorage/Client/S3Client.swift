@@ -104,9 +104,11 @@ package final class S3Client: Sendable {
         return try await withRetries(report) { try await openObject(bucket: bucket, key: key, from: offset, ifMatch: etag) }
     }
 
-    /// A blocking, resumable reader of one object, for a reader thread.
-    package func reader(bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil) -> S3ObjectReader {
-        S3ObjectReader(client: self, bucket: bucket, key: key, etag: etag, offset: offset, size: size)
+    /// A blocking, resumable reader of one object, for a reader thread (``S3ObjectReader``).
+    package func reader(bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
+                        cancellation: ReadCancellation = ReadCancellation()) -> S3ObjectReader {
+        S3ObjectReader(client: self, bucket: bucket, key: key, etag: etag, offset: offset, size: size,
+                       cancellation: cancellation)
     }
 
     /// The report for failures of `action`.

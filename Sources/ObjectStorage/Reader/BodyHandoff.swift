@@ -24,6 +24,8 @@ final class BodyHandoff: @unchecked Sendable {
         case fatal(S3Error)
         /// Nothing arrived for the idle timeout.
         case stalled
+        /// The body was abandoned (the read was cancelled) while the reader waited.
+        case abandoned
     }
 
     private enum End {
@@ -109,11 +111,15 @@ final class BodyHandoff: @unchecked Sendable {
     func read(into: UnsafeMutablePointer<UInt8>, count: Int, idleTimeout: Duration) -> Outcome {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: idleTimeout.seconds)
-        while chunks.isEmpty && end == nil {
-            if !condition.wait(until: deadline) && chunks.isEmpty && end == nil {
+        while chunks.isEmpty && end == nil && !abandoned {
+            if !condition.wait(until: deadline) && chunks.isEmpty && end == nil && !abandoned {
                 condition.unlock()
                 return .stalled
             }
+        }
+        if abandoned {
+            condition.unlock()
+            return .abandoned
         }
         guard !chunks.isEmpty else {
             let outcome: Outcome
@@ -136,12 +142,14 @@ final class BodyHandoff: @unchecked Sendable {
         return .bytes(copied)
     }
 
-    /// The reader is done with this body: wake the task so it stops.
+    /// The reader is done with this body (or the read was cancelled): wake the task so it stops,
+    /// and a reader waiting in ``read(into:count:idleTimeout:)``.
     func abandon() {
         let waiter: CheckedContinuation<Void, Never>? = withLock {
             abandoned = true
             chunks.removeAll()
             buffered = 0
+            condition.broadcast()
             defer { spaceWaiter = nil }
             return spaceWaiter
         }

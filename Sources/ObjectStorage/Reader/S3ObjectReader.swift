@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// A sequential source of bytes that blocks its thread: the shape of ReplayKit's `ByteStream`,
 /// so an object can stand where a file descriptor does.
@@ -40,6 +41,10 @@ package final class S3ObjectReader: ObjectByteStream {
     /// The most bytes held between the network and the reader at once.
     package private(set) var peakBufferedBytes = 0
 
+    /// Cancels this reader from any thread (a stop request): a blocked ``read(into:count:)``
+    /// wakes and throws `CancellationError`.
+    package let cancellation: ReadCancellation
+
     private let client: S3Client
     private var retry: RetryState
     private var current: (handoff: BodyHandoff, task: Task<Void, Never>)?
@@ -47,7 +52,10 @@ package final class S3ObjectReader: ObjectByteStream {
 
     /// A reader of `bucket`/`key` from `offset`. Pass the listing's `etag` and `size` when known:
     /// the ETag is then pinned from the first request, and a reader at the end makes no request.
-    package init(client: S3Client, bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil) {
+    /// `cancellation` may be shared by the readers of one run, so one stop request ends them all.
+    package init(client: S3Client, bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
+                 cancellation: ReadCancellation = ReadCancellation()) {
+        self.cancellation = cancellation
         self.client = client
         self.bucket = bucket
         self.key = key
@@ -70,6 +78,10 @@ package final class S3ObjectReader: ObjectByteStream {
     package func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         guard count > 0 else { return 0 }
         while !done {
+            if cancellation.isCancelled {
+                close()
+                throw CancellationError()
+            }
             if let size, position >= size {
                 try finish(at: size)
                 return 0
@@ -98,6 +110,9 @@ package final class S3ObjectReader: ObjectByteStream {
                 throw error
             case .stalled:
                 try recover(from: AttemptFailure(.idleTimeout, detail: "no bytes for \(client.settings.idleTimeout)"))
+            case .abandoned:
+                close()
+                throw CancellationError()
             }
         }
         return 0
@@ -131,6 +146,7 @@ package final class S3ObjectReader: ObjectByteStream {
             }
         }
         current = (handoff, task)
+        cancellation.watch(handoff)
         return handoff
     }
 
@@ -181,5 +197,36 @@ package final class S3ObjectReader: ObjectByteStream {
     private static func stop(_ transfer: (handoff: BodyHandoff, task: Task<Void, Never>)) {
         transfer.handoff.abandon()
         transfer.task.cancel()
+    }
+}
+
+/// Cancels ``S3ObjectReader``s from another thread: a reader's own methods belong to its thread,
+/// this handle to anyone. Once cancelled it stays cancelled.
+package final class ReadCancellation: Sendable {
+    /// A handle, not cancelled.
+    package init() {}
+
+    private let state = NIOLockedValueBox<(cancelled: Bool, handoff: BodyHandoff?)>((false, nil))
+
+    /// Whether ``cancel()`` was called.
+    package var isCancelled: Bool { state.withLockedValue { $0.cancelled } }
+
+    /// Stops the reader: the transfer in flight is abandoned and a blocked read returns at once,
+    /// throwing `CancellationError`; so does every later read.
+    package func cancel() {
+        let handoff = state.withLockedValue { state in
+            state.cancelled = true
+            return state.handoff
+        }
+        handoff?.abandon()
+    }
+
+    /// The body the reader now waits on (abandoned at once when already cancelled).
+    func watch(_ handoff: BodyHandoff) {
+        let cancelled = state.withLockedValue { state in
+            state.handoff = handoff
+            return state.cancelled
+        }
+        if cancelled { handoff.abandon() }
     }
 }
