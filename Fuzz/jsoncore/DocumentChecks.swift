@@ -23,6 +23,7 @@ enum DocumentChecks {
             fuzzFailure("validate and parse disagree: \(validated) / \(parsed)", input: input)
         }
         checkReusingScan(buf, layout, input: input)
+        checkSkim(buf, layout, input: input)
         switch (parsed, layout) {
         case (.success(.object(let object)), .success(let layout)):
             LayoutChecks.matches(layout, object, buf, input: input)
@@ -58,6 +59,21 @@ enum DocumentChecks {
             fuzzCheck(scratch.members.isEmpty && scratch.range == 0..<0, "a failed reusing scan left members", input: input)
         default:
             fuzzFailure("the reusing scan disagrees: \(fresh) / \(reused)", input: input)
+        }
+    }
+
+    /// Scratch storage for ``ObjectLayout/skimDocument(_:reusing:)`` (one thread, as above).
+    nonisolated(unsafe) static var skimmed = ObjectLayout()
+
+    /// The skim (no validation) must find exactly the scan's members on every valid object, and
+    /// stay inside the buffer on anything else (AddressSanitizer watches it).
+    static func checkSkim(_ buf: UnsafeBufferPointer<UInt8>, _ scanned: Result<ObjectLayout, JSONError>, input: [UInt8]) {
+        let ok = ObjectLayout.skimDocument(buf, reusing: &skimmed)
+        if case .success(let layout) = scanned {
+            fuzzCheck(ok, "the skim rejects a valid object", input: input)
+            fuzzCheck(skimmed.members == layout.members && skimmed.range == layout.range, "the skim finds other members", input: input)
+        } else if !ok {
+            fuzzCheck(skimmed.members.isEmpty, "a failed skim left members", input: input)
         }
     }
 

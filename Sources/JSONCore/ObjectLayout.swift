@@ -69,6 +69,24 @@ public struct ObjectLayout: Sendable {
         }
     }
 
+    /// Finds the top-level members of the object in `buffer` without validating it (see
+    /// ``JSONScanner/skimMembers(into:)``), into `layout`, reusing its member storage. For a
+    /// valid JSON object the members are exactly those ``scanDocument(_:reusing:)`` finds; for
+    /// other bytes it may succeed or fail. False (and `layout` empty) when the bytes are not
+    /// shaped like an object. What comes after the object is not looked at.
+    public static func skimDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) -> Bool {
+        if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
+        layout.range = 0..<0
+        var s = JSONScanner(buffer)
+        s.skipWhitespace()
+        guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{"), let range = s.skimMembers(into: &layout.members) else {
+            layout.members.removeAll(keepingCapacity: true)
+            return false
+        }
+        layout.range = range
+        return true
+    }
+
     /// Like ``scanNested(_:_:)``, but stores the result in `layout`, reusing its member storage.
     /// Returns false (and leaves `layout` empty) when `range` is not a valid object.
     public static func scanNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {

@@ -87,6 +87,8 @@ struct DeadLetterCommand: AsyncParsableCommand {
             let report: DeadLetterRetryReport
             do {
                 report = try await StopSignals.run { stop in try await retry.run(stop: stop) }
+            } catch let busy as StateDirectoryBusy {
+                throw CommandFailure(code: 75, message: busy.description)
             } catch {
                 throw CommandFailure.usage("\(error)")
             }

@@ -30,6 +30,14 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: "Number of shards; the shard index comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).")
     var shards: Int?
 
+    @Option(
+        name: .long,
+        help: "With --shard/--shards: identity (the default) or file. Split by identity (every shard reads every input and sends one share of the identities; carry-forward as unsharded) or by file (every shard reads only its share of the inputs).")
+    var shardBy: ShardMode?
+
+    @Flag(name: .long, help: "If another run holds the state directory, exit 75 at once instead of waiting for it to end.")
+    var noWait = false
+
     @Flag(name: .long, help: "No progress output.")
     var quiet = false
 
@@ -53,12 +61,15 @@ struct Run: AsyncParsableCommand {
     var metricsFile: String?
 
     /// Why a combination of options cannot be what the user meant, if it cannot.
-    static func misuse(dryRun: Bool, output: String?, sharded: Bool) -> String? {
+    static func misuse(dryRun: Bool, output: String?, sharded: Bool, shardByGiven: Bool = false) -> String? {
         if output != nil, !dryRun {
             return "--output only applies with --dry-run; without it the events are sent (add --dry-run, or drop --output)"
         }
         if dryRun, sharded {
             return "--shard and --shards apply to real runs; a dry run shows every event (drop them for the dry run)"
+        }
+        if shardByGiven, !sharded {
+            return "--shard-by applies with --shard K/N or --shards N"
         }
         return nil
     }
@@ -76,7 +87,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func replay() async throws {
-        if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil) {
+        if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil, shardByGiven: shardBy != nil) {
             throw CommandFailure.usage("\(problem)")
         }
         if dryRun, metricsFile != nil {
@@ -95,6 +106,7 @@ struct Run: AsyncParsableCommand {
         options.limit = limit
         options.fresh = fresh
         options.progress = quiet ? .off : .automatic
+        options.waitForStateDirectory = !noWait
         do {
             options.shard = try resolveShard()
         } catch {
@@ -121,6 +133,8 @@ struct Run: AsyncParsableCommand {
         let report: RunReport
         do {
             report = try await StopSignals.run { stop in try await runner.run(stop: stop) }
+        } catch let busy as StateDirectoryBusy {
+            throw CommandFailure(code: 75, message: busy.description)
         } catch {
             throw CommandFailure.usage("\(error)")
         }
@@ -170,17 +184,19 @@ struct Run: AsyncParsableCommand {
 
     func resolveShard() throws -> Shard? {
         if let shard {
-            return try Shard(parsing: shard)
+            return try Shard(parsing: shard, mode: shardBy ?? .identity)
         }
         if let shards {
             guard let text = ProcessInfo.processInfo.environment["JOB_COMPLETION_INDEX"], let index = Int(text) else {
                 throw UsageError("--shards needs JOB_COMPLETION_INDEX in the environment (or use --shard K/N)")
             }
-            return try Shard(index: index, count: shards)
+            return try Shard(index: index, count: shards, mode: shardBy ?? .identity)
         }
         return nil
     }
 }
+
+extension ShardMode: ExpressibleByArgument {}
 
 /// Log output formats.
 enum LogFormat: String, ExpressibleByArgument, Sendable {

@@ -87,4 +87,16 @@ final class CommandLineTests {
         #expect(r.err.contains("dead letters: st/dry-run-dead-letter.ndjson"), "\(r.err)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/st/dead-letter.ndjson"), "the real file is left alone")
     }
+
+    @Test func shardByNeedsAShardAndTakesIdentityOrFile() throws {
+        try writeFile(dir + "/in.ndjson", good)
+        let alone = try run(["run", "--shard-by", "file", "in.ndjson"])
+        #expect(alone.code == 2 && alone.err.contains("--shard-by applies with --shard K/N or --shards N"), "\(alone.err)")
+        let bad = try run(["run", "--shard", "0/2", "--shard-by", "user", "in.ndjson"])
+        #expect(bad.code == 2, "\(bad.err)")
+        let byFile = try run(["run", "--shard", "0/1", "--shard-by", "file", "in.ndjson"])
+        #expect(byFile.code == 0, "\(byFile.err)")
+        #expect(byFile.err.contains("shard 0/1 by file: 1 input(s) of its own, 0 of other shards"), "\(byFile.err)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/.mr-replay/file-shard-0-of-1/report.json"))
+    }
 }

@@ -71,7 +71,7 @@ package enum IdentityTransition: Sendable, Equatable {
             var identity = previous
             identity.userId = userId
             let record = IdentityRecord(identity: identity, traits: merge(current.traits, ids.traitValues))
-            return Outcome(record: record, events: [.alias(userId, previousId: previous.anonymousId), identifyEvent(record)])
+            return Outcome(record: record, events: [.alias(userId), identifyEvent(record)])
         }
         let identity = Identity(anonymousId: newAnonymousId(), userId: userId, advertisingId: previous.advertisingId)
         let record = IdentityRecord(identity: identity, traits: ids.traitValues)

@@ -41,7 +41,9 @@ extension Event {
         return e
     }
 
-    /// An alias event linking `previousId` (by default the anonymousId, filled in later) to `newUserId`.
+    /// An alias event linking the sender's anonymousId (filled in when the event is prepared) to
+    /// `newUserId`, as the MetaRouter SDKs send it: no `previousId` unless one is given (the
+    /// Segment form, for a caller that links another id).
     public static func alias(_ newUserId: String, previousId: String? = nil) -> Event {
         var e = Event(type: .alias)
         e.userId = newUserId

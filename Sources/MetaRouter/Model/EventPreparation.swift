@@ -5,7 +5,8 @@ import JSONCore
 package enum EventPreparation {
     /// Returns `event` ready to queue:
     /// - `anonymousId`, `userId` and `groupId` are filled from `identity` where missing;
-    /// - an alias without `previousId` gets the current userId, or else the anonymousId;
+    /// - an alias keeps the MetaRouter SDKs' shape: its `userId` is the new user and its
+    ///   `anonymousId` the id it links to that user; no `previousId` is added (the SDKs send none);
     /// - `messageId` is generated (`<epochMillis>-<uuid>`) and `timestamp` set to `now` when missing;
     /// - `context` gets `library` and the configured parts, plus `device.advertisingId` when set;
     /// - a captured `sentAt` is removed (the engine stamps it at each attempt).
@@ -13,7 +14,6 @@ package enum EventPreparation {
         _ event: Event, identity: Identity, context: ContextInfo, now: Date, uuid: UUID = UUID()
     ) -> Event {
         var e = event
-        if e.type == .alias, e.previousId == nil { e.previousId = identity.userId ?? identity.anonymousId }
         if e.anonymousId == nil { e.anonymousId = identity.anonymousId }
         if e.userId == nil, e.type != .alias, let userId = identity.userId { e.userId = userId }
         if e.groupId == nil, let groupId = identity.groupId { e.groupId = groupId }

@@ -55,6 +55,9 @@ public final class DeadLetterRetry: Sendable {
     /// is in use, belongs to another destination, the embedded collector cannot start), or
     /// when a file cannot be read or replaced (it is then unchanged).
     public func run(stop: StopSignal = StopSignal()) async throws -> DeadLetterRetryReport {
+        let lock = try await StateDirectoryLock.acquire(
+            directory: stateDirectory, wait: true, stop: stop, announce: { [logger] in logger.warning("\($0)") })
+        defer { withExtendedLifetime(lock) {} }
         let state = try StateDirectory(path: stateDirectory)
         let identity = try openIdentity(state)
         defer { identity.close() }

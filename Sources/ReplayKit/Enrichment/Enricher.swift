@@ -16,6 +16,8 @@ package final class Enricher {
     var preparer: LinePreparer
     /// What enrichment did so far.
     package internal(set) var stats = EnrichStats()
+    /// In an identity-sharded run, which lines are this shard's (``ShardRouter``); nil otherwise.
+    var shardRouter: ShardRouter?
 
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     package init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
@@ -38,6 +40,20 @@ package final class Enricher {
         _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, into out: inout [UInt8]
     ) -> LineOutcome<RenderedEvent> {
         finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out), sequence: sequence, line: line)
+    }
+
+    /// Prepares another shard's line only to learn what it teaches the identity store (see
+    /// ``ShardRouter``): nothing is rendered into `out` when it returns and nothing is counted
+    /// but the skip. `sequence` tags what it teaches, as for ``process(_:lineNumber:sequence:into:)``.
+    func learnOnly(
+        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, scratch out: inout [UInt8]
+    ) -> LineOutcome<RenderedEvent> {
+        let start = out.count
+        if case .event(let e) = preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out) {
+            learn(from: e, sequence: sequence, line: line)
+        }
+        out.removeSubrange(start...)
+        return skipped(.otherShard)
     }
 
     /// Counts and returns a dead letter: for rejected lines, and for what the reader could not
@@ -75,12 +91,13 @@ package final class Enricher {
 
     /// Lets the identity store learn from an event line: login, logout and alias (see
     /// ``AliasTransition``). Only lines that become events teach; a derived anonymousId is its
-    /// userId's alone, so there is nothing to carry from it or to end for it. Every row a
-    /// line changes has its `sequence`, so they are committed together.
+    /// userId's alone, and a placeholder is nobody's, so there is nothing to carry from them or
+    /// to end for them. Every row a line changes has its `sequence`, so they are committed
+    /// together.
     private func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
         if let u = e.ownUserId, e.type == .identify || e.type == .alias {
             u.withBytes(line) { u in
-                if !e.counts.anonymousIdDerived {
+                if e.anonymousIdCarries {
                     e.anonymousId.withBytes(line) { identity.learnUser(anonymousId: $0, userId: u, sequence: sequence) }
                 }
                 guard let alias = e.alias else { return }
@@ -88,7 +105,7 @@ package final class Enricher {
                 alias.movedGroup?.withRaw { identity.learnGroup(userId: u, groupId: $0, sequence: sequence) }
             }
         }
-        if e.isLogout, !e.counts.anonymousIdDerived {
+        if e.isLogout, e.anonymousIdCarries {
             e.anonymousId.withBytes(line) { identity.forgetUser(anonymousId: $0, sequence: sequence) }
         }
         guard let g = e.groupIdOfGroup else { return }

@@ -67,6 +67,9 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     /// The event's time is outside the run's `--since`/`--until` window (``TimeWindow``); the
     /// run report counts it as `filtered`.
     case outsideWindow = "outside_window"
+    /// Another shard's line, in a sharded run (``ShardRouter``); the run report counts it as
+    /// `filtered`.
+    case otherShard = "other_shard"
 }
 
 /// The stable dead-letter reason codes.

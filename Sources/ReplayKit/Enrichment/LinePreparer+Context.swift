@@ -202,7 +202,9 @@ extension LinePreparer {
         }
         var device = ObjectEditor(nested)
         for (k, v) in defaults.device where nested.member(k, in: buf) == nil { device.set(k, raw: v, in: buf) }
-        let own = nested.member("advertisingId", in: buf)
+        // An explicit null (the Android SDK writes `"advertisingId":null` without a GAID) is no
+        // advertisingId: kept as written, not counted as removed.
+        let own = nested.member("advertisingId", in: buf).flatMap { $0.kind == .null ? nil : $0 }
         if own != nil || defaults.advertisingId != nil {
             let enabled = ConsentRules.literal(nested, "adTrackingEnabled", buf) ?? defaults.adTrackingEnabled
             let status = TrackingStatus(nested.member("trackingStatus", in: buf), buf) ?? defaults.trackingStatus ?? contextStatus

@@ -95,7 +95,7 @@ struct LinePreparer {
             PreparedEvent(
                 range: range, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
                 carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, alias: line.alias,
-                isLogout: line.isLogout, type: line.type, counts: counts))
+                isLogout: line.isLogout, anonymousIdCarries: line.anonymousIdCarries, type: line.type, counts: counts))
     }
 
     /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
@@ -133,9 +133,10 @@ struct LinePreparer {
     /// duplicate key and would leak the source's key to the destination.
     @inline(__always)
     private mutating func capturedMemberRules(_ top: TopLevelMembers, _ edits: inout TopLevelEdits) {
-        if top.sentAt != nil {
+        if let sentAt = top.sentAt {
             edits.removeSentAt = true
-            counts.sentAtDropped = true
+            // The Android SDK writes `"sentAt":null` on every queued event: nothing is dropped.
+            counts.sentAtDropped = scratch.top.members[sentAt].kind != .null
         }
         if top.writeKey != nil {
             edits.removeWriteKey = true
@@ -211,6 +212,9 @@ struct LinePreparer {
         var carriedUserId: IdentityValue?
         var alias: AliasTransition?
         var isLogout = false
+        /// Whether the anonymousId is an identity that carries a userId: the line's own (not a
+        /// placeholder) or the device's; not one derived from the userId.
+        var anonymousIdCarries = false
     }
 
     @inline(__always) func member(_ idx: Int?, _ layout: ObjectLayout) -> JSONMember? { idx.map { layout.members[$0] } }
@@ -256,8 +260,12 @@ struct LinePreparer {
             }
             line.groupIdOfGroup = g
         case .alias:
-            guard isIdentifier(member(top.previousId, layout)), isIdentifier(member(top.userId, layout)) else {
-                return reject(DeadLetterReason.invalidAlias, "an alias event needs a non-empty \"previousId\" and \"userId\"")
+            // Judged as written: the SDKs' alias links the event's own anonymousId to the new
+            // userId and has no previousId; an id filled in later is no evidence of the past.
+            let hasUser = isIdentifier(member(top.userId, layout))
+            let hasPrevious = isIdentifier(member(top.previousId, layout)) || isIdentifier(member(top.anonymousId, layout))
+            if let detail = AliasTransition.invalidity(hasUserId: hasUser, hasPreviousOrAnonymousId: hasPrevious) {
+                return reject(DeadLetterReason.invalidAlias, detail)
             }
         default: break
         }
@@ -304,54 +312,80 @@ struct LinePreparer {
     }
 
     /// anonymousId (own, derived from the userId, or the device's), then carried userId and
-    /// groupId, looked up by their bytes.
+    /// groupId, looked up by their bytes. A placeholder anonymousId (``PlaceholderIds``) is sent
+    /// as written, but the line is keyed as if it had none, and carries nothing.
     @inline(__always)
     private mutating func identityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
         _ edits: inout TopLevelEdits, _ line: inout LineState
     ) -> LineOutcome<PreparedEvent>? {
         line.ownUserId = IdRef(member(top.userId, layout), buf)
-        if let own = IdRef(member(top.anonymousId, layout), buf) {
+        let written = IdRef(member(top.anonymousId, layout), buf)
+        let placeholder = written.map { $0.withBytes(buf, PlaceholderIds.contains) } ?? false
+        if let own = written, !placeholder {
             line.anonymousId = own
+            line.anonymousIdCarries = true
         } else if let user = line.ownUserId, config.enrichment.identity.userLines == .derived {
             let derived = user.withBytes(buf) { DerivedAnonymousId.make(userId: $0) }
             line.anonymousId = .bytes(derived)
-            edits[.anonymousId] = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
-            counts.anonymousIdDerived = true
-        } else if line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
+            if written == nil {
+                edits[.anonymousId] = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
+                counts.anonymousIdDerived = true
+            }
+        } else if written == nil, line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
             return reject(DeadLetterReason.missingIdentity, "the event has neither \"anonymousId\" nor \"userId\"")
         } else {
             line.anonymousId = deviceAnonymousId
-            edits[.anonymousId] = .bytes(deviceAnonymousIdJSON)
-            counts.anonymousIdFilled = true
+            line.anonymousIdCarries = !placeholder
+            if written == nil {
+                edits[.anonymousId] = .bytes(deviceAnonymousIdJSON)
+                counts.anonymousIdFilled = true
+            }
         }
-        let hasGroupId = line.groupIdOfGroup != nil || isIdentifier(member(top.groupId, layout))
         do {
-            if line.ownUserId == nil, let carried = try line.anonymousId.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) }) {
-                line.carriedUserId = carried
-                edits[.userId] = .identity(carried)
-                counts.userIdCarried = true
-            }
-            if line.type == .alias, let previousId = IdRef(member(top.previousId, layout), buf), let userId = line.ownUserId {
-                line.alias = try AliasTransition.make(previousId: previousId, userId: userId, buf, identity)
-            }
-            guard !hasGroupId else { return nil }
-            let carried: IdentityValue?
-            if let ownUserId = line.ownUserId {
-                carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) } ?? line.alias?.movedGroup
-            } else if let carriedUserId = line.carriedUserId {
-                carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
-            } else {
-                carried = nil
-            }
-            if let carried {
-                edits[.groupId] = .identity(carried)
-                counts.groupIdCarried = true
-            }
+            try carriedIdentityRules(top, layout, buf, identity, &edits, &line)
         } catch {
             return reject(DeadLetterReason.identityStoreError, "\(error)")
         }
         return nil
+    }
+
+    /// The carried userId (for a line without its own, by its anonymousId), the alias's
+    /// transition, and the carried groupId (for a line without its own). An id written as a
+    /// string is the event's own even when empty (an SDK writes `""` after `identify("")`), so
+    /// nothing is carried over it; `null` or no member is no id.
+    @inline(__always)
+    private mutating func carriedIdentityRules(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
+        _ edits: inout TopLevelEdits, _ line: inout LineState
+    ) throws {
+        let groupId = member(top.groupId, layout)
+        let hasGroupId = line.groupIdOfGroup != nil || isIdentifier(groupId) || groupId?.kind == .string
+        if line.ownUserId == nil, line.anonymousIdCarries, member(top.userId, layout)?.kind != .string,
+            let carried = try line.anonymousId.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) })
+        {
+            line.carriedUserId = carried
+            edits[.userId] = .identity(carried)
+            counts.userIdCarried = true
+        }
+        if line.type == .alias, let userId = line.ownUserId,
+            let previous = AliasTransition.previousId(top, layout, buf, ownAnonymousId: line.anonymousIdCarries ? line.anonymousId : nil)
+        {
+            line.alias = try AliasTransition.make(previousId: previous, userId: userId, buf, identity)
+        }
+        guard !hasGroupId else { return }
+        let carried: IdentityValue?
+        if let ownUserId = line.ownUserId {
+            carried = try ownUserId.withBytes(buf) { try identity.groupIdValue(forUserId: $0) } ?? line.alias?.movedGroup
+        } else if let carriedUserId = line.carriedUserId {
+            carried = try carriedUserId.withRaw { try identity.groupIdValue(forUserId: $0) }
+        } else {
+            carried = nil
+        }
+        if let carried {
+            edits[.groupId] = .identity(carried)
+            counts.groupIdCarried = true
+        }
     }
 
     // MARK: - Helpers

@@ -22,6 +22,9 @@ struct PreparedEvent {
     /// Whether the event is one of `enrichment.identity.logout_events`: it ends carry-forward
     /// for its anonymousId (after itself).
     var isLogout: Bool
+    /// Whether the anonymousId is an identity the store learns for: the line's own (not a
+    /// placeholder) or the device's, never one derived from the userId.
+    var anonymousIdCarries: Bool
     /// The event's type.
     var type: EventType
     /// What preparing did to this line.

@@ -28,6 +28,15 @@ public struct InputSource: Sendable, Equatable, Hashable {
 
     /// Whether this source is standard input.
     public var isStdin: Bool { path == "-" }
+
+    /// The input's path relative to the argument it came from, which `--shard-by file` hashes:
+    /// a file's name (a directory's inputs are the files directly in it, and a pattern's or a
+    /// file argument's are named by their last component), so the same file goes to the same
+    /// shard wherever its directory is mounted.
+    public var shardName: String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
 }
 
 /// Where to resume reading an input: the byte offset in the decompressed stream of the next

@@ -40,6 +40,9 @@ final class ReadingJob: @unchecked Sendable {
         self.identity = identity
         self.enricher = Enricher(config: config, identity: identity)
         enricher.preparer.setWindow(plan.window)
+        if let shard = options.shard, shard.mode == .identity {
+            enricher.shardRouter = ShardRouter(shard: shard, config: config, deviceAnonymousId: identity.deviceAnonymousId)
+        }
         self.laneChunks = Self.emptyLaneChunks(max(config.batching.concurrency, 1))
         self.checkpoint = checkpoint
         self.stop = stop
@@ -102,7 +105,7 @@ final class ReadingJob: @unchecked Sendable {
             }
             if pipe.isClosed { return false }
             lines.append(ReadLine(item))
-            if allowance != .max, case .event(let event) = item.result, options.shard?.contains(laneKey: event.laneKey) ?? true {
+            if allowance != .max, case .event = item.result {
                 allowance -= 1
                 if allowance == 0 {
                     noteLimitReached()
@@ -196,7 +199,7 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     c.report.events.add(reason)
-                    if reason == .outsideWindow {
+                    if reason == .outsideWindow || reason == .otherShard {
                         c.perInput[input].filtered += 1  // counted as filtered, like the report's total
                     } else {
                         c.perInput[input].skipped[reason.rawValue, default: 0] += 1
@@ -216,12 +219,6 @@ final class ReadingJob: @unchecked Sendable {
                     let (range, laneKey) = (event.range, event.laneKey)
                     c.report.events.read += 1
                     c.perInput[input].read += 1
-                    if let shard = options.shard, !shard.contains(laneKey: laneKey) {
-                        c.report.events.filtered += 1
-                        c.perInput[input].filtered += 1
-                        settledLine()
-                        continue
-                    }
                     let seq = c.tracker.append(
                         input: input, endOffset: endOffset, lineNumber: settledThrough, settled: false)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")

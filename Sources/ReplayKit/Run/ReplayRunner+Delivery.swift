@@ -138,6 +138,8 @@ extension ReplayRunner {
             c.report.destination = target.description
             c.report.deadLetterFile = opened.state.deadLetterPath
             c.report.shard = options.shard?.description
+            c.report.shardBy = options.shard?.mode.rawValue
+            if options.shard?.mode == .file { c.report.inputsOfOtherShards = plan.inputsOfOtherShards }
             c.report.settings = config.reportSettings
             c.report.settings["dead_letter.max_bytes"] = String(config.deadLetter.maxBytes)
             if let window = plan.window {

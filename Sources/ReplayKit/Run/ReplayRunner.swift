@@ -47,6 +47,10 @@ public final class ReplayRunner: Sendable {
         let started = Date()
         let startInstant = ContinuousClock.now
         return try await withTaskCancellationHandler {
+            let lock = try await StateDirectoryLock.acquire(
+                directory: stateDirectory, wait: options.waitForStateDirectory, stop: stop, startedAt: started,
+                announce: { [logger] in logger.warning("\($0)") })
+            defer { withExtendedLifetime(lock) {} }
             let opened = try openState(started: started)
             for warning in opened.plan.warnings { logger.warning("\(warning)") }
             let (finished, timeline) = try await withThrowingTaskGroup(of: Void.self) { group -> (RunReport, RunTimeline) in
@@ -98,7 +102,8 @@ public final class ReplayRunner: Sendable {
     private func openState(started: Date) throws -> OpenedState {
         var state = try StateDirectory(path: stateDirectory)
         state.destination = CheckpointDestination(config).encoded
-        let sources = try InputResolver.resolve(options.inputs)
+        let resolved = try InputResolver.resolve(options.inputs)
+        let sources = options.shard?.mode == .file ? resolved.filter { options.shard!.contains(input: $0) } : resolved
         let identity: IdentityStore
         do {
             let device = try DeviceIdentity.shared(root: rootStateDirectory)
@@ -119,6 +124,7 @@ public final class ReplayRunner: Sendable {
                 sources: sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
                 runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
             plan.window = checkpoint.window
+            plan.inputsOfOtherShards = resolved.count - sources.count
             if options.window == nil, let window = checkpoint.window {
                 plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
             }

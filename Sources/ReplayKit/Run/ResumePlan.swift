@@ -27,6 +27,8 @@ struct ResumePlan: Sendable {
     var window: TimeWindow?
     /// What a person should know before anything is read.
     var warnings: [String] = []
+    /// With `--shard-by file`: how many of the resolved inputs belong to other shards (not read).
+    var inputsOfOtherShards = 0
 
     var paths: [String] { inputs.map(\.path) }
 

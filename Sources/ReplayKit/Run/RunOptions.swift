@@ -8,7 +8,7 @@ public struct RunOptions: Sendable {
     public var stateDirectory: String?
     /// Ignore the checkpoint and start over.
     public var fresh = false
-    /// Process only one shard of the identities.
+    /// Process only one shard: of the identities, or of the inputs (``Shard/mode``).
     public var shard: Shard?
     /// Progress output.
     public var progress: ProgressMode = .automatic
@@ -23,6 +23,10 @@ public struct RunOptions: Sendable {
     /// 1); the run then settles them and ends with its checkpoint, as a complete run does.
     public var limit: Int?
 
+    /// When another run holds the state directory: wait for it to end (true, the default), or
+    /// stop at once with ``StateDirectoryBusy`` (`--no-wait`). See ``StateDirectoryLock``.
+    public var waitForStateDirectory = true
+
     /// Creates options for `inputs`.
     public init(inputs: [String]) { self.inputs = inputs }
 }
@@ -35,58 +39,6 @@ public enum ProgressMode: Sendable, Equatable {
     case off
     /// Always a log line every `interval`.
     case log(interval: Duration)
-}
-
-/// One shard of a sharded run: events whose identity hashes to `index` out of `count`.
-public struct Shard: Sendable, Equatable, CustomStringConvertible {
-    /// The shard number, `0..<count`.
-    public let index: Int
-    /// How many shards there are.
-    public let count: Int
-
-    /// Creates a shard; fails unless `0 <= index < count`.
-    public init(index: Int, count: Int) throws {
-        guard count >= 1, index >= 0, index < count else {
-            throw UsageError("shard \(index)/\(count) is out of range: need 0 <= K < N")
-        }
-        self.index = index
-        self.count = count
-    }
-
-    /// Parses `K/N`.
-    public init(parsing text: String) throws {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else {
-            throw UsageError("--shard expects K/N, for example 0/4; got \"\(text)\"")
-        }
-        try self.init(index: k, count: n)
-    }
-
-    /// The name of this shard's state directory under the run's state directory: `shard-K-of-N`.
-    public var directoryName: String { "shard-\(index)-of-\(count)" }
-
-    /// The shard whose state directory is named `name` (see ``directoryName``), if it is one.
-    public init?(directoryName name: String) {
-        let parts = name.split(separator: "-")
-        guard parts.count == 4, parts[0] == "shard", parts[2] == "of", let k = Int(parts[1]), let n = Int(parts[3]),
-            let shard = try? Shard(index: k, count: n)
-        else { return nil }
-        self = shard
-    }
-
-    /// Whether an event with this identity key belongs to the shard. Events with no key belong to shard 0.
-    public func contains(identity key: String?) -> Bool {
-        contains(laneKey: key.map { FNV1a.hash($0.utf8) })
-    }
-
-    /// ``contains(identity:)`` for an identity given as its FNV-1a hash (``LineResult``'s lane key).
-    func contains(laneKey: UInt64?) -> Bool {
-        guard count > 1 else { return true }
-        guard let laneKey else { return index == 0 }
-        return LaneRouting.lane(forKey: laneKey, laneCount: count) == index
-    }
-
-    public var description: String { "\(index)/\(count)" }
 }
 
 /// A mistake in how the command was called.

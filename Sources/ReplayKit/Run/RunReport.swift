@@ -64,7 +64,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             case .expired: expired += 1
             case .consentDropped: consentDropped += 1
             case .alreadyDelivered: alreadyDelivered += 1
-            case .outsideWindow: filtered += 1
+            case .outsideWindow, .otherShard: filtered += 1
             }
         }
     }
@@ -170,6 +170,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var deadLetterFile = ""
     /// Shard `K/N`, when sharded.
     public var shard: String?
+    /// How a sharded run splits the work: `identity` or `file` (``ShardMode``).
+    public var shardBy: String?
+    /// With `--shard-by file`: the resolved inputs that belong to other shards and were not
+    /// read (this shard's own are ``inputs``).
+    public var inputsOfOtherShards: Int?
     /// Privacy actions (advertisingId removed, properties dropped, ...).
     public var privacy: [String: Int] = [:]
     /// The settings used, with the write key masked.
@@ -188,6 +193,8 @@ public struct RunReport: Codable, Sendable, Equatable {
         case startedAt = "started_at"
         case finishedAt = "finished_at"
         case deadLetterFile = "dead_letter_file"
+        case shardBy = "shard_by"
+        case inputsOfOtherShards = "inputs_of_other_shards"
     }
 
     /// The ``schemaVersion`` this mr-replay writes.
@@ -207,6 +214,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var summary: String {
         var lines: [String] = []
         lines.append("mr-replay: \(status.rawValue)\(stopReason.map { " (\($0))" } ?? "") in \(String(format: "%.1f", durationSeconds)) s")
+        if let shard {
+            lines.append(
+                "  shard \(shard) by \(shardBy ?? "identity")"
+                    + (inputsOfOtherShards.map { ": \(inputs.count) input(s) of its own, \($0) of other shards (not read)" } ?? ""))
+        }
         lines.append(
             "  events: \(events.read) read, \(events.delivered) delivered, \(events.deadLettered) dead-lettered, "
                 + "\(events.filtered) filtered, \(events.skippedBlank) blank lines"
@@ -293,6 +305,8 @@ extension RunReport {
         destination = try c.decodeIfPresent(String.self, forKey: .destination) ?? ""
         deadLetterFile = try c.decodeIfPresent(String.self, forKey: .deadLetterFile) ?? ""
         shard = try c.decodeIfPresent(String.self, forKey: .shard)
+        shardBy = try c.decodeIfPresent(String.self, forKey: .shardBy)
+        inputsOfOtherShards = try c.decodeIfPresent(Int.self, forKey: .inputsOfOtherShards)
         privacy = try c.decodeIfPresent([String: Int].self, forKey: .privacy) ?? [:]
         settings = try c.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
         inputs = try c.decodeIfPresent([Input].self, forKey: .inputs) ?? []

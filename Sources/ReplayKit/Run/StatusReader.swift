@@ -79,9 +79,16 @@ public struct StatusReader: Sendable {
         public var shards: [Status] = []
         /// Why a shard's state could not be read (the other shards are still shown).
         public var error: String?
+        /// For a shard's state: which shard (`K/N`), how it splits the work (`identity` or
+        /// `file`), and with `file`, how many inputs of its last run were other shards'.
+        public var shard: String?
+        public var shardBy: String?
+        public var inputsOfOtherShards: Int?
 
         enum CodingKeys: String, CodingKey {
-            case inputs, shards, error
+            case inputs, shards, error, shard
+            case shardBy = "shard_by"
+            case inputsOfOtherShards = "inputs_of_other_shards"
             case stateDir = "state_dir"
             case updatedAt = "updated_at"
             case lastRun = "last_run"
@@ -119,6 +126,9 @@ public struct StatusReader: Sendable {
             status.lastRunEvents = report.events
             status.lastRunProblemSummary = report.batches.problemSummary
             status.lastRunProblems = report.batches.problems
+            status.shard = report.shard
+            status.shardBy = report.shardBy
+            status.inputsOfOtherShards = report.inputsOfOtherShards
         }
         status.recentRuns = state.history(keep: 0).recent(runs).map { RunSummary(file: $0.file, report: $0.report) }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
@@ -138,6 +148,15 @@ public struct StatusReader: Sendable {
     /// The status as text.
     public static func text(_ s: Status) -> String {
         var lines = ["state: \(s.stateDir)" + (s.updatedAt.map { " (checkpoint \($0))" } ?? "")]
+        if let shard = s.shard {
+            var owns = "shard \(shard) by \(s.shardBy ?? ShardMode.identity.rawValue)"
+            if s.shardBy == ShardMode.file.rawValue {
+                owns += ": owns the \(s.inputs.count) input(s) below; \(s.inputsOfOtherShards ?? 0) belong to other shards"
+            } else {
+                owns += ": reads every input, sends the events whose identity hashes to it"
+            }
+            lines.append("  " + owns)
+        }
         if let error = s.error {
             lines.append("  cannot be read: \(error)")
         } else if s.inputs.isEmpty { lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below") }

@@ -151,6 +151,10 @@ package struct LineWalker {
     fileprivate static func outcome(
         of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
     ) -> LineOutcome<RenderedEvent> {
+        if line.damage != nil || line.refusal != nil || line.truncated {
+            // What the reader could not hand over whole has no identity: shard 0 dead-letters it.
+            if let shard = enricher.shardRouter?.shard, shard.index != 0 { return enricher.skipped(.otherShard) }
+        }
         if let damage = line.damage { return enricher.deadLetter(DeadLetterReason.damagedSnapshot, damage) }
         if let refusal = line.refusal { return enricher.deadLetter(refusal.reason, refusal.detail) }
         if line.truncated {
@@ -160,7 +164,14 @@ package struct LineWalker {
                 "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
                     + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
         }
-        if line.lineNumber < rules.purgedThroughLine { return enricher.skipped(.consentDropped) }
+        let route = enricher.shardRouter?.route(line.bytes) ?? .own
+        if route == .skip { return enricher.skipped(.otherShard) }
+        if line.lineNumber < rules.purgedThroughLine {
+            return route == .own ? enricher.skipped(.consentDropped) : enricher.skipped(.otherShard)
+        }
+        if route == .learnOnly {
+            return enricher.learnOnly(line.bytes, lineNumber: line.lineNumber, sequence: sequence, scratch: &output.bytes)
+        }
         if let settled = rules.settledMessageIds, let id = MessageIdProbe.messageId(of: line.bytes), settled.contains(id) {
             return enricher.skipped(.alreadyDelivered)
         }

@@ -66,7 +66,7 @@ final class CrashingStorage: KeyValueStorage {
             "track", "alias", "identify", "identify", "track",
         ])
         // Anonymous → cust-1: alias of the anonymous id, identify with the typed identities.
-        #expect(e[1]["previousId"]?.stringValue == firstAnonymous)
+        #expect(e[1]["anonymousId"]?.stringValue == firstAnonymous && e[1]["previousId"] == nil, "the SDKs' alias shape")
         #expect(e[1]["userId"]?.stringValue == "cust-1")
         #expect(Self.traits(e[2]) == ["plan": "pro", "crm_id": "crm-77", "email": "ann@example.com", "phone": "+4915100000001"])
         #expect(e[4]["userId"]?.stringValue == "cust-1")
@@ -81,7 +81,7 @@ final class CrashingStorage: KeyValueStorage {
         #expect(e[7]["anonymousId"]?.stringValue == secondAnonymous)
         #expect(e[7]["userId"] == nil && e[7]["groupId"] == nil && Self.contextTraits(e[7]) == nil)
         // Anonymous → cust-2 aliases the new anonymous id; cust-2 → cust-3 is another person: no alias.
-        #expect(e[8]["previousId"]?.stringValue == secondAnonymous)
+        #expect(e[8]["anonymousId"]?.stringValue == secondAnonymous && e[8]["previousId"] == nil)
         #expect(e[10]["userId"]?.stringValue == "cust-3")
         #expect(e[10]["anonymousId"]?.stringValue != secondAnonymous)
         #expect(Self.traits(e[10]) == [:])

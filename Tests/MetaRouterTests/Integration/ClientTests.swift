@@ -45,7 +45,9 @@ import Testing
         #expect(events[2]["groupId"]?.stringValue == "team-9")
         #expect(events[3]["name"]?.stringValue == "Home")
         #expect(events[5]["userId"]?.stringValue == "user-2")
-        #expect(events[5]["previousId"]?.stringValue == "user-1")
+        // The SDKs' alias: the anonymousId (checked above) is linked to the new user, in the group.
+        #expect(events[5]["previousId"] == nil)
+        #expect(events[5]["groupId"]?.stringValue == "team-9")
         #expect(events[6]["userId"]?.stringValue == "user-2")
         #expect(events[6]["groupId"]?.stringValue == "team-9")
         let stats = await client.stats

@@ -78,7 +78,9 @@ import Testing
         #expect(ctx["device"] == ["model": "X", "advertisingId": "123E4567-E89B-12D3-A456-426614174000"])
 
         let alias = EventPreparation.prepare(.alias("new"), identity: identity, context: info, now: now)
-        #expect(alias.previousId == "user")
+        // The SDKs' shape: the anonymousId is linked to the new userId; no previousId is added.
+        #expect(alias.previousId == nil)
+        #expect(alias.anonymousId == identity.anonymousId)
         #expect(alias.userId == "new")
     }
 }

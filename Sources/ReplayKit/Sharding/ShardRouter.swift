@@ -1,0 +1,87 @@
+import JSONCore
+@_spi(PerLine) import MetaRouter
+
+/// Decides, before a line is prepared, what a shard of an identity-sharded run does with it
+/// (`--shard K/N`, `--shard-by identity`). See `docs/enrichment.md`, "Sharded runs".
+///
+/// The shard key is known from the line alone, with a skim of its top-level members (no
+/// validation, no copy): its own anonymousId; else, with `user_lines: derived`, the UUIDv5
+/// derived from its userId; else the device anonymousId. A placeholder anonymousId
+/// (``PlaceholderIds``) is no key. The key is the anonymousId ``LinePreparer`` gives the
+/// event, so it is the event's lane key, and the shard is the lane formula over `N`.
+///
+/// A line of another shard is skipped (not prepared, rendered or sent), except a line that may
+/// teach the identity store something another shard's lines read: an `identify`, `alias` or
+/// `group`, or a `track` named in `enrichment.identity.logout_events`. Such a line is prepared
+/// in every shard, so that every shard's store learns exactly what an unsharded run's does, and
+/// is sent only by its own shard. A line that cannot be skimmed (not an object) is shard 0's,
+/// as are blank lines' counts in every shard (a blank line is each shard's own).
+struct ShardRouter {
+    /// What a shard does with a line.
+    enum Route: Equatable {
+        /// The shard's own line: prepared and sent.
+        case own
+        /// Another shard's line that may teach identities: prepared for that only.
+        case learnOnly
+        /// Another shard's line: skipped.
+        case skip
+    }
+
+    let shard: Shard
+    /// Whether userId-only lines get an anonymousId derived from their userId.
+    let derivesFromUserId: Bool
+    /// The lane key of the device anonymousId.
+    let deviceKey: UInt64
+    let logoutEvents: LogoutEvents
+    /// The skimmed members of the current line (storage reused line to line).
+    private var scratch = ObjectLayout()
+
+    init(shard: Shard, config: ReplayConfig, deviceAnonymousId: String) {
+        self.shard = shard
+        derivesFromUserId = config.enrichment.identity.userLines == .derived
+        deviceKey = FNV1a.hash(deviceAnonymousId.utf8)
+        logoutEvents = LogoutEvents(config.enrichment.identity.logoutEvents)
+    }
+
+    /// The route of `line`.
+    mutating func route(_ line: UnsafeBufferPointer<UInt8>) -> Route {
+        guard shard.count > 1, !Self.isBlank(line) else { return .own }
+        guard ObjectLayout.skimDocument(line, reusing: &scratch) else { return shard.index == 0 ? .own : .skip }
+        let top = TopLevelMembers(scratch, line)
+        if LaneRouting.lane(forKey: key(top, line), laneCount: shard.count) == shard.index { return .own }
+        return teaches(top, line) ? .learnOnly : .skip
+    }
+
+    /// The line's shard key (its lane key), as ``LinePreparer``'s identity rules choose its anonymousId.
+    func key(_ top: TopLevelMembers, _ line: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        if let own = IdRef(top.anonymousId.map { scratch.members[$0] }, line), !own.withBytes(line, PlaceholderIds.contains) {
+            return own.laneKey(line)
+        }
+        if derivesFromUserId, let user = IdRef(top.userId.map { scratch.members[$0] }, line) {
+            return user.withBytes(line) { FNV1a.hash(DerivedAnonymousId.make(userId: $0)) }
+        }
+        return deviceKey
+    }
+
+    /// Whether the line may teach the identity store (by its type, and a track's name).
+    func teaches(_ top: TopLevelMembers, _ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let t = top.type.map({ scratch.members[$0] }), t.kind == .string, let type = EventType(jsonString: line, t.value)
+        else { return false }
+        switch type {
+        case .identify, .alias, .group: return true
+        case .track:
+            guard !logoutEvents.isEmpty, let e = top.event.map({ scratch.members[$0] }), e.kind == .string, e.value.count > 2 else {
+                return false
+            }
+            return logoutEvents.contains(e, line)
+        case .page, .screen: return false
+        }
+    }
+
+    /// Whether the line holds only JSON whitespace.
+    @inline(__always)
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in line where !(c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09) { return false }
+        return true
+    }
+}
