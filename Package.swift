@@ -139,7 +139,9 @@ let package = Package(
                 "CYAML",
                 "CSQLite",
                 "GzipCodec",
+                "ObjectStorage",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

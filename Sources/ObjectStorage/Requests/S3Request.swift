@@ -99,6 +99,14 @@ package struct S3RequestBuilder: Sendable, Equatable {
         return request("GET", bucket: bucket, key: key, headers: headers)
     }
 
+    /// GetObject of the bytes in `range` only (`Range: bytes=FIRST-LAST`), with `If-Match` when an
+    /// ETag is pinned: the head of an object, for recognizing its content.
+    package func getObject(bucket: String, key: String, range: Range<UInt64>, ifMatch etag: String?) -> S3Request {
+        var headers = [SigV4.Parameter("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
+        if let etag { headers.append(SigV4.Parameter("If-Match", etag)) }
+        return request("GET", bucket: bucket, key: key, headers: headers)
+    }
+
     /// Any request on a bucket (`key` nil) or an object.
     package func request(_ method: String, bucket: String, key: String?, query: [SigV4.Parameter] = [],
                          headers: [SigV4.Parameter] = [], payloadHash: String = SigV4.emptyPayloadHash) -> S3Request {

@@ -51,6 +51,10 @@ extension ReplayRunner {
             helpers.addTask {
                 if await stop.requested() || !settled.isRaised { _ = await engine.cancel(grace: grace) }
             }
+            if let s3 = opened.s3 {
+                // A read blocked on the network (a stalled S3 object) wakes at once.
+                helpers.addTask { if await stop.requested() { s3.cancellation.cancel() } }
+            }
             let early = await feed(job: job, engine: engine, pipe: pipe)
             // The reader is done: checkpoints go on being written while the engine settles.
             helpers.addTask {
@@ -125,7 +129,7 @@ extension ReplayRunner {
             return try await readOutcome
         } catch {
             _ = await engine.cancel(grace: options.stopGrace)
-            return (.stoppedTransient, "reading or checkpointing failed: \(error)")
+            return Self.readingFailure(error, stopRequested: job.stop.isRequested)
         }
     }
 
@@ -141,6 +145,7 @@ extension ReplayRunner {
             c.report.shardBy = options.shard?.mode.rawValue
             if options.shard?.mode == .file { c.report.inputsOfOtherShards = plan.inputsOfOtherShards }
             c.report.settings = config.reportSettings
+            c.report.settings.merge(opened.s3?.reportSettings ?? [:]) { _, store in store }
             c.report.settings["dead_letter.max_bytes"] = String(config.deadLetter.maxBytes)
             if let window = plan.window {
                 c.report.settings["run.since"] = window.sinceMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }
