@@ -196,6 +196,10 @@ let package = Package(
             name: "ReplayKitTests",
             dependencies: [
                 "ReplayKit", "Collector",
+                // The S3 tests' fault proxy (S3FaultProxy).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // Test certificates made at run time (TLSTests).
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import Logging
 import ReplayKit
 
 /// The `mr-replay` command.
@@ -109,6 +110,7 @@ struct Validate: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is the summary's
         let config = try common.loadConfig(requireWriteKey: false)  // validate never sends
         let sources = try await common.resolveInputs(config: config)
         let summary: ValidationSummary

@@ -97,6 +97,7 @@ struct Run: AsyncParsableCommand {
         if let stateDir { config.stateDir = stateDir }
         let window = try timeWindow()
         if dryRun {
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout may be the events
             let sources = try await common.resolveInputs(config: config)
             try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit)
             return
