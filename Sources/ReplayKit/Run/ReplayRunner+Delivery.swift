@@ -28,8 +28,7 @@ extension ReplayRunner {
             configuration: deliveryConfig, transport: sender, logger: logger,
             eventLoop: (sender as? any BufferDeliveryTransport)?.homeEventLoop,
             onOutcomes: { runState.apply($0) })
-        let run = MetaRouter.Timestamp.iso8601(started)
-        let deadLetterFile = opened.state.deadLetterPath
+        let (run, deadLetterFile) = (MetaRouter.Timestamp.iso8601(started), opened.state.deadLetterPath)
         await engine.observeBatches { runState.record($0, run: run, deadLetterFile: deadLetterFile) }
         let pipe = ChunkPipe()
         let job = ReadingJob(
@@ -39,8 +38,7 @@ extension ReplayRunner {
         let progress = ProgressReporter(mode: options.progress, state: runState, logger: logger) {
             await engine.stats.batchesRetried
         }
-        let grace = options.stopGrace
-        let checkpointInterval = options.checkpointInterval
+        let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
         let settled = Flag()
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
@@ -48,12 +46,10 @@ extension ReplayRunner {
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay
             // pending. So does cancelling the run's task: the watcher is then cancelled before
             // the run ends (a task's children hear of a cancellation before its own handler).
-            helpers.addTask {
-                if await stop.requested() || !settled.isRaised { _ = await engine.cancel(grace: grace) }
-            }
-            if let s3 = opened.s3 {
-                // A read blocked on the network (a stalled S3 object) wakes at once.
-                helpers.addTask { if await stop.requested() { s3.cancellation.cancel() } }
+            // A stop also wakes a read blocked on the network (a stalled S3 object) at once.
+            helpers.addTask { [s3 = opened.s3] in
+                if await stop.requested() { s3?.cancellation.cancel() } else if settled.isRaised { return }
+                _ = await engine.cancel(grace: grace)
             }
             let early = await feed(job: job, engine: engine, pipe: pipe)
             // The reader is done: checkpoints go on being written while the engine settles.
