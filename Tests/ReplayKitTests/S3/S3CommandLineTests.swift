@@ -14,7 +14,7 @@ extension S3Tests {
         deinit { try? FileManager.default.removeItem(atPath: dir) }
 
         /// Waits until the checkpoint shows `url` read part way (or `process` ended); true when it does.
-        func waitForPartialCheckpoint(_ url: String, stateDir: String, while process: Process) async throws -> Bool {
+        func waitForPartialCheckpoint(_ url: String, stateDir: String, while process: LaunchedReplay) async throws -> Bool {
             for _ in 0..<800 where process.isRunning {
                 if let cp = readCheckpointMirror(stateDir)?.inputs[url], cp.offset > 0, !cp.completed { return true }
                 try await Task.sleep(for: .milliseconds(25))
@@ -36,22 +36,22 @@ extension S3Tests {
             // First killed inside the gzip object, then inside the plain one, each right after a
             // checkpoint showed it read part way.
             for url in ["s3://kill-bucket/in/a-events.ndjson.gz", "s3://kill-bucket/in/b-events.ndjson"] {
-                let (p, _) = try launchReplay(args, in: dir, env: env)
+                let p = try launchReplay(args, in: dir, env: env)
                 if try await waitForPartialCheckpoint(url, stateDir: "\(dir)/run/state", while: p), p.isRunning {
-                    kill(p.processIdentifier, SIGKILL)
+                    p.send(SIGKILL)
                     kills += 1
                 }
-                p.waitUntilExit()
+                await p.waitForExit()
             }
             #expect(kills == 2, "both kills must land mid-object")
-            let final = try runReplayBinary(args, in: dir, env: env)
+            let final = try await runReplay(args, in: dir, env: env)
             #expect(final.code == 0, "\(final.err)")
             let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
             #expect((Int(report["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0) > 0)
             expectExactlyOnce(
                 try await target.received(), s3EventIds("ka", count: 6000).union(s3EventIds("kb", count: 6000)),
                 duplicatesUpTo: 2 * 3000)
-            let status = try runReplayBinary(["status", "--state-dir", "\(dir)/run/state"], in: dir, env: env)
+            let status = try await runReplay(["status", "--state-dir", "\(dir)/run/state"], in: dir, env: env)
             #expect(status.out.contains("s3://kill-bucket/in/b-events.ndjson: completed"), "\(status.out)")
         }
 
@@ -64,14 +64,14 @@ extension S3Tests {
             let restart = try writeS3RunConfig(dir: "\(dir)/restart", url: target.url, moto: moto)
             let refuse = try writeS3RunConfig(dir: "\(dir)/refuse", url: target.url, moto: moto, inputsExtra: "  on_changed: refuse")
             for config in [restart, refuse] {
-                let first = try runReplayBinary(["run", "--config", config, "--quiet", "--limit", "500", url], in: dir, env: env)
+                let first = try await runReplay(["run", "--config", config, "--quiet", "--limit", "500", url], in: dir, env: env)
                 #expect(first.code == 0, "\(first.err)")
             }
             try await moto.put(bucket: "change-bucket", ["c/events.ndjson": try writeEventsFile(dir, "v2", s3Events("v2", count: 2000))])
-            let restarted = try runReplayBinary(["run", "--config", restart, "--quiet", url], in: dir, env: env)
+            let restarted = try await runReplay(["run", "--config", restart, "--quiet", url], in: dir, env: env)
             #expect(restarted.code == 0, "\(restarted.err)")
             #expect(restarted.err.contains("\(url): changed under its checkpoint") && restarted.err.contains("ETag"), "\(restarted.err)")
-            let refused = try runReplayBinary(["run", "--config", refuse, "--quiet", url], in: dir, env: env)
+            let refused = try await runReplay(["run", "--config", refuse, "--quiet", url], in: dir, env: env)
             #expect(refused.code == 2)
             #expect(refused.err.contains("\(url) changed under its checkpoint") && refused.err.contains("ETag"), "\(refused.err)")
             let got = try await target.received()
@@ -82,12 +82,12 @@ extension S3Tests {
             let moto = try S3Moto.shared
             let config = try writeS3RunConfig(dir: "\(dir)/iam", url: "embedded", moto: moto, endpoint: moto.iamEndpoint)
             let env = moto.environment(home: dir, keyID: moto.iamKeyID, secret: moto.iamSecret)
-            let denied = try runReplayBinary(["run", "--config", config, "--quiet", "s3://forbidden-bucket/events"], in: dir, env: env)
+            let denied = try await runReplay(["run", "--config", config, "--quiet", "s3://forbidden-bucket/events"], in: dir, env: env)
             #expect(denied.code == 3, "\(denied.err)")
             #expect(denied.err.contains("forbidden-bucket") && denied.err.contains("AWS_ACCESS_KEY_ID"), "\(denied.err)")
             #expect(denied.err.contains(String(moto.iamKeyID.suffix(4))) && !denied.err.contains(moto.iamSecret))
             let badKeys = moto.environment(home: dir, keyID: moto.iamKeyID, secret: "not-the-secret-at-all")
-            let refused = try runReplayBinary(["validate", "--config", config, "s3://replay-iam/events"], in: dir, env: badKeys)
+            let refused = try await runReplay(["validate", "--config", config, "s3://replay-iam/events"], in: dir, env: badKeys)
             #expect(refused.code == 3, "\(refused.err)")
             #expect(refused.err.contains("replay-iam") && !refused.err.contains("not-the-secret-at-all"), "\(refused.err)")
         }
@@ -97,11 +97,11 @@ extension S3Tests {
             try await moto.put(bucket: "present-bucket", ["there/one.ndjson": try writeEventsFile(dir, "one", s3Events("one", count: 3))])
             let config = try writeS3RunConfig(dir: "\(dir)/run", url: "embedded", moto: moto)
             let env = moto.environment(home: dir)
-            let noBucket = try runReplayBinary(["run", "--config", config, "--quiet", "s3://absent-bucket/x/"], in: dir, env: env)
+            let noBucket = try await runReplay(["run", "--config", config, "--quiet", "s3://absent-bucket/x/"], in: dir, env: env)
             #expect(noBucket.code == 2 && noBucket.err.contains("absent-bucket"), "\(noBucket.err)")
-            let noKey = try runReplayBinary(["run", "--config", config, "--quiet", "s3://present-bucket/there/two.ndjson"], in: dir, env: env)
+            let noKey = try await runReplay(["run", "--config", config, "--quiet", "s3://present-bucket/there/two.ndjson"], in: dir, env: env)
             #expect(noKey.code == 2 && noKey.err.contains("s3://present-bucket/there/two.ndjson"), "\(noKey.err)")
-            let empty = try runReplayBinary(
+            let empty = try await runReplay(
                 ["run", "--config", config, "--quiet", "s3://present-bucket/nothing/", "s3://present-bucket/there/one.ndjson"], in: dir, env: env)
             #expect(empty.code == 0, "\(empty.err)")
             #expect(empty.err.contains("s3://present-bucket/nothing/: the prefix holds no objects"), "\(empty.err)")
@@ -119,19 +119,19 @@ extension S3Tests {
             try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
                 of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
             let env = moto.environment(home: dir)
-            let (p, errPath) = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
+            let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
             for _ in 0..<800 where p.isRunning && !proxy.faulted { try await Task.sleep(for: .milliseconds(25)) }
             #expect(proxy.faulted && p.isRunning)
-            p.terminate()
+            p.send(SIGTERM)
             let signalled = ContinuousClock.now
-            p.waitUntilExit()
+            await p.waitForExit()
             #expect(ContinuousClock.now - signalled < .seconds(20), "the stalled read woke on the stop")
-            #expect(p.terminationStatus == 75, "\((try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")")
+            #expect(p.status == 75, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
             let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
             #expect(report["status"] == "interrupted")
             try await proxy.stop()
             let direct = try writeS3RunConfig(dir: "\(dir)/run", url: target.url, moto: moto)
-            let finished = try runReplayBinary(["run", "--config", direct, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
+            let finished = try await runReplay(["run", "--config", direct, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
             #expect(finished.code == 0, "\(finished.err)")
             // What was in flight when the stop came may arrive twice (its answer came too late).
             expectExactlyOnce(try await target.received(), s3EventIds("st", count: 5000), duplicatesUpTo: 2000)
@@ -146,11 +146,11 @@ extension S3Tests {
             try await moto.put(bucket: "validate-bucket", ["v/good.ndjson": good, "v/bad.ndjson.gz": bad])
             let config = try writeS3RunConfig(dir: "\(dir)/run", url: "embedded", moto: moto)
             let env = moto.environment(home: dir)
-            let validated = try runReplayBinary(["validate", "--config", config, "s3://validate-bucket/v/"], in: dir, env: env)
+            let validated = try await runReplay(["validate", "--config", config, "s3://validate-bucket/v/"], in: dir, env: env)
             #expect(validated.code == 1, "\(validated.err)")
             #expect(validated.out.contains("s3://validate-bucket/v/bad.ndjson.gz:4:"), "\(validated.out)")
             #expect(validated.out.contains("108 valid, 1 invalid"), "\(validated.out)")
-            let dry = try runReplayBinary(
+            let dry = try await runReplay(
                 ["run", "--config", config, "--dry-run", "--output", "\(dir)/out.ndjson", "s3://validate-bucket/v/good.ndjson"],
                 in: dir, env: env)
             #expect(dry.code == 0, "\(dry.err)")

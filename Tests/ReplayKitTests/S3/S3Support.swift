@@ -77,9 +77,55 @@ func readCheckpointMirror(_ stateDir: String) -> Checkpoint? {
     return try? JSONDecoder().decode(Checkpoint.self, from: data)
 }
 
+/// The built `mr-replay`, run to its end on a dispatch thread (``runReplayBinary(_:in:stdin:env:)``
+/// blocks its thread for the whole run; a test's task must not hold a concurrency-pool thread
+/// that long, other suites' tasks need them).
+func runReplay(_ args: [String], in dir: String, env: [String: String]) async throws -> (code: Int32, out: String, err: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try runReplayBinary(args, in: dir, env: env) })
+        }
+    }
+}
+
+/// A started `mr-replay` (``launchReplay(_:in:env:)``).
+///
+/// `@unchecked Sendable` is safe: after `run()`, the process is only asked for its id, whether it
+/// runs, and its exit status, which Foundation answers from any thread; the semaphore is
+/// thread-safe.
+final class LaunchedReplay: @unchecked Sendable {
+    let process: Process
+    let stderrPath: String
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(_ process: Process, stderrPath: String) {
+        self.process = process
+        self.stderrPath = stderrPath
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.signal() }
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var status: Int32 { process.terminationStatus }
+
+    /// Sends `signal` to the process.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end, on a dispatch thread.
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.exited.wait()
+                self.exited.signal()  // later waits return at once
+                continuation.resume()
+            }
+        }
+    }
+}
+
 /// Starts the built `mr-replay` with `args` in `dir` and `env` as its whole environment; its
-/// stderr goes to `dir/stderr-N.txt`.
-func launchReplay(_ args: [String], in dir: String, env: [String: String]) throws -> (Process, String) {
+/// stderr goes to a file in `dir`.
+func launchReplay(_ args: [String], in dir: String, env: [String: String]) throws -> LaunchedReplay {
     let p = Process()
     p.executableURL = try builtBinary("mr-replay")
     p.arguments = args
@@ -89,6 +135,7 @@ func launchReplay(_ args: [String], in dir: String, env: [String: String]) throw
     _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     p.standardOutput = FileHandle.nullDevice
     p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    let launched = LaunchedReplay(p, stderrPath: errPath)
     try p.run()
-    return (p, errPath)
+    return launched
 }
