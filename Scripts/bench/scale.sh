@@ -72,15 +72,20 @@ cpu() {
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-declare -A best
+MODES="identity file"
+if ! "$MR_REPLAY" run --help 2>&1 | grep -q -- "--shard-by"; then
+  MODES="identity"
+  echo "note: $MR_REPLAY has no --shard-by: identity shards only" >&2
+fi
 for r in $(seq 1 "$REPEAT"); do
   one=$(cpu one)
   echo "round $r: one run ${one} s" >&2
   echo "$one" >> "$WORK/one.cpu"
-  for mode in identity file; do
+  for mode in $MODES; do
     total=0; parts=""
     for k in $(seq 0 $(( SHARDS - 1 ))); do
-      c=$(cpu "$mode-$k" --shard "$k/$SHARDS" --shard-by "$mode")
+      by=(); [ "$mode" = file ] && by=(--shard-by file)
+      c=$(cpu "$mode-$k" --shard "$k/$SHARDS" "${by[@]}")
       parts="$parts $c"
       total=$(awk -v a="$total" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
     done
@@ -98,7 +103,7 @@ mkdir -p "$OUT"
   echo "| run | CPU of each process (s) | total CPU (s) | against one run |"
   echo "|---|---|---|---|"
   echo "| one run | $one | $one | 1.00 |"
-  for mode in identity file; do
+  for mode in $MODES; do
     line=$(sort -n "$WORK/$mode.cpu" | awk -v n="$REPEAT" '{ a[NR] = $0 } END { print a[int((n + 1) / 2)] }')
     total=${line%% *}; parts=${line#* }
     ratio=$(awk -v t="$total" -v o="$one" 'BEGIN { printf "%.2f", t / o }')

@@ -15,13 +15,13 @@ struct ShardScaleOutTests {
     static func crossShardLog(users: Int = 60, lines count: Int = 3_000) -> String {
         var lines: [String] = []
         for n in 0..<count {
-            // Each round of 20 lines is about one user and one anonymousId; an anonymousId
+            // Each round of 24 lines is about one user and one anonymousId; an anonymousId
             // comes back with other users in later rounds (logins after logouts).
-            let round = n / 20
+            let round = n / 24
             let u = (round * 7) % users
             let a = "a-\(round % (users / 3))"
             let t = Self.ts + #","messageId":"m-\#(n)""#
-            switch n % 20 {
+            switch n % 24 {
             case 0: lines.append(#"{"type":"identify","anonymousId":"\#(a)","userId":"u-\#(u)",\#(t)}"#)
             case 1: lines.append(#"{"type":"group","anonymousId":"\#(a)","groupId":"g-\#(n % 13)",\#(t)}"#)  // carried user
             case 2: lines.append(#"{"type":"track","userId":"u-\#(u)","event":"Paid",\#(t)}"#)  // derived key, reads u's group
@@ -39,6 +39,12 @@ struct ShardScaleOutTests {
             case 14: lines.append(#"{"type":"screen","anonymous\u0049d":"\#(a)","name":"Home",\#(t)}"#)  // escaped key
             case 16: lines.append(#"{"type":"group","anonymousId":"\#(a)","groupId":"g-late-\#(n)",\#(t)}"#)  // after the logout: teaches nothing
             case 17: lines.append(#"{"type":"track","userId":"u-\#(u)","event":"Paid",\#(t)}"#)
+            // A login that teaches nothing (invalid_context), then a group that would put its user
+            // in a group, and that user's line elsewhere.
+            case 18: lines.append(#"{"type":"identify","anonymousId":"\#(a)","userId":"u-bad-\#(u)","context":{"app":"Shop"},\#(t)}"#)
+            case 19: lines.append(#"{"type":"group","anonymousId":"\#(a)","groupId":"g-bad-\#(n)",\#(t)}"#)
+            case 20: lines.append(#"{"type":"track","userId":"u-bad-\#(u)","event":"Paid",\#(t)}"#)
+            case 21: lines.append(#"{"type":"group","userId":"u-\#(u)","groupId":"g-denied","context":{"consent":{"isUserSubjectToGDPR":true}},\#(t)}"#)
             default: lines.append(#"{"type":"track","anonymousId":"\#(a)","event":"Viewed",\#(t)}"#)
             }
         }
@@ -82,10 +88,11 @@ struct ShardScaleOutTests {
         #expect(a.events.count == b.events.count && a.events == b.events, "the shards' union is the unsharded run, field for field")
         #expect(shardDeadLetters.sorted() == (try Self.deadLetters(dir + "/one")).sorted(), "each dead letter is one shard's")
         #expect(reports.map(\.events.deadLettered).reduce(0, +) == one.events.deadLettered)
+        #expect(reports.map(\.events.consentDropped).reduce(0, +) == one.events.consentDropped && one.events.consentDropped > 0)
         for (k, r) in reports.enumerated() {
             #expect(r.events.delivered > 0, "every shard owns some identities")
             #expect(r.events.read == one.events.read && r.events.skippedBlank == one.events.skippedBlank)
-            #expect(r.events.delivered + r.events.deadLettered + r.events.filtered == one.events.read)
+            #expect(r.events.delivered + r.events.deadLettered + r.events.filtered + r.events.consentDropped == one.events.read)
             #expect(r.shard == "\(k)/\(shards)" && r.shardBy == "identity")
         }
         let carried = b.events.values.filter { $0["type"]?.stringValue == "track" && $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }

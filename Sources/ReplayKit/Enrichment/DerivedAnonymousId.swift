@@ -1,4 +1,5 @@
 import Crypto
+@_spi(PerLine) import MetaRouter
 
 /// The anonymousId mr-replay gives a line that has a `userId` and no `anonymousId`
 /// (`enrichment.identity.user_lines: derived`): a name-based UUID, version 5 (RFC 9562, SHA-1),
@@ -16,20 +17,45 @@ enum DerivedAnonymousId {
     /// The derived anonymousId of `userId` (its bytes as they appear in the event, unescaped),
     /// as the 36 bytes of its lowercase text.
     static func make(userId: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        withDerived(userId: userId) { Array($0) }
+    }
+
+    /// The FNV-1a hash of the derived anonymousId of `userId`: its lane and shard key, made
+    /// without allocating.
+    static func laneKey(userId: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        withDerived(userId: userId) { FNV1a.hash($0) }
+    }
+
+    /// Calls `body` with the 36 bytes of the derived anonymousId's text, in temporary storage.
+    static func withDerived<R>(userId: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var hasher = Insecure.SHA1()
         hasher.update(data: namespace)
         hasher.update(bufferPointer: UnsafeRawBufferPointer(userId))
-        var bytes = Array(hasher.finalize().prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 0x0F)])
+        let digest = hasher.finalize()
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
+            digest.withUnsafeBytes { d in
+                // A SHA-1 digest has 20 bytes; the UUID takes the first 16, and `out` has room
+                // for their 32 hex digits and 4 dashes (36).
+                var k = 0
+                for i in 0..<16 {
+                    var b = d[i]
+                    if i == 6 { b = (b & 0x0F) | 0x50 }  // version 5
+                    if i == 8 { b = (b & 0x3F) | 0x80 }  // RFC 9562 variant
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        out[k] = UInt8(ascii: "-")
+                        k += 1
+                    }
+                    out[k] = hexDigit(b >> 4)
+                    out[k + 1] = hexDigit(b & 0x0F)
+                    k += 2
+                }
+            }
+            return body(UnsafeBufferPointer(out))
         }
-        return out
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

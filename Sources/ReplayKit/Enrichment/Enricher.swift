@@ -43,16 +43,11 @@ package final class Enricher {
     }
 
     /// Prepares another shard's line only to learn what it teaches the identity store (see
-    /// ``ShardRouter``): nothing is rendered into `out` when it returns and nothing is counted
-    /// but the skip. `sequence` tags what it teaches, as for ``process(_:lineNumber:sequence:into:)``.
-    func learnOnly(
-        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, scratch out: inout [UInt8]
-    ) -> LineOutcome<RenderedEvent> {
-        let start = out.count
-        if case .event(let e) = preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out) {
-            learn(from: e, sequence: sequence, line: line)
-        }
-        out.removeSubrange(start...)
+    /// ``ShardRouter`` and ``LinePreparer/prepareToLearn(_:identity:)``): nothing is rendered and
+    /// nothing is counted but the skip. `sequence` tags what it teaches, as for
+    /// ``process(_:lineNumber:sequence:into:)``.
+    func learnOnly(_ line: UnsafeBufferPointer<UInt8>, sequence: UInt64) -> LineOutcome<RenderedEvent> {
+        if let e = preparer.prepareToLearn(line, identity: identity) { learn(from: e, sequence: sequence, line: line) }
         return skipped(.otherShard)
     }
 

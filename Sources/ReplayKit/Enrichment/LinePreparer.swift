@@ -98,6 +98,41 @@ struct LinePreparer {
                 isLogout: line.isLogout, anonymousIdCarries: line.anonymousIdCarries, type: line.type, counts: counts))
     }
 
+    /// What another shard's line teaches the identity store, when it would become an event:
+    /// exactly the rules of ``prepare(_:lineNumber:identity:into:)`` that can reject or settle a
+    /// line, and the identity rules, without rendering, a messageId, privacy edits or carried
+    /// values (nothing is sent). Nil when the line would not become an event (it teaches nothing).
+    mutating func prepareToLearn(_ buf: UnsafeBufferPointer<UInt8>, identity: IdentityStore) -> PreparedEvent? {
+        if lineRules(buf) != nil { return nil }
+        let layout = scratch.top
+        let top = TopLevelMembers(layout, buf)
+        var line = LineState(type: .track)
+        if typeRules(top, layout, buf, &line) != nil { return nil }
+        var context: ObjectLayout?
+        if contextAndConsentRules(top, layout, buf, &context) != nil { return nil }
+        var edits = TopLevelEdits()
+        if timestampRules(top, layout, buf, &edits, &line) != nil { return nil }
+        if identityRules(top, layout, buf, identity, &edits, &line, learningOnly: true) != nil { return nil }
+        if let context, Self.contextWouldFail(context, buf) { return nil }
+        return PreparedEvent(
+            range: 0..<0, anonymousId: line.anonymousId, ownUserId: line.ownUserId, carriedUserId: line.carriedUserId,
+            groupIdOfGroup: line.groupIdOfGroup, alias: line.alias, isLogout: line.isLogout,
+            anonymousIdCarries: line.anonymousIdCarries, type: line.type, counts: counts)
+    }
+
+    /// Whether ``contextEnrichmentRule(_:_:_:)`` would reject `context` (`invalid_context`): its
+    /// `app`, `device` or `os` is there and is neither an object nor null. Nothing else in
+    /// enriching a context (of a validated line) can fail.
+    static func contextWouldFail(_ context: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        for name in contextObjects {
+            if let m = context.member(name, in: buf), m.kind != .object, m.kind != .null { return true }
+        }
+        return false
+    }
+
+    /// The members of `context` that must be objects (or null).
+    private static let contextObjects = ["app", "device", "os"]
+
     /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
     /// layout is in `scratch.top` and the counts are reset.
     @inline(__always)
@@ -317,7 +352,7 @@ struct LinePreparer {
     @inline(__always)
     private mutating func identityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
-        _ edits: inout TopLevelEdits, _ line: inout LineState
+        _ edits: inout TopLevelEdits, _ line: inout LineState, learningOnly: Bool = false
     ) -> LineOutcome<PreparedEvent>? {
         line.ownUserId = IdRef(member(top.userId, layout), buf)
         let written = IdRef(member(top.anonymousId, layout), buf)
@@ -329,7 +364,12 @@ struct LinePreparer {
             let derived = user.withBytes(buf) { DerivedAnonymousId.make(userId: $0) }
             line.anonymousId = .bytes(derived)
             if written == nil {
-                edits[.anonymousId] = .bytes(JSONStrings.quoted(String(decoding: derived, as: UTF8.self)))
+                // Lowercase hex and dashes: a JSON string as it stands, between quotes.
+                var quoted: [UInt8] = [UInt8(ascii: "\"")]
+                quoted.reserveCapacity(derived.count + 2)
+                quoted += derived
+                quoted.append(UInt8(ascii: "\""))
+                edits[.anonymousId] = .bytes(quoted)
                 counts.anonymousIdDerived = true
             }
         } else if written == nil, line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
@@ -343,7 +383,7 @@ struct LinePreparer {
             }
         }
         do {
-            try carriedIdentityRules(top, layout, buf, identity, &edits, &line)
+            try carriedIdentityRules(top, layout, buf, identity, &edits, &line, learningOnly: learningOnly)
         } catch {
             return reject(DeadLetterReason.identityStoreError, "\(error)")
         }
@@ -355,13 +395,18 @@ struct LinePreparer {
     /// string is the event's own even when empty (an SDK writes `""` after `identify("")`), so
     /// nothing is carried over it; `null` or no member is no id.
     @inline(__always)
+    ///
+    /// With `learningOnly` (another shard's line, see ``prepareToLearn(_:identity:)``) only what
+    /// the identity store learns is looked up: the carried userId of a group event, and an
+    /// alias's transition; nothing is carried into the (unrendered) event.
     private mutating func carriedIdentityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
-        _ edits: inout TopLevelEdits, _ line: inout LineState
+        _ edits: inout TopLevelEdits, _ line: inout LineState, learningOnly: Bool
     ) throws {
         let groupId = member(top.groupId, layout)
-        let hasGroupId = line.groupIdOfGroup != nil || isIdentifier(groupId) || groupId?.kind == .string
+        let hasGroupId = learningOnly || line.groupIdOfGroup != nil || isIdentifier(groupId) || groupId?.kind == .string
         if line.ownUserId == nil, line.anonymousIdCarries, member(top.userId, layout)?.kind != .string,
+            !learningOnly || line.type == .group,
             let carried = try line.anonymousId.withBytes(buf, { try identity.userIdValue(forAnonymousId: $0) })
         {
             line.carriedUserId = carried

@@ -27,7 +27,7 @@ struct SettlementTracker {
     private var firstSequence: UInt64 = 0
     private(set) var nextSequence: UInt64 = 0
     /// The settled position of each input that has moved.
-    private(set) var positions: [Int: Position] = [:]
+    private(set) var positions = InputPositions()
 
     /// Sequence numbers below this are all settled.
     var watermark: UInt64 { firstSequence }
@@ -36,11 +36,19 @@ struct SettlementTracker {
     var outstanding: Int { entries.count }
 
     /// Records a read line and returns its sequence number.
+    ///
+    /// The front entry is never settled between calls (``advance()`` drops a settled prefix), so
+    /// appending behind it changes no watermark; a settled line with nothing before it in
+    /// flight moves the watermark and its input's position at once, without an entry.
     mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool) -> UInt64 {
         let seq = nextSequence
         nextSequence += 1
+        if settled, entries.isEmpty {
+            firstSequence += 1
+            positions[input] = Position(offset: endOffset, lineNumber: lineNumber)
+            return seq
+        }
         entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled))
-        advance()
         return seq
     }
 
@@ -97,5 +105,23 @@ struct SettlementTracker {
             firstSequence += 1
         }
         if input >= 0 { positions[input] = position }
+    }
+}
+
+/// The settled position of each input, by input index: an array, since inputs are numbered
+/// from 0 and the reader moves one position per settled line.
+struct InputPositions: Sendable {
+    private var storage: [SettlementTracker.Position?] = []
+
+    /// Whether no input has moved.
+    var isEmpty: Bool { !storage.contains { $0 != nil } }
+
+    /// The position of input `index`, if it has moved.
+    subscript(index: Int) -> SettlementTracker.Position? {
+        get { index < storage.count ? storage[index] : nil }
+        set {
+            if index >= storage.count { storage.append(contentsOf: repeatElement(nil, count: index + 1 - storage.count)) }
+            storage[index] = newValue
+        }
     }
 }

@@ -58,7 +58,7 @@ struct ShardRouter {
             return own.laneKey(line)
         }
         if derivesFromUserId, let user = IdRef(top.userId.map { scratch.members[$0] }, line) {
-            return user.withBytes(line) { FNV1a.hash(DerivedAnonymousId.make(userId: $0)) }
+            return user.withBytes(line) { DerivedAnonymousId.laneKey(userId: $0) }
         }
         return deviceKey
     }

@@ -170,7 +170,7 @@ package struct LineWalker {
             return route == .own ? enricher.skipped(.consentDropped) : enricher.skipped(.otherShard)
         }
         if route == .learnOnly {
-            return enricher.learnOnly(line.bytes, lineNumber: line.lineNumber, sequence: sequence, scratch: &output.bytes)
+            return enricher.learnOnly(line.bytes, sequence: sequence)
         }
         if let settled = rules.settledMessageIds, let id = MessageIdProbe.messageId(of: line.bytes), settled.contains(id) {
             return enricher.skipped(.alreadyDelivered)
