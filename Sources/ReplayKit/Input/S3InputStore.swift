@@ -96,8 +96,9 @@ package struct S3InputObject: Sendable, Hashable {
     package var isGzip = false
     /// The store it is read from.
     package let store: S3InputStore
-    /// The object's first bytes, kept only while it is being recognized (so recognition reads
-    /// no byte twice); nil in the sources a run reads.
+    /// The object's first bytes, kept while it is recognized (so recognition reads no byte
+    /// twice), and after that only when they are the whole object (within ``SmallObjectBudget``),
+    /// so reading it needs no other request; nil otherwise.
     var head: [UInt8]?
 
     /// An object of a listing.

@@ -3,8 +3,9 @@ import ObjectStorage
 /// An S3 object as a ``ByteStream``: from `offset` to its end, through the blocking, resumable
 /// ``S3ObjectReader`` (a reset or a stall is reopened with a `Range` request at the last byte
 /// handed on, pinned to the object's ETag). No request is made before the first read. When the
-/// object's first bytes were fetched to recognize it (``S3InputObject/head``) and reading starts
-/// at 0, they are handed on first and the GET starts after them.
+/// object's first bytes were fetched to recognize it (``S3InputObject/head``: while it is
+/// recognized, or for good when they are the whole object), the bytes of it from the start
+/// offset on are handed on first, and a GET (if any is needed) starts after them.
 ///
 /// Errors: a key gone since the listing is an ``InputError`` (the rest of the input is a
 /// `read_error`, as for a file that vanished); every other failure is an ``InputFailure``, which
@@ -19,7 +20,8 @@ final class S3InputStream: ByteStream {
     /// A stream of `object` from byte `offset`.
     init(object: S3InputObject, offset: UInt64) {
         self.object = object
-        head = offset == 0 ? (object.head ?? [])[...] : []
+        let head = object.head ?? []
+        self.head = offset < UInt64(head.count) ? head[Int(offset)...] : []
         nextOffset = offset
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import Synchronization
 
 extension InputResolver {
     /// The objects `argument` names, as sources not yet recognized (kind `ndjson`), each named
@@ -53,12 +54,13 @@ extension InputResolver {
     /// ``recognitionWidth`` at once, keeping their order.
     static func recognize(_ sources: [InputSource]) async throws -> [InputSource] {
         guard !sources.isEmpty else { return [] }
+        let budget = SmallObjectBudget()
         return try await withThrowingTaskGroup(of: (Int, InputSource).self) { group in
             var out = sources
             var next = 0
             func start() {
                 let (index, source) = (next, sources[next])
-                group.addTask { (index, try await recognize(source)) }
+                group.addTask { (index, try await recognize(source, keepingWhole: budget)) }
                 next += 1
             }
             while next < min(recognitionWidth, sources.count) { start() }
@@ -72,8 +74,9 @@ extension InputResolver {
 
     /// One object's content, as files are recognized: gzip by its first bytes; an SDK snapshot by
     /// its name, or for a `.json` object by its content; SimpleAnalytics payloads by content;
-    /// else NDJSON. An empty object is NDJSON (reading it warns that it is empty).
-    static func recognize(_ source: InputSource) async throws -> InputSource {
+    /// else NDJSON. An empty object is NDJSON (reading it warns that it is empty). An object no
+    /// larger than its head keeps it, while `budget` allows, so reading it needs no other GET.
+    static func recognize(_ source: InputSource, keepingWhole budget: SmallObjectBudget) async throws -> InputSource {
         guard var object = source.object, object.size > 0 else { return source }
         do {
             object.head = try await object.store.client.readHead(
@@ -95,7 +98,26 @@ extension InputResolver {
         } else if let found = try SimpleAnalyticsInput.kind(of: probing) {
             kind = found
         }
-        object.head = nil
+        if UInt64(head.count) != object.size || !budget.take(head.count) { object.head = nil }
         return InputSource(object: object, kind: kind, relativeName: source.relativeName ?? name)
+    }
+}
+
+/// How many bytes of small objects (no larger than their head) one resolution keeps in memory,
+/// so that reading them needs no second GET: a prefix of many small objects (Segment writes
+/// some, warehouse unloads many) is read with one request per object instead of two. Past the
+/// budget, objects are read again as large ones are.
+final class SmallObjectBudget: Sendable {
+    /// The most bytes kept: 32 MiB.
+    static let limit = 32 << 20
+    private let left = Mutex(limit)
+
+    /// Takes `count` bytes of the budget; false when they are not left.
+    func take(_ count: Int) -> Bool {
+        left.withLock { left in
+            guard left >= count else { return false }
+            left -= count
+            return true
+        }
     }
 }
