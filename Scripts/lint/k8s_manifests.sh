@@ -84,7 +84,7 @@ documented = set()
 for line in open('docs/config.md', encoding='utf-8'):
     if not line.startswith('| `'):
         continue
-    names = re.findall(r'`([a-z_.]+)`', line.split('|')[1])
+    names = re.findall(r'`([a-z0-9_.]+)`', line.split('|')[1])
     first = names[0]
     documented.add(first)
     for extra in names[1:]:

@@ -15,6 +15,7 @@ LAYERS = [
     ('run pipeline', ['ReplayKit']),
     ('servers', ['Collector', 'CountingSink']),
     ('engine', ['MetaRouter']),
+    ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'GzipCodec', 'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]

@@ -20,7 +20,9 @@ enum DryRun {
                 config: config, inputs: sources, outputFD: fd, window: window, limit: limit,
                 onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) })
         } catch {
-            throw CommandFailure.usage("\(error)")  // nothing is ever sent by a dry run; 1 means dead letters
+            // Nothing is ever sent by a dry run; 1 means dead letters. An S3 input that cannot be
+            // read exits as InputFailure says (3 refused, 75 retries ran out).
+            throw CommonOptions.failure(error)
         }
         FileHandle.standardError.write(Data(
             "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n".utf8))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import Logging
 import ReplayKit
 
 /// The `mr-replay` command.
@@ -30,7 +31,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: "Configuration file (default: Config/replay.yaml if present, else built-in defaults).")
     var config: String?
 
-    @Argument(help: "Inputs: files, directories, glob patterns, or - for stdin.")
+    @Argument(help: "Inputs: files, directories, glob patterns, s3://bucket/prefix/ or s3://bucket/key, or - for stdin.")
     var inputs: [String] = []
 
     @Option(
@@ -63,21 +64,43 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
-    /// Resolves the inputs, or exits with code 2.
-    func resolveInputs() throws -> [InputSource] {
+    /// Checks the inputs without reading any S3 store (files exist, `s3://` locations are
+    /// valid), or exits with code 2: a run checks them before it waits for its state directory.
+    func checkInputs() throws {
         guard !inputs.isEmpty else {
             throw CommandFailure.usage("no inputs given (use - for stdin)")
         }
         do {
-            return try InputResolver.resolve(inputs)
+            try InputResolver.check(inputs)
         } catch {
-            throw CommandFailure.usage("\(error)")
+            throw Self.failure(error)
         }
+    }
+
+    /// Resolves the inputs, listing `s3://` ones as `config` says; warnings (an empty prefix) go
+    /// to stderr. Exits with code 2 for inputs that match nothing, and as ``InputFailure`` says
+    /// for an S3 store that refused (3) or failed past its retries (75).
+    func resolveInputs(config: ReplayConfig) async throws -> [InputSource] {
+        try checkInputs()
+        do {
+            return try await InputResolver.resolve(inputs, config: config) {
+                FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8))
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// The command failure for an error about the inputs: an ``InputFailure``'s exit status,
+    /// else a usage error (exit 2).
+    static func failure(_ error: any Error) -> CommandFailure {
+        if let failure = error as? InputFailure { return CommandFailure(code: failure.exitCode, message: failure.description) }
+        return CommandFailure.usage("\(error)")
     }
 }
 
 /// `mr-replay validate`.
-struct Validate: ParsableCommand {
+struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check inputs without sending or changing state. Exit 0 all valid, 1 some invalid, 2 config/argument error.")
 
@@ -86,14 +109,15 @@ struct Validate: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object: lines, valid, invalid, blank, reasons.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is the summary's
         let config = try common.loadConfig(requireWriteKey: false)  // validate never sends
-        let sources = try common.resolveInputs()
+        let sources = try await common.resolveInputs(config: config)
         let summary: ValidationSummary
         do {
             summary = try Validator.validate(config: config, inputs: sources)
         } catch {
-            throw CommandFailure.usage("\(error)")
+            throw CommonOptions.failure(error)
         }
         print(json ? summary.json : summary.text, terminator: json ? "\n" : "")
         if !summary.allValid { throw ExitCode(1) }

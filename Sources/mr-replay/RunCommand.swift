@@ -97,10 +97,12 @@ struct Run: AsyncParsableCommand {
         if let stateDir { config.stateDir = stateDir }
         let window = try timeWindow()
         if dryRun {
-            try DryRun.run(config: config, sources: try common.resolveInputs(), output: output, window: window, limit: limit)
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout may be the events
+            let sources = try await common.resolveInputs(config: config)
+            try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit)
             return
         }
-        _ = try common.resolveInputs()
+        try common.checkInputs()
         var options = RunOptions(inputs: common.inputs)
         options.window = window
         options.limit = limit
@@ -135,6 +137,8 @@ struct Run: AsyncParsableCommand {
             report = try await StopSignals.run { stop in try await runner.run(stop: stop) }
         } catch let busy as StateDirectoryBusy {
             throw CommandFailure(code: 75, message: busy.description)
+        } catch let failure as InputFailure {
+            throw CommonOptions.failure(failure)  // an S3 store refused (3), nothing there (2), retries ran out (75)
         } catch {
             throw CommandFailure.usage("\(error)")
         }

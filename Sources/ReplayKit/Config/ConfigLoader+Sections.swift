@@ -162,7 +162,8 @@ extension ConfigLoader {
 
     /// Reads `inputs`.
     static func readInputs(_ node: YAMLNode, into config: inout ReplayConfig, _ r: ConfigReader) throws(ConfigError) {
-        let m = try r.members(node, section: "inputs", allowed: ["max_event_age", "on_changed"])
+        let m = try r.members(node, section: "inputs", allowed: ["max_event_age", "on_changed", "s3"])
+        if let v = m["s3"]?.value { try readS3(v, into: &config.inputs.s3, r) }
         if let v = m["max_event_age"]?.value {
             guard let age = ReplayConfig.EventAge(parsing: try r.string(v, "inputs.max_event_age")) else {
                 throw r.error(v, "'inputs.max_event_age' must be 'auto', 'off', or a duration such as 7d, 36h, 90m")

@@ -56,6 +56,7 @@ public enum ConfigLoader {
         text: String, file: String, environment: [String: String], baseDirectory: String = "", requireWriteKey: Bool = true
     ) throws(ConfigError) -> ReplayConfig {
         var config = ReplayConfig.defaults
+        config.inputs.s3.environment = ReplayConfig.AWSEnvironment(environment)
         guard let root = try YAMLReader.parse(text, file: file) else {
             try finish(&config, writeKey: nil, keyNode: nil, file: file, requireWriteKey: requireWriteKey)
             return config

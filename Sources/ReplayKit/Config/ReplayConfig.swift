@@ -195,6 +195,8 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var maxEventAge = EventAge.auto
         /// `on_changed`: what to do with an input that changed under its checkpoint.
         public var onChanged = OnChanged.restart
+        /// `s3`: how `s3://` inputs are read.
+        public var s3 = S3Inputs()
         /// Creates the defaults.
         public init() {}
     }

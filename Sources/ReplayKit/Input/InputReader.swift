@@ -15,10 +15,11 @@ package final class InputReader {
     package let maxLineBytes: Int
     /// Whether the content turned out to be gzip-compressed (known after the first read).
     package private(set) var isGzip = false
-    /// The file's size on disk (nil for stdin).
+    /// The file's size on disk, or the S3 object's (nil for stdin).
     package let fileSize: UInt64?
 
-    private let raw: FileDescriptorStream
+    /// The file or stdin; nil for an S3 object (``openObjectStream(_:)``).
+    private let raw: FileDescriptorStream?
 
     /// Opens `source`; reading starts at `resumeAt` (offset and line number) when given.
     /// `stdinDescriptor` is the descriptor read for `-` (tests pass a pipe).
@@ -28,7 +29,10 @@ package final class InputReader {
         self.source = source
         self.resumeAt = resumeAt
         self.maxLineBytes = max(1, maxLineBytes)
-        if source.isStdin {
+        if let object = source.object {
+            raw = nil
+            fileSize = object.size
+        } else if source.isStdin {
             raw = FileDescriptorStream(fd: stdinDescriptor, ownsDescriptor: false, path: "-")
             fileSize = nil
         } else {
@@ -62,6 +66,7 @@ package final class InputReader {
 
     /// The content as a stream (decompressed), positioned at the resume point for a plain file.
     func openStream() throws -> ByteStream {
+        guard let raw else { return try openObjectStream(source.object!) }
         let head = try raw.sniff(2)
         isGzip = head == [0x1F, 0x8B]
         raw.pushBack(head)
@@ -75,5 +80,21 @@ package final class InputReader {
         }
         pendingSkip = skip
         return isGzip ? try GunzipStream(source: raw, path: source.path) : raw
+    }
+
+    /// An S3 object as a stream (decompressed), positioned at the resume point. Whether it is
+    /// gzip was seen when it was recognized (its first bytes); a plain object resumes with a
+    /// `Range` request at the offset, a gzip one is read from its start and skipped to it.
+    private func openObjectStream(_ object: S3InputObject) throws -> ByteStream {
+        isGzip = object.isGzip
+        var skip: UInt64 = resumeAt?.offset ?? 0
+        var start: UInt64 = 0
+        if !isGzip, source.kind == .ndjson || source.kind == .simpleAnalytics, skip > 0 {
+            start = skip
+            skip = 0
+        }
+        pendingSkip = skip
+        let stream = S3InputStream(object: object, offset: start)
+        return isGzip ? try GunzipStream(source: stream, path: source.path) : stream
     }
 }

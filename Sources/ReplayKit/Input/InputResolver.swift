@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStorage
 
 /// Why inputs could not be resolved.
 package struct InputError: Error, Sendable, CustomStringConvertible {
@@ -16,7 +17,9 @@ package struct InputError: Error, Sendable, CustomStringConvertible {
 /// - a directory contributes its `*.ndjson`, `*.jsonl`, `*.json` files (also with `.gz`), sorted by name,
 ///   not recursing;
 /// - a pattern with `*`, `?` or `[` is expanded with `glob(3)`, sorted;
-/// - `-` is standard input.
+/// - `-` is standard input;
+/// - `s3://bucket/prefix/` and `s3://bucket/key` are S3 objects, resolved by
+///   ``resolve(_:config:onWarning:)`` (see `InputResolver+S3.swift`).
 /// A file named `queue.v1.json` or `overflow.v1.json` (also `*.queue.v1.json`, `*-queue.v1.json`,
 /// and with `.gz`), or any `.json` file that starts as an object whose first member is `version` or
 /// `events`, is a MetaRouter SDK snapshot. A file whose first non-blank line is a SimpleAnalytics
@@ -29,6 +32,9 @@ public enum InputResolver {
     public static func resolve(_ arguments: [String]) throws -> [InputSource] {
         var out: [InputSource] = []
         for arg in arguments {
+            if S3Location.isS3(arg) {
+                throw InputError("\(arg): s3:// inputs are listed with resolve(_:config:), which knows the store")
+            }
             if arg == "-" {
                 out.append(InputSource(path: "-", kind: .ndjson))
                 continue

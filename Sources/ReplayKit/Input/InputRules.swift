@@ -16,7 +16,8 @@ struct SnapshotSurvey: Sendable {
     /// The line number (event index + 1) of the last event whose consent is denied; the events
     /// before it were queued on a device whose user then revoked consent. 0 when none.
     var lastRevocationLine = 0
-    /// When the queue was written: the file's modification time, in epoch ms.
+    /// When the queue was written: the file's modification time (an S3 object's last-modified
+    /// time), in epoch ms.
     var writtenAtMillis: Int64?
 
     /// Reads the snapshot `source` once, start to end.
@@ -29,7 +30,9 @@ struct SnapshotSurvey: Sendable {
             return true
         })
         var survey = SnapshotSurvey(summary: summary, lastRevocationLine: last)
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: source.path),
+        if let object = source.object {
+            survey.writtenAtMillis = object.lastModified.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
+        } else if let attributes = try? FileManager.default.attributesOfItem(atPath: source.path),
             let modified = attributes[.modificationDate] as? Date
         {
             survey.writtenAtMillis = Int64((modified.timeIntervalSince1970 * 1000).rounded(.down))

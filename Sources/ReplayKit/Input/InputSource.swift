@@ -1,4 +1,4 @@
-/// One input of a replay: a file (plain or gzip) or standard input.
+/// One input of a replay: a file (plain or gzip), standard input, or an S3 object.
 public struct InputSource: Sendable, Equatable, Hashable {
     /// How the input's content is laid out.
     public enum Kind: String, Sendable, Equatable, Hashable {
@@ -15,27 +15,58 @@ public struct InputSource: Sendable, Equatable, Hashable {
         case simpleAnalyticsDocument
     }
 
-    /// The file path, or `-` for standard input.
+    /// The file path, `-` for standard input, or `s3://bucket/key` for an S3 object.
     public let path: String
     /// The content layout.
     public let kind: Kind
+    /// For an S3 object: the object and the store it is read from.
+    package let object: S3InputObject?
+    /// For an S3 object: its key relative to the `s3://` argument it came from (see ``shardName``).
+    package let relativeName: String?
 
     /// Creates a source.
     public init(path: String, kind: Kind) {
         self.path = path
         self.kind = kind
+        object = nil
+        relativeName = nil
+    }
+
+    /// The source of an S3 object, named by its `s3://` URL.
+    init(object: S3InputObject, kind: Kind, relativeName: String) {
+        path = object.url
+        self.kind = kind
+        self.object = object
+        self.relativeName = relativeName
     }
 
     /// Whether this source is standard input.
     public var isStdin: Bool { path == "-" }
 
+    /// Whether this source is an S3 object.
+    public var isObject: Bool { object != nil }
+
     /// The input's path relative to the argument it came from, which `--shard-by file` hashes:
     /// a file's name (a directory's inputs are the files directly in it, and a pattern's or a
     /// file argument's are named by their last component), so the same file goes to the same
-    /// shard wherever its directory is mounted.
+    /// shard wherever its directory is mounted. An S3 object's is its key after the prefix it
+    /// was listed under (`source-a/2024-05-01/part-1.gz` for `s3://bucket/segment-logs/` or
+    /// `s3://bucket/segment-logs`), or its last component when it was named by its key.
     public var shardName: String {
+        if let relativeName { return relativeName }
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
+    }
+
+    /// The same input read as `kind`.
+    func with(kind: Kind) -> InputSource {
+        guard let object else { return InputSource(path: path, kind: kind) }
+        return InputSource(object: object, kind: kind, relativeName: relativeName ?? "")
+    }
+
+    /// The same S3 input with `object` (its recognized content, or its head dropped).
+    func with(object: S3InputObject) -> InputSource {
+        InputSource(object: object, kind: kind, relativeName: relativeName ?? "")
     }
 }
 

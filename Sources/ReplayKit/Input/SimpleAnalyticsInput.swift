@@ -25,24 +25,36 @@ enum SimpleAnalyticsInput {
     /// once per file: its first non-blank line is a payload, or (when that line is not JSON on its
     /// own, as in a pretty-printed file) the whole file is one.
     static func kind(ofFile path: String) -> InputSource.Kind? {
-        guard let reader = try? InputReader(source: InputSource(path: path, kind: .ndjson), maxLineBytes: 1 << 20) else {
+        (try? kind(of: InputSource(path: path, kind: .ndjson))) ?? nil
+    }
+
+    /// ``kind(ofFile:)`` for any input (a file or an S3 object). An S3 object's failures are
+    /// thrown (its store refused, or failed past the retries); any other error reading it means
+    /// it is no SimpleAnalytics input (the run reports it when it reads it).
+    static func kind(of input: InputSource) throws -> InputSource.Kind? {
+        guard let reader = try? InputReader(source: input.with(kind: .ndjson), maxLineBytes: 1 << 20) else {
             return nil
         }
         var kind: InputSource.Kind?
         var tryDocument = false
-        try? reader.forEachLine { line in
-            guard let first = line.bytes.firstIndex(where: { !isWhitespace($0) }) else { return true }
-            if line.truncated { return false }
-            if let value = try? JSONParser.parse(line.bytes) {
-                if SimpleAnalyticsPayload.isPayloadShaped(value) { kind = .simpleAnalytics }
-            } else {
-                tryDocument = line.bytes[first] == UInt8(ascii: "{")
+        try InputFailure.passingOn {
+            try reader.forEachLine { line in
+                guard let first = line.bytes.firstIndex(where: { !isWhitespace($0) }) else { return true }
+                if line.truncated { return false }
+                if let value = try? JSONParser.parse(line.bytes) {
+                    if SimpleAnalyticsPayload.isPayloadShaped(value) { kind = .simpleAnalytics }
+                } else {
+                    tryDocument = line.bytes[first] == UInt8(ascii: "{")
+                }
+                return false
             }
-            return false
         }
-        if tryDocument, let bytes = try? document(InputReader(source: InputSource(path: path, kind: .simpleAnalyticsDocument))),
-            let value = try? JSONParser.parse(bytes), SimpleAnalyticsPayload.isPayloadShaped(value)
-        {
+        guard tryDocument else { return kind }
+        var bytes: [UInt8]?
+        try InputFailure.passingOn {
+            bytes = try document(InputReader(source: input.with(kind: .simpleAnalyticsDocument)))
+        }
+        if let bytes, let value = try? JSONParser.parse(bytes), SimpleAnalyticsPayload.isPayloadShaped(value) {
             kind = .simpleAnalyticsDocument
         }
         return kind

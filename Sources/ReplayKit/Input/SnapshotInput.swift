@@ -22,12 +22,20 @@ enum SnapshotInput {
     /// `version` or `events` (the SDK writes them in either order), with nothing after it. A file
     /// cut short is one too (a damaged snapshot); NDJSON whose first line looks like one is not.
     static func looksLikeSnapshot(path: String) -> Bool {
-        guard startsLikeSnapshot(path: path), let reader = try? InputReader(source: InputSource(path: path, kind: .snapshot)),
-            let stream = try? reader.openStream()
-        else { return false }
-        var snapshot = SnapshotReader(source: stream.rawSource)
-        guard let summary = try? snapshot.walk(onEvent: { _ in true }) else { return false }
-        return !summary.hasTrailingContent
+        guard startsLikeSnapshot(path: path) else { return false }
+        return (try? isWholeSnapshot(InputSource(path: path, kind: .snapshot))) ?? false
+    }
+
+    /// Whether `input` (an S3 object that starts like a snapshot) is one as a whole: walked to
+    /// its end, with nothing after the object. Its store's failures are thrown.
+    static func isWholeSnapshot(_ input: InputSource) throws -> Bool {
+        var whole = false
+        try InputFailure.passingOn {
+            let stream = try InputReader(source: input.with(kind: .snapshot)).openStream()
+            var snapshot = SnapshotReader(source: stream.rawSource)
+            whole = try !snapshot.walk(onEvent: { _ in true }).hasTrailingContent
+        }
+        return whole
     }
 
     /// Whether the head of the file at `path` is `{` and a first member `version` or `events`.
@@ -35,6 +43,11 @@ enum SnapshotInput {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 256) else { return false }
+        return startsLikeSnapshot(head: [UInt8](head))
+    }
+
+    /// Whether `head` (an input's first bytes) is `{` and a first member `version` or `events`.
+    static func startsLikeSnapshot(head: [UInt8]) -> Bool {
         var k = head.startIndex
         func skip() { while k < head.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 } }
         skip()

@@ -6,7 +6,7 @@ import Foundation
 package struct Checkpoint: Codable, Sendable, Equatable {
     /// The format version.
     package var version = 1
-    /// Inputs by absolute path.
+    /// Inputs by absolute path, or `s3://bucket/key` for an S3 object.
     package var inputs: [String: InputCheckpoint] = [:]
     /// When it was last written (ISO 8601).
     package var updatedAt: String = ""
@@ -22,7 +22,7 @@ package struct Checkpoint: Codable, Sendable, Equatable {
 
 /// The settled position of one input.
 package struct InputCheckpoint: Codable, Sendable, Equatable {
-    /// The input's absolute path.
+    /// The input's absolute path, or `s3://bucket/key` for an S3 object.
     package var path: String
     /// Byte offset (in the decompressed stream) just after the last settled line.
     package var offset: UInt64
@@ -35,6 +35,12 @@ package struct InputCheckpoint: Codable, Sendable, Equatable {
     /// Lines after `line` that are settled too, as `[first, last]` ranges (``SettledLines``):
     /// a resumed run does not send them again. Absent when there are none.
     package var settledAfter: [[Int]]?
+    /// For an S3 object: its bucket (absent for a file; CheckpointObjects.swift).
+    package var bucket: String?
+    /// For an S3 object: its key.
+    package var key: String?
+    /// For an S3 object: the ETag of the version read.
+    package var etag: String?
 
     /// Creates an input checkpoint.
     package init(path: String, offset: UInt64, line: Int, completed: Bool, fingerprint: FileFingerprint) {

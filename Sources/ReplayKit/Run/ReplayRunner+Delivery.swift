@@ -28,8 +28,7 @@ extension ReplayRunner {
             configuration: deliveryConfig, transport: sender, logger: logger,
             eventLoop: (sender as? any BufferDeliveryTransport)?.homeEventLoop,
             onOutcomes: { runState.apply($0) })
-        let run = MetaRouter.Timestamp.iso8601(started)
-        let deadLetterFile = opened.state.deadLetterPath
+        let (run, deadLetterFile) = (MetaRouter.Timestamp.iso8601(started), opened.state.deadLetterPath)
         await engine.observeBatches { runState.record($0, run: run, deadLetterFile: deadLetterFile) }
         let pipe = ChunkPipe()
         let job = ReadingJob(
@@ -39,8 +38,7 @@ extension ReplayRunner {
         let progress = ProgressReporter(mode: options.progress, state: runState, logger: logger) {
             await engine.stats.batchesRetried
         }
-        let grace = options.stopGrace
-        let checkpointInterval = options.checkpointInterval
+        let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
         let settled = Flag()
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
@@ -48,8 +46,10 @@ extension ReplayRunner {
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay
             // pending. So does cancelling the run's task: the watcher is then cancelled before
             // the run ends (a task's children hear of a cancellation before its own handler).
-            helpers.addTask {
-                if await stop.requested() || !settled.isRaised { _ = await engine.cancel(grace: grace) }
+            // A stop also wakes a read blocked on the network (a stalled S3 object) at once.
+            helpers.addTask { [s3 = opened.s3] in
+                if await stop.requested() { s3?.cancellation.cancel() } else if settled.isRaised { return }
+                _ = await engine.cancel(grace: grace)
             }
             let early = await feed(job: job, engine: engine, pipe: pipe)
             // The reader is done: checkpoints go on being written while the engine settles.
@@ -125,7 +125,7 @@ extension ReplayRunner {
             return try await readOutcome
         } catch {
             _ = await engine.cancel(grace: options.stopGrace)
-            return (.stoppedTransient, "reading or checkpointing failed: \(error)")
+            return Self.readingFailure(error, stopRequested: job.stop.isRequested)
         }
     }
 
@@ -141,6 +141,7 @@ extension ReplayRunner {
             c.report.shardBy = options.shard?.mode.rawValue
             if options.shard?.mode == .file { c.report.inputsOfOtherShards = plan.inputsOfOtherShards }
             c.report.settings = config.reportSettings
+            c.report.settings.merge(opened.s3?.reportSettings ?? [:]) { _, store in store }
             c.report.settings["dead_letter.max_bytes"] = String(config.deadLetter.maxBytes)
             if let window = plan.window {
                 c.report.settings["run.since"] = window.sinceMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }

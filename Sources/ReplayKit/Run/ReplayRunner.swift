@@ -51,7 +51,7 @@ public final class ReplayRunner: Sendable {
                 directory: stateDirectory, wait: options.waitForStateDirectory, stop: stop, startedAt: started,
                 announce: { [logger] in logger.warning("\($0)") })
             defer { withExtendedLifetime(lock) {} }
-            let opened = try openState(started: started)
+            let opened = try openState(started: started, inputs: try await resolveInputs())
             for warning in opened.plan.warnings { logger.warning("\(warning)") }
             let (finished, timeline) = try await withThrowingTaskGroup(of: Void.self) { group -> (RunReport, RunTimeline) in
                 let embeddedURL: String?
@@ -95,15 +95,30 @@ public final class ReplayRunner: Sendable {
         let identity: IdentityStore
         let checkpoint: Checkpoint
         let plan: ResumePlan
+        /// The store `s3://` inputs are read from, when there are any.
+        let s3: S3InputStore?
+    }
+
+    /// The run's inputs, resolved once the state directory is held (an S3 listing is as recent
+    /// as the run). With `--shard-by file`, other shards' inputs are left out before any of
+    /// their bytes (an object's head included) is read. Throws ``InputError`` or
+    /// ``InputFailure`` (nothing was sent).
+    private func resolveInputs() async throws -> InputResolver.Resolved {
+        let keep: (@Sendable (InputSource) -> Bool)?
+        if let shard = options.shard, shard.mode == .file { keep = { shard.contains(input: $0) } } else { keep = nil }
+        do {
+            return try await InputResolver.resolve(options.inputs, s3: config.inputs.s3, keep: keep)
+        } catch let error as InputError {
+            throw UsageError(error.message)
+        }
     }
 
     /// Opens the state directory, the identity store and the checkpoint, and plans where each
     /// input resumes. Throws a `UsageError` (nothing was sent).
-    private func openState(started: Date) throws -> OpenedState {
+    private func openState(started: Date, inputs resolved: InputResolver.Resolved) throws -> OpenedState {
         var state = try StateDirectory(path: stateDirectory)
         state.destination = CheckpointDestination(config).encoded
-        let resolved = try InputResolver.resolve(options.inputs)
-        let sources = options.shard?.mode == .file ? resolved.filter { options.shard!.contains(input: $0) } : resolved
+        let sources = resolved.sources
         let identity: IdentityStore
         do {
             let device = try DeviceIdentity.shared(root: rootStateDirectory)
@@ -124,11 +139,12 @@ public final class ReplayRunner: Sendable {
                 sources: sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
                 runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
             plan.window = checkpoint.window
-            plan.inputsOfOtherShards = resolved.count - sources.count
+            plan.inputsOfOtherShards = resolved.leftOut
+            plan.warnings = resolved.warnings + plan.warnings
             if options.window == nil, let window = checkpoint.window {
                 plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
             }
-            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan)
+            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan, s3: resolved.store)
         } catch {
             identity.close()
             throw error

@@ -46,7 +46,7 @@ struct ResumePlan: Sendable {
         var total: UInt64 = 0
         for source in sources {
             let isStdin = source.path == "-"
-            let path = isStdin ? "-" : URL(fileURLWithPath: source.path).standardizedFileURL.path
+            let path = isStdin || source.isObject ? source.path : URL(fileURLWithPath: source.path).standardizedFileURL.path
             var rules: InputRules
             do {
                 rules = try InputRules.make(for: source, config: config, runStartMillis: runStartMillis)
@@ -54,12 +54,14 @@ struct ResumePlan: Sendable {
                 throw UsageError(
                     "\(error). Nothing was sent and its checkpoint is unchanged; replay it with an mr-replay that reads its version.")
             }
-            let plain = !isStdin && !Self.isGzip(path)
-            let size = isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0)
+            // An object is never "plain text" here: it cannot grow, so no window is fingerprinted.
+            let plain = !isStdin && !source.isObject && !Self.isGzip(path)
+            let size = source.object?.size
+                ?? (isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0))
             var input = Input(
                 source: source, path: path, resumeAt: nil, resumable: !isStdin, bytesBefore: total, isPlainText: plain, rules: rules)
             if !isStdin, !fresh, let cp = checkpoint.inputs[path], cp.offset > 0 || cp.line > 0 || cp.settledAfter != nil {
-                if let why = cp.fingerprint.mismatch(path: path, offset: cp.offset) {
+                if let why = cp.mismatch(source, path: path) {
                     if config.inputs.onChanged == .refuse {
                         throw UsageError(
                             "\(path) changed under its checkpoint: \(why). Replay it with --fresh, or use another --state-dir "
@@ -105,12 +107,13 @@ struct ResumePlan: Sendable {
     /// describes (that path now holds another file, or none: it was rotated) continues from that
     /// checkpoint. A rewritten snapshot skips the events earlier runs settled, by messageId.
     private mutating func reconcileChangedInputs(checkpoint: Checkpoint, identity: IdentityStore?) throws {
+        // Objects are not rotated: an S3 object's checkpoint never moves to another input.
         var movedAway = checkpoint.inputs.values.filter { cp in
-            guard cp.offset > 0 || cp.line > 0 else { return false }
+            guard cp.offset > 0 || cp.line > 0, !cp.isObject else { return false }
             if let k = inputs.firstIndex(where: { $0.path == cp.path }) { return inputs[k].restarted != nil }
             return cp.fingerprint.mismatch(path: cp.path, offset: cp.offset) != nil
         }
-        for k in inputs.indices where inputs[k].resumable && inputs[k].source.kind == .ndjson {
+        for k in inputs.indices where inputs[k].resumable && inputs[k].source.kind == .ndjson && !inputs[k].source.isObject {
             guard checkpoint.inputs[inputs[k].path] == nil || inputs[k].restarted != nil else { continue }
             let path = inputs[k].path
             guard let m = movedAway.firstIndex(where: { $0.path != path && $0.fingerprint.mismatch(path: path, offset: $0.offset) == nil })

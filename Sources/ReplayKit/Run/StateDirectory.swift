@@ -81,7 +81,12 @@ struct StateDirectory: Sendable {
             let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
             // Line numbers identify events only in NDJSON (a snapshot's are matched by messageId).
             let settledAfter = input.source.kind == .ndjson && !completed ? pastWatermark[index]?.pairs : nil
-            if entry?.offset == offset, entry?.completed == completed {
+            if entry?.offset == offset, entry?.completed == completed, entry?.etag == input.source.object?.etag {
+                next.inputs[input.path]?.settledAfter = settledAfter
+                continue
+            }
+            if let object = input.source.object {
+                next.inputs[input.path] = InputCheckpoint(object: object, offset: offset, line: line, completed: completed)
                 next.inputs[input.path]?.settledAfter = settledAfter
                 continue
             }

@@ -10,7 +10,7 @@ public struct StatusReader: Sendable {
         public var line: Int
         public var offset: UInt64
         public var completed: Bool
-        /// The file's current size, when it still exists.
+        /// The file's current size, when it still exists (an S3 object's: its size when checkpointed).
         public var size: UInt64?
         /// Percent of the file's bytes settled (plain files; approximate for gzip).
         public var percent: Double?
@@ -111,7 +111,8 @@ public struct StatusReader: Sendable {
             let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: data)
             status.updatedAt = checkpoint.updatedAt
             status.inputs = checkpoint.inputs.values.sorted { $0.path < $1.path }.map { cp in
-                let size = (try? FileManager.default.attributesOfItem(atPath: cp.path)[.size]) as? UInt64
+                // An S3 object's size is the one checkpointed: status reads no store.
+                let size = cp.isObject ? cp.fingerprint.size : (try? FileManager.default.attributesOfItem(atPath: cp.path)[.size]) as? UInt64
                 let percent = size.flatMap { $0 > 0 ? min(100, Double(cp.offset) / Double($0) * 100) : nil }
                 return InputStatus(
                     path: cp.path, line: cp.line, offset: cp.offset, completed: cp.completed, size: size,

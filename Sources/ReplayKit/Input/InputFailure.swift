@@ -1,0 +1,85 @@
+import ObjectStorage
+
+/// An input that cannot be read for a reason that stops the command: an `s3://` input whose
+/// store refused the credentials, a bucket or key that does not exist, or failures that went on
+/// past the retries. Its message names the input (the `s3://` URL) and, for a refusal, where the
+/// credentials came from, never a secret. Before a run starts it ends the command with
+/// ``exitCode``; during a run it stops the run (``RunReport/Status``: `failed_fatal` for a
+/// refusal, `stopped_transient` for what a later run can get past), with its checkpoint.
+public struct InputFailure: Error, Sendable, CustomStringConvertible {
+    /// Why the input cannot be read.
+    public enum Kind: Sendable, Equatable {
+        /// 401 or 403, or the credentials are missing or refused (exit 3).
+        case refused
+        /// The bucket or the key does not exist (exit 2).
+        case missing
+        /// A setting or an `s3://` location is not valid, or the store refused the request in a
+        /// way a retry cannot fix (a bucket in another region) (exit 2).
+        case invalid
+        /// Failures a retry can fix went on past the retries (exit 75).
+        case transient
+        /// The object changed while it was read (another ETag): a later run applies
+        /// `inputs.on_changed` to it (exit 75).
+        case changed
+    }
+
+    /// Why.
+    public let kind: Kind
+    /// The message, naming the input.
+    public let description: String
+
+    /// A failure of `kind`.
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    /// The S3 reader's error as an input failure.
+    init(_ error: S3Error) {
+        let kind: Kind
+        switch error.kind {
+        case .accessDenied, .credentials: kind = .refused
+        case .noSuchBucket, .noSuchKey: kind = .missing
+        case .invalidLocation, .rejected: kind = .invalid
+        case .retriesExhausted: kind = .transient
+        case .objectChanged: kind = .changed
+        }
+        var message = error.message
+        if kind == .changed {
+            message += "; run again: the next run reads the new version as inputs.on_changed says"
+        }
+        self.init(kind, message)
+    }
+
+    /// The exit status of a command that stops on it before anything was sent.
+    public var exitCode: Int32 {
+        switch kind {
+        case .refused: 3
+        case .missing, .invalid: 2
+        case .transient, .changed: 75
+        }
+    }
+
+    /// How a run that stops on it ends: a refusal or an invalid request is `failed_fatal`, the
+    /// rest `stopped_transient`.
+    var runStatus: RunReport.Status {
+        switch kind {
+        case .refused, .invalid, .missing: .failedFatal
+        case .transient, .changed: .stoppedTransient
+        }
+    }
+
+    /// Runs `body`, ignoring its errors except an ``InputFailure`` and a stop request
+    /// (`CancellationError`), which it throws: for reads that only look at an input (what kind
+    /// it is), where a bad file is reported when the run reads it, but a store that refused must
+    /// stop the command.
+    static func passingOn(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as InputFailure {
+            throw failure
+        } catch let cancelled as CancellationError {
+            throw cancelled
+        } catch {}
+    }
+}

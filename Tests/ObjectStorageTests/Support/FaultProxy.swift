@@ -1,0 +1,141 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP proxy in front of a server that, on its first connection only, cuts the connection or
+/// stops forwarding the answer after `afterBytes` bytes of it, and records what clients send.
+final class FaultProxy: Sendable {
+    enum Fault: Sendable {
+        /// Close both sides (the client sees the answer end early).
+        case cut
+        /// Forward nothing more (the client sees a stalled read).
+        case stall
+    }
+
+    /// What the proxy saw on each connection, in order.
+    struct Connection: Sendable {
+        /// What the client sent (its request heads).
+        var sent = ""
+        /// Body bytes of the answer forwarded to the client (after the head's blank line).
+        var bodyBytesForwarded = 0
+    }
+
+    let port: Int
+    private let channel: any Channel
+    private let log: NIOLockedValueBox<[Connection]>
+
+    private init(port: Int, channel: any Channel, log: NIOLockedValueBox<[Connection]>) {
+        self.port = port
+        self.channel = channel
+        self.log = log
+    }
+
+    /// Every connection so far.
+    var connections: [Connection] { log.withLockedValue { $0 } }
+
+    /// Starts a proxy on a free loopback port to `upstreamPort`.
+    static func start(upstreamPort: Int, fault: Fault, afterBytes: Int) async throws -> FaultProxy {
+        let log = NIOLockedValueBox<[Connection]>([])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { inbound in
+                let index = log.withLockedValue { $0.append(Connection()); return $0.count - 1 }
+                let limit = index == 0 ? afterBytes : nil
+                return ClientBootstrap(group: inbound.eventLoop)
+                    .channelInitializer { outbound in
+                        outbound.eventLoop.makeCompletedFuture {
+                            try outbound.pipeline.syncOperations.addHandler(
+                                Relay(peer: inbound, direction: .answer(limit: limit, fault: fault), index: index, log: log))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: upstreamPort)
+                    .flatMapThrowing { outbound in
+                        try inbound.pipeline.syncOperations.addHandler(
+                            Relay(peer: outbound, direction: .request, index: index, log: log))
+                    }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return FaultProxy(port: channel.localAddress?.port ?? 0, channel: channel, log: log)
+    }
+
+    func stop() async throws { try await channel.close() }
+}
+
+/// Forwards one direction of a proxied connection.
+private final class Relay: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    enum Direction {
+        case request
+        case answer(limit: Int?, fault: FaultProxy.Fault)
+    }
+
+    private let peer: any Channel
+    private let direction: Direction
+    private let index: Int
+    private let log: NIOLockedValueBox<[FaultProxy.Connection]>
+    private var forwarded = 0
+    private var headSeen: [UInt8] = []
+    private var headEnded = false
+    private var stopped = false
+
+    init(peer: any Channel, direction: Direction, index: Int, log: NIOLockedValueBox<[FaultProxy.Connection]>) {
+        self.peer = peer
+        self.direction = direction
+        self.index = index
+        self.log = log
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        switch direction {
+        case .request:
+            let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+            log.withLockedValue { $0[index].sent += text }
+            peer.writeAndFlush(buffer, promise: nil)
+        case .answer(let limit, let fault):
+            guard !stopped else { return }
+            var sending = buffer
+            if let limit, forwarded + buffer.readableBytes >= limit {
+                sending = buffer.readSlice(length: limit - forwarded) ?? ByteBuffer()
+                stopped = true
+            }
+            count(sending)
+            forwarded += sending.readableBytes
+            let write = peer.writeAndFlush(sending)
+            if stopped, case .cut = fault {
+                let (peer, channel) = (peer, context.channel)
+                write.whenComplete { _ in
+                    peer.close(promise: nil)
+                    channel.close(promise: nil)
+                }
+            }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        peer.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// Counts the answer's body bytes (those after the head's blank line).
+    private func count(_ buffer: ByteBuffer) {
+        if headEnded {
+            log.withLockedValue { $0[index].bodyBytesForwarded += buffer.readableBytes }
+            return
+        }
+        headSeen += buffer.readableBytesView
+        let blankLine: [UInt8] = [13, 10, 13, 10]
+        guard headSeen.count >= 4 else { return }
+        for start in 0...(headSeen.count - 4) where Array(headSeen[start..<start + 4]) == blankLine {
+            headEnded = true
+            let body = headSeen.count - (start + 4)
+            log.withLockedValue { $0[index].bodyBytesForwarded += body }
+            return
+        }
+    }
+}
