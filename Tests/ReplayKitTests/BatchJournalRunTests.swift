@@ -64,7 +64,7 @@ import Testing
         let http = HTTPDeliveryTransport(maxConnectionsPerHost: 4)
         let faulty = FaultyTransport(inner: http)
         let report = try await Self.run(dir: dir, config: config, transport: faulty)
-        try await http.shutdown()
+        await http.shutdown()
         _ = try await target.received()
 
         #expect(report.status == .completedWithDrops, "\(report.summary)")

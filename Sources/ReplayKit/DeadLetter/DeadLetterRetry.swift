@@ -80,11 +80,11 @@ public final class DeadLetterRetry: Sendable {
                         engine: (delivery, transport ?? target.transport), stop: stop, report: &report)
                 }
             } catch {
-                try? await target.shutdown()
+                await target.shutdown()
                 group.cancelAll()
                 throw error
             }
-            try? await target.shutdown()
+            await target.shutdown()
             group.cancelAll()
             while let result = await group.nextResult() {
                 if case .failure(let error) = result { logger.warning("embedded collector: \(error)") }

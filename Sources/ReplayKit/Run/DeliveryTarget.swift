@@ -72,7 +72,7 @@ struct DeliveryTarget: Sendable {
     }
 
     /// Shuts down the HTTP client.
-    func shutdown() async throws {
-        try await transport.shutdown()
+    func shutdown() async {
+        await transport.shutdown()
     }
 }

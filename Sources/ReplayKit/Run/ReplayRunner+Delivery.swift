@@ -17,7 +17,7 @@ extension ReplayRunner {
                 journalPath: opened.state.journalPath)
         } catch {
             opened.identity.close()
-        try? await target.shutdown()
+        await target.shutdown()
             throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
         }
         startReport(runState, opened: opened, target: target, started: started)
@@ -177,7 +177,7 @@ extension ReplayRunner {
         } catch {
             stateFailure = stateFailure ?? "cannot write the dead-letter file \(opened.state.deadLetterPath): \(error)"
         }
-        try? await target.shutdown()
+        await target.shutdown()
         var report = runState.counters.withLock { c -> RunReport in
             var r = c.report
             r.inputs = c.perInput

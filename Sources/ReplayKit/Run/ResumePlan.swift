@@ -69,12 +69,12 @@ struct ResumePlan: Sendable {
                     }
                     input.restarted = why
                 } else {
-                    input.resumeAt = Self.resumePoint(cp, input: input, size: size ?? 0)
+                    input.resumeAt = Self.resumePoint(cp, input: input, size: size)
                     input.rules.settledLines = SettledLines(pairs: cp.settledAfter)
                 }
             }
             inputs.append(input)
-            total += size ?? 0
+            total += size
         }
         self.inputs = inputs
         self.totalBytes = total
