@@ -56,14 +56,16 @@ target_jsoncore() {
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
 # DryRun, the config loader or the dead-letter retry, which need NIO or swift-log), MetaRouter from
 # the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
-# check alone, and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are
-# replaced by stand-ins (Fuzz/Support).
+# check alone, SQLiteSupport (the identity store's SQLite wrapper) whole, and swift-crypto's
+# `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are replaced by stand-ins
+# (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
   module Crypto Fuzz/Support/Crypto
   module GzipCodec Fuzz/Support/GzipCodec
   module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
+  module SQLiteSupport Sources/SQLiteSupport
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Input} \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
     Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,SettledLines}.swift
