@@ -48,6 +48,8 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         .target(name: "JSONCore"),
+        // The package's one SQLite wrapper (connection, cached prepared statements, text binding).
+        .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
         // The package's one gzip implementation: libdeflate for whole bodies, zlib (CompressNIO)
         // for streams.
         .target(
@@ -58,15 +60,22 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
-        // What the collector and the count-only sink share: the ingestion checks and their
-        // lifecycle helpers.
+        // What the collector and the count-only sink check and count, in one implementation:
+        // write key, paths, limits, batch shape, the SimpleAnalytics payload, the `/stats` body.
         .target(
             name: "IngestionChecks",
             dependencies: [
                 "GzipCodec",
                 "JSONCore",
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // How the collector and the count-only sink are started and stopped by callers without a
+        // ServiceGroup of their own (tests, the embedded collector), and how their port is awaited.
+        .target(
+            name: "ServerLifecycle",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -91,8 +100,9 @@ let package = Package(
             name: "Collector",
             dependencies: [
                 "JSONCore",
-                "CSQLite",
+                "SQLiteSupport",
                 "IngestionChecks",
+                "ServerLifecycle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -103,12 +113,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The count-only benchmark sink (bare SwiftNIO, no Hummingbird).
+        // The count-only benchmark sink (bare SwiftNIO, no Hummingbird): `CountOnlyServer` and
+        // its parts, behind `mr-collector --count-only`.
         .target(
-            name: "CountingSink",
+            name: "CountOnlySink",
             dependencies: [
                 "GzipCodec",
                 "IngestionChecks",
+                "ServerLifecycle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,7 +149,7 @@ let package = Package(
                 "MetaRouter",
                 "IngestionChecks",
                 "CYAML",
-                "CSQLite",
+                "SQLiteSupport",
                 "GzipCodec",
                 "ObjectStorage",
                 .product(name: "Logging", package: "swift-log"),
@@ -168,8 +180,8 @@ let package = Package(
             dependencies: [
                 "Collector",
                 "CommandLineSupport",
-                "CountingSink",
-                "IngestionChecks",
+                "CountOnlySink",
+                "ServerLifecycle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -178,12 +190,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(
+            name: "GzipCodecTests",
+            dependencies: ["GzipCodec", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .testTarget(
             name: "CollectorTests",
             dependencies: [
-                "Collector", "CountingSink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
+                "Collector", "CountOnlySink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

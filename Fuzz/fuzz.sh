@@ -58,14 +58,16 @@ target_jsoncore() {
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
 # S3 input types the file inputs' code names), MetaRouter from
 # the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
-# check alone, and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are
-# replaced by stand-ins (Fuzz/Support).
+# check alone, SQLiteSupport (the identity store's SQLite wrapper) whole, and swift-crypto's
+# `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are replaced by stand-ins
+# (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
   module Crypto Fuzz/Support/Crypto
   module GzipCodec Fuzz/Support/GzipCodec
   module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
+  module SQLiteSupport Sources/SQLiteSupport
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \

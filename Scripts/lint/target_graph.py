@@ -13,10 +13,10 @@ LAYERS = [
     ('executables', ['mr-replay', 'mr-collector']),
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
-    ('servers', ['Collector', 'CountingSink']),
+    ('servers', ['Collector', 'CountOnlySink']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'GzipCodec', 'JSONCore']),
+    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

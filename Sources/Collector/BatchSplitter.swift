@@ -1,12 +1,12 @@
 /// Finds the elements of an already-validated JSON array without decoding them.
-enum BatchSplitter {
+package enum BatchSplitter {
     @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
     }
 
     /// The byte range of each element of the array at `range` (from `[` to `]`).
     /// The bytes must already be valid JSON (for example checked by `ObjectLayout.scanDocument`).
-    static func elements(_ buffer: UnsafeBufferPointer<UInt8>, array range: Range<Int>) -> [Range<Int>] {
+    package static func elements(_ buffer: UnsafeBufferPointer<UInt8>, array range: Range<Int>) -> [Range<Int>] {
         var result: [Range<Int>] = []
         let end = range.upperBound - 1  // index of the closing `]`
         var p = range.lowerBound + 1

@@ -1,4 +1,4 @@
-import IngestionChecks
+import ServerLifecycle
 
 extension CollectorServer {
     /// Starts serving in the background (a `ServiceGroup` of its own, without signal handling)

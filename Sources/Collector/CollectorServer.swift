@@ -4,6 +4,7 @@ import IngestionChecks
 import Logging
 import NIOCore
 import NIOPosix
+import ServerLifecycle
 import ServiceLifecycle
 
 /// A loopback Segment/MetaRouter-compatible ingestion server with fault injection, as a

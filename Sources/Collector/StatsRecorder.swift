@@ -1,3 +1,4 @@
+import IngestionChecks
 import Synchronization
 
 /// Thread-safe counters and the messageId tally behind `CollectorStats`.

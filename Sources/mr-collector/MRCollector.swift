@@ -1,12 +1,12 @@
 import ArgumentParser
-import CommandLineSupport
 import Collector
-import CountingSink
+import CommandLineSupport
+import CountOnlySink
 import Foundation
-import IngestionChecks
 import Logging
 import NIOCore
 import NIOPosix
+import ServerLifecycle
 import ServiceLifecycle
 
 /// `mr-collector`: a local Segment/MetaRouter-compatible ingestion endpoint with fault injection.

@@ -1,5 +1,5 @@
 import Collector
-import CountingSink
+import CountOnlySink
 import ServiceLifecycle
 
 /// The server `mr-collector` runs: the full collector or the count-only sink.

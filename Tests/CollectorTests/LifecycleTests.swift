@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Collector
-import CountingSink
+import CountOnlySink
 import Foundation
 import Logging
 import NIOCore

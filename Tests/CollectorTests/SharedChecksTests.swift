@@ -1,5 +1,5 @@
 import Collector
-import CountingSink
+import CountOnlySink
 import Foundation
 import GzipCodec
 import IngestionChecks

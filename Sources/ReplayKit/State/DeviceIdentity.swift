@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteSupport
 
 /// The device anonymousId of a state directory, in `<state_dir>/device-anonymous-id`: one for
 /// the directory and all its shards (`shard-K-of-N/`), so every shard fills the same id into

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+import SQLiteSupport
 
 /// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).
 ///

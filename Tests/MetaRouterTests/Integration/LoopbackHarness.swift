@@ -125,7 +125,7 @@ enum Loopback {
         }
         let stats = await engine.finish()
         await transport.inner.shutdown()
-        let collectorStats = await server.stats()
+        let collectorStats = server.stats()
         try await server.shutdown()
 
         let text = (try? String(contentsOfFile: storePath, encoding: .utf8)) ?? ""

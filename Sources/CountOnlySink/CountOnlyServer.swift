@@ -4,6 +4,7 @@ import NIOCore
 import NIOExtras
 import NIOHTTP1
 import NIOPosix
+import ServerLifecycle
 import ServiceLifecycle
 import Synchronization
 
@@ -18,7 +19,7 @@ import Synchronization
 ///   truncated one: 400. Otherwise the `batch` elements are counted and the answer is
 ///   `200 {"success":true}`.
 /// - `GET {base}/stats` (and `GET /stats`): the stats JSON, with the keys of the full
-///   collector's stats (``CountOnlyStats``).
+///   collector's stats (``CollectorStats``, with `unique`, `duplicates`, `invalid` and `resets` at 0).
 /// - A non-POST on the batch path: 405; any other path: 404. Errors carry the full collector's
 ///   body, `{"success":false,"error":"..."}`.
 ///
@@ -114,7 +115,7 @@ package final class CountOnlyServer: Service, Sendable {
     }
 
     /// A snapshot of the counters (the same as `GET /stats`).
-    package func stats() -> CountOnlyStats { recorder.snapshot() }
+    package func stats() -> CollectorStats { recorder.snapshot() }
 
     /// Starts serving in the background (a `ServiceGroup` of its own, without signal handling)
     /// and returns the bound port; for tests. Stop it with ``shutdown()``.

@@ -1,6 +1,10 @@
-import IngestionChecks
+import Foundation
 
-/// Counters of one collector instance; the same keys as `GET /stats`.
+/// The counters of one collector, full or count-only: what `GET /stats` returns and what
+/// `mr-collector` prints on stderr when it stops, as compact JSON with sorted keys.
+///
+/// The count-only sink counts `requests`, `responses`, `events`, `bytes` and
+/// `max_batch_events`; it leaves `unique`, `duplicates`, `invalid` and `resets` at 0.
 public struct CollectorStats: Codable, Sendable, Equatable {
     /// Ingestion requests received (everything except `GET /stats`), resets included.
     public var requests: Int
@@ -45,10 +49,13 @@ public struct CollectorStats: Codable, Sendable, Equatable {
     /// How many responses carried `status`.
     public func responses(_ status: Int) -> Int { responses[String(status)] ?? 0 }
 
-    /// The stats as compact JSON with sorted keys (what `GET /stats` returns).
+    /// The stats as compact JSON with sorted keys (what `GET /stats` returns), e.g.
+    /// `{"bytes":512,"duplicates":0,"events":2,"invalid":0,"max_batch_events":2,"requests":1,"resets":0,"responses":{"200":1},"unique":2}`.
     public var jsonText: String {
-        StatsJSON.text(
-            bytes: bytes, duplicates: duplicates, events: events, invalid: invalid, maxBatchEvents: maxBatchEvents,
-            requests: requests, resets: resets, responses: responses, unique: unique)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Integers and a dictionary of integers always encode; "{}" is never reached.
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -4,8 +4,16 @@ import Testing
 
 /// The package's one gzip implementation: whole buffers and streams in pieces.
 @Suite struct GzipCodecTests {
-    static let batch: [UInt8] = Array(
-        Fixtures.batch((0..<100).map { Fixtures.track("m\($0)", extra: ",\"properties\":{\"n\":\($0)}") }).utf8)
+    /// A `/v1/batch` body with one small track event per messageId in `ids` (the i-th one with
+    /// `extra(i)` appended to its members), as a client would gzip it.
+    static func body(_ ids: [String], extra: (Int) -> String = { _ in "" }) -> [UInt8] {
+        let events = ids.enumerated().map { i, id in
+            "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"u1\",\"messageId\":\"\(id)\"\(extra(i))}"
+        }
+        return Array(("{\"batch\":[" + events.joined(separator: ",") + "]}").utf8)
+    }
+
+    static let batch: [UInt8] = body((0..<100).map { "m\($0)" }) { ",\"properties\":{\"n\":\($0)}" }
 
     @Test(arguments: [[], Array("x".utf8), batch, Array(repeating: 7, count: 300_000)])
     func roundTrips(_ bytes: [UInt8]) throws {
@@ -27,7 +35,7 @@ import Testing
     }
 
     @Test func concurrentCompressionSharesNoState() async throws {
-        let bodies = (0..<32).map { i in Array(Fixtures.batch([Fixtures.track("c\(i)")]).utf8) }
+        let bodies = (0..<32).map { i in Self.body(["c\(i)"]) }
         let zipped = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
             for (i, body) in bodies.enumerated() { group.addTask { (i, try GzipCodec.compress(body)) } }
             return try await group.reduce(into: [Int: [UInt8]]()) { $0[$1.0] = $1.1 }

@@ -35,39 +35,15 @@ final class CountOnlyStatsRecorder: Sendable {
         }
     }
 
-    /// A snapshot of the counters.
-    func snapshot() -> CountOnlyStats {
+    /// A snapshot of the counters, with the full collector's keys (``CollectorStats``); the
+    /// ones the sink does not track stay 0.
+    func snapshot() -> CollectorStats {
         let c = counters.withLock { $0 }
         var responses: [String: Int] = [:]
         if c.ok > 0 { responses["200"] = c.ok }
         for (status, n) in c.other { responses[String(status)] = n }
-        return CountOnlyStats(
+        return CollectorStats(
             requests: c.requests, responses: responses, events: c.events, bytes: c.bytes,
             maxBatchEvents: c.maxBatchEvents)
-    }
-}
-
-/// The count-only sink's counters, served as `GET /stats` with the keys of the full collector's
-/// stats (`unique`, `duplicates`, `invalid` and `resets` are always 0: the sink does not track them).
-package struct CountOnlyStats: Sendable, Equatable {
-    /// Requests answered (everything except `GET /stats`).
-    package var requests = 0
-    /// Responses by status code (as a string key, e.g. "200").
-    package var responses: [String: Int] = [:]
-    /// Events counted in accepted batches.
-    package var events = 0
-    /// Request body bytes as received (before decompression).
-    package var bytes = 0
-    /// The most events in one accepted batch.
-    package var maxBatchEvents = 0
-
-    /// How many responses carried `status`.
-    package func responses(_ status: Int) -> Int { responses[String(status)] ?? 0 }
-
-    /// Compact JSON with sorted keys, the same keys as the full collector's `GET /stats`.
-    package var jsonText: String {
-        StatsJSON.text(
-            bytes: bytes, duplicates: 0, events: events, invalid: 0, maxBatchEvents: maxBatchEvents,
-            requests: requests, resets: 0, responses: responses, unique: 0)
     }
 }

@@ -1,0 +1,9 @@
+/// Enriched events rendered back to back into one growing buffer, shared by the code that
+/// enriches lines and the code that consumes the events (a dry run's output, a run's chunk).
+/// A class so both sides can reach it while a walk is under way; used by one thread at a time.
+final class EventBuffer {
+    /// The rendered events, back to back (see ``RenderedEvent/range``).
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+}

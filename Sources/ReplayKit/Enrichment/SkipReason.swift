@@ -1,0 +1,18 @@
+/// Why an event is settled without being sent or dead-lettered: a policy, not a failure.
+/// Nothing of such an event is stored.
+package enum SkipReason: String, Sendable, Equatable, CaseIterable {
+    /// Older than the input's `max_event_age` (the SDK's 7-day rule for snapshots).
+    case expired
+    /// Consent denies sending (or, with `privacy.require_consent`, no consent was given), or a
+    /// later revocation in the same SDK queue purged it.
+    case consentDropped = "consent_dropped"
+    /// An event an earlier run already settled: in a rewritten snapshot (found by messageId), or
+    /// on a line past a resumed input's checkpoint (``SettledLines``).
+    case alreadyDelivered = "already_delivered"
+    /// The event's time is outside the run's `--since`/`--until` window (``TimeWindow``); the
+    /// run report counts it as `filtered`.
+    case outsideWindow = "outside_window"
+    /// Another shard's line, in a sharded run (``ShardRouter``); the run report counts it as
+    /// `filtered`.
+    case otherShard = "other_shard"
+}
