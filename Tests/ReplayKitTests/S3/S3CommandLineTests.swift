@@ -119,8 +119,15 @@ extension S3Tests {
                 of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
             let env = moto.environment(home: dir)
             let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
-            await proxy.applied.wait()  // the read stalls: the proxy holds back everything after 200,000 bytes
-            #expect(proxy.faulted && p.isRunning)
+            // The read stalls: the proxy holds back everything after 200,000 bytes. A run that
+            // ends before that (a failure) ends the wait too, and the checks below report it.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await proxy.applied.wait() }
+                group.addTask { await p.ended.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+            #expect(proxy.faulted && p.isRunning, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
             p.send(SIGTERM)
             let signalled = ContinuousClock.now
             await p.waitForExit()

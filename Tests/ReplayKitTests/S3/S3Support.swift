@@ -91,18 +91,23 @@ func runReplay(_ args: [String], in dir: String, env: [String: String]) async th
 /// A started `mr-replay` (``launchReplay(_:in:env:)``).
 ///
 /// `@unchecked Sendable` is safe: after `run()`, the process is only asked for its id, whether it
-/// runs, and its exit status, which Foundation answers from any thread; the semaphore is
-/// thread-safe.
+/// runs, and its exit status, which Foundation answers from any thread; the semaphore and the
+/// latch are thread-safe.
 final class LaunchedReplay: @unchecked Sendable {
     let process: Process
     let stderrPath: String
     private let exited = DispatchSemaphore(value: 0)
+    /// Opened when the process ends (a wait on it returns when its task is cancelled, too).
+    let ended = Latch()
 
     init(_ process: Process, stderrPath: String) {
         self.process = process
         self.stderrPath = stderrPath
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
+        let exited = self.exited, ended = self.ended
+        process.terminationHandler = { _ in
+            exited.signal()
+            ended.open()
+        }
     }
 
     var isRunning: Bool { process.isRunning }
