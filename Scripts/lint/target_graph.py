@@ -14,9 +14,10 @@ LAYERS = [
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
     ('servers', ['Collector', 'CountingSink']),
+    ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'GzipCodec', 'JSONCore']),
+    ('shared', ['IngestionChecks', 'GzipCodec', 'Timestamps', 'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import MetaRouter
+import NIOPosix
 import Testing
 
 /// The TLS part of the transport contract (Tests/MetaRouterTests/Delivery/TransportContractTests
@@ -14,13 +15,14 @@ import Testing
         case asyncHTTPClient, lean
         var testDescription: String { rawValue }
 
-        func make(_ security: TransportSecurity, url: String) -> any ClosableDeliveryTransport {
+        func make(_ security: TransportSecurity, url: String) -> HTTPTransport {
             switch self {
-            case .asyncHTTPClient: return HTTPDeliveryTransport(maxConnectionsPerHost: 2, security: security)
+            case .asyncHTTPClient:
+                .asyncHTTPClient(HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                                                       maxConnectionsPerHost: 2, security: security))
             case .lean:
-                return LeanHTTPTransport.selected(host: url, security: security, maxConnectionsPerHost: 2) {
-                    HTTPDeliveryTransport(maxConnectionsPerHost: 2, security: security)
-                }
+                HTTPTransport(host: url, security: security, maxConnectionsPerHost: 2,
+                              eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next())
             }
         }
     }
