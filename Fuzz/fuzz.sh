@@ -54,7 +54,9 @@ target_jsoncore() {
 
 # A whole line through ReplayKit's enricher with an in-memory identity store. ReplayKit is
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
-# DryRun, the config loader or the dead-letter retry, which need NIO or swift-log), MetaRouter from
+# DryRun, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
+# them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
+# S3 input types the file inputs' code names), MetaRouter from
 # the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
 # check alone, and swift-crypto's `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are
 # replaced by stand-ins (Fuzz/Support).
@@ -64,7 +66,10 @@ target_linepreparer() {
   module Crypto Fuzz/Support/Crypto
   module GzipCodec Fuzz/Support/GzipCodec
   module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
-  module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Input} \
+  module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
+    Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
+    Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
+    Sources/ReplayKit/Config/S3Inputs.swift Sources/ReplayKit/Run/StopSignal.swift Fuzz/Support/ReplayKitS3 \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
     Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,SettledLines}.swift
   harness linepreparer Fuzz/linepreparer

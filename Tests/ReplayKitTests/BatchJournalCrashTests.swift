@@ -8,19 +8,13 @@ import Testing
 @Suite(.serialized, .enabled(if: hasBuiltBinary("mr-replay") && hasBuiltBinary("mr-collector")))
 struct BatchJournalCrashTests {
     /// Starts `mr-collector` failing 15 % of requests with 503 and returns it with its URL.
-    static func startCollector(dir: String) throws -> (Process, String) {
-        let collector = Process()
-        collector.executableURL = try builtBinary("mr-collector")
-        collector.arguments = ["--write-key", "test-key", "--fail-rate", "0.15", "--fail-status", "503", "--seed", "5"]
-        let out = Pipe()
-        collector.standardOutput = out
-        collector.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try collector.run()
-        var text = ""
-        while !text.contains("\n"), let chunk = try out.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty {
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let url = try #require(text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    static func startCollector(dir: String) async throws -> (ChildProcess, String) {
+        let collector = try ChildProcess.launch(
+            try builtBinary("mr-collector"),
+            ["--write-key", "test-key", "--fail-rate", "0.15", "--fail-status", "503", "--seed", "5"],
+            in: dir, stdout: true)
+        let line = await collector.firstLine()  // it prints its URL once it listens
+        let url = try #require(line.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         return (collector, url)
     }
 
@@ -33,37 +27,28 @@ struct BatchJournalCrashTests {
     @Test func killNineLeavesAValidJournalAndTheResumedReportAddsUp() async throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let (collector, url) = try Self.startCollector(dir: dir)
-        defer { collector.terminate() }
+        let (collector, url) = try await Self.startCollector(dir: dir)
+        defer { collector.send(SIGTERM) }
         let (text, _) = generateEvents(count: 8000)
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: url, extra: "rate_limit: { events_per_second: 3000 }")
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
         let journal = "\(dir)/state/batches.ndjson"
 
-        let first = Process()
-        first.executableURL = try builtBinary("mr-replay")
-        first.arguments = args
-        first.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try first.run()
-        // Kill once the run has journaled a problem batch (bounded wait), while it goes on.
-        for _ in 0..<400 where first.isRunning {
-            if let size = try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int, size > 0 { break }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        #expect(first.isRunning, "the kill must land mid-run")
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        let watch = try FileWatch(dir)  // and the state directory the run creates in it
+        let first = try ChildProcess.launch(try builtBinary("mr-replay"), args, in: dir)
+        // Kill as soon as the run has journaled a problem batch, while it goes on: the watch
+        // wakes on each change under `dir` and kills from its own thread.
+        let journaled = await watch.wait(whileRunning: first.pid, until: {
+            ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
+        }, then: { first.send(SIGKILL) })
+        #expect(journaled == .held, "the run journaled a problem batch while it ran")
+        #expect(await first.exit().killed(by: SIGKILL), "the kill must land mid-run")
         let beforeResume = try Self.journalRecords(journal)
         #expect(!beforeResume.isEmpty, "the killed run journaled its retried batches as it went")
 
-        let second = Process()
-        second.executableURL = try builtBinary("mr-replay")
-        second.arguments = args
-        second.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try second.run()
-        second.waitUntilExit()
-        #expect(second.terminationStatus == 0)
+        let second = try ChildProcess.launch(try builtBinary("mr-replay"), args, in: dir)
+        #expect(await second.exit() == .init(status: 0, signalled: false))
 
         let records = try Self.journalRecords(journal)
         #expect(Array(records.prefix(beforeResume.count)) == beforeResume, "the resumed run appends")

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import Synchronization
 import Testing
 
 @testable import ReplayKit
@@ -17,21 +18,12 @@ final class RunCrashTests {
     init() throws { dir = try makeTempDir() }
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 
-    func launch(_ args: [String]) throws -> Process {
-        let p = Process()
-        p.executableURL = try builtBinary("mr-replay")
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
-        return p
+    func launch(_ args: [String]) throws -> ChildProcess {
+        try ChildProcess.launch(try builtBinary("mr-replay"), args, in: dir)
     }
 
-    func runToEnd(_ args: [String]) throws -> Int32 {
-        let p = try launch(args)
-        p.waitUntilExit()
-        return p.terminationStatus
+    func runToEnd(_ args: [String]) async throws -> Int32 {
+        try await launch(args).exit().status
     }
 
     @Test func killNineAtSeveralPointsLosesNothing() async throws {
@@ -65,29 +57,30 @@ final class RunCrashTests {
         let config = try writeRunConfig(dir: "\(dir)/crash", url: target.url, extra: "rate_limit: { events_per_second: 2000 }")
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
         var kills = 0
-        // Each kill lands after the run wrote a checkpoint (checkpoint.json changed), at several
-        // points between two checkpoints (written every second); waiting for it, not for a fixed
-        // time, keeps the test exact on a loaded machine.
+        // Each kill lands after the run wrote a checkpoint (checkpoint.json changed), once the
+        // collector has stored a given number of events more: several points between two
+        // checkpoints (written every second, 2,000 events apart at this rate). The watch wakes on
+        // each change of the mirror and of the collector's store, and kills from its own thread,
+        // so a loaded machine does not move the kill points.
         let mirror = "\(dir)/crash/state/checkpoint.json"
-        for delay in [0.3, 0.05, 0.6, 0.9] {
-            let before = try? FileManager.default.attributesOfItem(atPath: mirror)[.modificationDate] as? Date
+        let watch = try FileWatch(dir)  // the collector's store, and the state directory under it
+        for eventsPastCheckpoint in [600, 100, 1200, 1800] {
+            let before = Self.modified(mirror)
             let p = try launch(args)
-            for _ in 0..<400 where p.isRunning {
-                let now = try? FileManager.default.attributesOfItem(atPath: mirror)[.modificationDate] as? Date
-                if let now, now != before { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            if p.isRunning {
-                kill(p.processIdentifier, SIGKILL)
-                kills += 1
-            }
-            p.waitUntilExit()
+            let mark = Mutex<Int?>(nil)  // the events stored when the mirror changed
+            _ = await watch.wait(whileRunning: p.pid, until: {
+                let stored = target.server.stats().events
+                return mark.withLock { mark in
+                    if mark == nil, let now = Self.modified(mirror), now != before { mark = stored }
+                    return mark.map { stored >= $0 + eventsPastCheckpoint } ?? false
+                }
+            }, then: { p.send(SIGKILL) })
+            if await p.exit().killed(by: SIGKILL) { kills += 1 }
         }
         #expect(kills >= 2, "the kills must land while the run is going")
         // The final run completes: exit 1 when the broken last line is dead-lettered in it, 0 when a
         // killed run already settled it (then the last checkpoint passed everything).
-        let finalExit = try runToEnd(args)
+        let finalExit = try await runToEnd(args)
         #expect([0, 1].contains(finalExit), "final run exit \(finalExit)")
         let got = try await target.received()
 
@@ -118,14 +111,20 @@ final class RunCrashTests {
         let target = try await RunTarget.start(dir: dir)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit: { events_per_second: 1500 }")
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
+        let watch = try FileWatch(dir)  // the collector stores what arrives in dir/collected.ndjson
         let p = try launch(args)
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(p.isRunning)
-        p.terminate()
-        let started = ContinuousClock.now
-        p.waitUntilExit()
-        #expect(ContinuousClock.now - started < .seconds(8), "a stop settles within a bounded time")
-        #expect(p.terminationStatus == 75)
+        // SIGTERM once a quarter of the events arrived: the run is sending, with more to send.
+        let signalled = Mutex<ContinuousClock.Instant?>(nil)
+        let sending = await watch.wait(whileRunning: p.pid, until: { target.server.stats().events >= 500 }) {
+            signalled.withLock { $0 = .now }
+            p.send(SIGTERM)
+        }
+        #expect(sending == .held, "the stop must land mid-run")
+        let exit = await p.exit()
+        if let signalled = signalled.withLock({ $0 }) {
+            #expect(ContinuousClock.now - signalled < .seconds(8), "a stop settles within a bounded time")
+        }
+        #expect(exit == .init(status: 75, signalled: false))
         let stopped = try #require(
             try JSONValue(parsing: try String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8)).objectValue)
         #expect(stopped["status"] == "interrupted")
@@ -135,20 +134,25 @@ final class RunCrashTests {
         let pending = try #require(events["pending"].flatMap { Int($0.encodedString) })
         #expect(read == delivered + pending, "read = delivered + pending when interrupted")
 
-        #expect(try runToEnd(args) == 0)
+        #expect(try await runToEnd(args) == 0)
         let got = try await target.received()
         #expect(got.events.count == valid)
+    }
+
+    /// When `path` was last changed, or nil when it does not exist.
+    static func modified(_ path: String) -> Date? {
+        try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
     }
 
     @Test func exitCodesForFatalAndConfigErrors() async throws {
         let target = try await RunTarget.start(dir: dir, writeKey: "right")
         try writeFile("\(dir)/in.ndjson", generateEvents(count: 20).text)
         let wrong = try writeRunConfig(dir: dir, url: target.url, writeKey: "wrong")
-        #expect(try runToEnd(["run", "--config", wrong, "--quiet", "\(dir)/in.ndjson"]) == 3)
+        #expect(try await runToEnd(["run", "--config", wrong, "--quiet", "\(dir)/in.ndjson"]) == 3)
         try writeFile("\(dir)/bad.yaml", "ingestion:\n  hostt: x\n")
-        #expect(try runToEnd(["run", "--config", "\(dir)/bad.yaml", "\(dir)/in.ndjson"]) == 2)
-        #expect(try runToEnd(["run", "--config", wrong, "--shard", "5/2", "\(dir)/in.ndjson"]) == 2)
-        #expect(try runToEnd(["run", "--config", wrong, "\(dir)/missing.ndjson"]) == 2)
+        #expect(try await runToEnd(["run", "--config", "\(dir)/bad.yaml", "\(dir)/in.ndjson"]) == 2)
+        #expect(try await runToEnd(["run", "--config", wrong, "--shard", "5/2", "\(dir)/in.ndjson"]) == 2)
+        #expect(try await runToEnd(["run", "--config", wrong, "\(dir)/missing.ndjson"]) == 2)
         _ = try await target.received()
     }
 }

@@ -1,21 +1,31 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
+import Synchronization
 import Testing
 
 @testable import ReplayKit
 
 /// How a run starts and stops: the stop signal, task cancellation, and the embedded target.
 @Suite struct RunLifecycleTests {
-    @Test func stopSignalWakesEveryWaiter() async {
+    @Test(.timeLimit(.minutes(1))) func stopSignalWakesEveryWaiter() async {
         let stop = StopSignal()
-        async let first = stop.requested()
-        async let second = stop.requested()
-        try? await Task.sleep(for: .milliseconds(20))
+        let woken = WokenCount()
+        // `Task.immediate` runs each waiter here, up to its first suspension: when it returns,
+        // the waiter is parked in `requested()`, or has returned from it.
+        let first = Task.immediate {
+            defer { woken.value.add(1, ordering: .relaxed) }
+            return await stop.requested()
+        }
+        let second = Task.immediate {
+            defer { woken.value.add(1, ordering: .relaxed) }
+            return await stop.requested()
+        }
+        #expect(woken.value.load(ordering: .relaxed) == 0, "a waiter must stay parked until the signal is raised")
         #expect(!stop.isRequested)
         #expect(stop.request() == 1)
-        #expect(await first)
-        #expect(await second)
+        #expect(await first.value)
+        #expect(await second.value)
         #expect(stop.request() == 2)
         #expect(await stop.requested(), "a raised signal answers at once")
     }
@@ -49,10 +59,11 @@ import Testing
         let (text, valid) = generateEvents(count: 10_000)
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
+        let stored = try FileWatch(dir)  // the collector stores what arrives in dir/collected.ndjson
         let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
-        // Cancel once events arrive (bounded wait): the run is then mid-way at 4,000 events/s.
-        for _ in 0..<400 where target.server.stats().events == 0 { try await Task.sleep(for: .milliseconds(25)) }
-        run.cancel()
+        // Cancel as soon as the first events are stored: the run is then mid-way at 4,000 events/s.
+        let arrived = await stored.wait(until: { target.server.stats().events > 0 }, then: { run.cancel() })
+        #expect(arrived == .held)
         let first = try await run.value
         #expect(first.status == .interrupted)
         #expect(first.events.delivered > 0)
@@ -63,4 +74,9 @@ import Testing
         let got = try await target.received()
         #expect(Set(got.events.keys).count == valid, "every event arrives, none lost at the stop")
     }
+}
+
+/// How many waiters returned, shared with the waiters' tasks.
+private final class WokenCount: Sendable {
+    let value = Atomic(0)
 }

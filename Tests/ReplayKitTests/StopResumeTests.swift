@@ -36,15 +36,18 @@ import Testing
         let config = try writeRunConfig(dir: dir, url: "http://127.0.0.1:9")
         // Line 2's batch hangs: its lane stops there, the other lanes deliver everything.
         let first = Self.recording(stuckId: "m-1-1")
+        let otherLanes = try Self.linesOnOtherLanes(than: 2, text)
         let stop = StopSignal()
+        let watch = try FileWatch(dir)  // and the state directory the run creates in it
         let run = Task { try await Self.run(dir: dir, config: config, transport: first, stop: stop) }
-        // Stop once the other lanes are done: nothing more arrived for half a second.
-        var (last, still) = (-1, 0)
-        for _ in 0..<600 where still < 10 {
-            try await Task.sleep(for: .milliseconds(50))
-            let now = first.deliveredMessageIds.count
-            (last, still) = (now, now > 0 && now == last ? still + 1 : 0)
-        }
+        // Stop once the other lanes are done: the checkpoint (written every 50 ms) shows every
+        // line of theirs settled.
+        let done = await watch.wait(until: {
+            guard let input = readCheckpointMirror("\(dir)/state")?.inputs.values.first else { return false }
+            let after = SettledLines(pairs: input.settledAfter)
+            return otherLanes.allSatisfy { $0 <= input.line || after?.contains($0) == true }
+        })
+        #expect(done == .held, "the other lanes settled their \(otherLanes.count) lines")
         stop.request()
         let report1 = try await run.value
         #expect(report1.status == .interrupted)
@@ -64,6 +67,16 @@ import Testing
         #expect(report2.events.alreadyDelivered == sentFirst.count - report2.events.resumedPast)
         #expect(report2.events.alreadyDelivered > 0)
         #expect(report2.events.delivered == sentSecond.count)
+    }
+
+    /// The line numbers of `text` whose events go to another engine lane than line `line`'s
+    /// (by anonymousId, over `writeRunConfig`'s `concurrency: 4` lanes).
+    static func linesOnOtherLanes(than line: Int, _ text: String) throws -> [Int] {
+        let lanes = try text.split(separator: "\n").map { event in
+            let anonymousId = try #require(try JSONValue(parsing: String(event)).objectValue?["anonymousId"]?.stringValue)
+            return LaneRouting.lane(forKey: LaneRouting.laneKey(forOrderingKey: anonymousId), laneCount: 4)
+        }
+        return lanes.indices.filter { lanes[$0] != lanes[line - 1] }.map { $0 + 1 }
     }
 
     @Test func settledLinesRoundTripAndRejectMalformedPairs() {

@@ -1,5 +1,3 @@
-import ObjectStorage
-
 /// An input that cannot be read for a reason that stops the command: an `s3://` input whose
 /// store refused the credentials, a bucket or key that does not exist, or failures that went on
 /// past the retries. Its message names the input (the `s3://` URL) and, for a refusal, where the
@@ -34,38 +32,12 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         self.description = description
     }
 
-    /// The S3 reader's error as an input failure.
-    init(_ error: S3Error) {
-        let kind: Kind
-        switch error.kind {
-        case .accessDenied, .credentials: kind = .refused
-        case .noSuchBucket, .noSuchKey: kind = .missing
-        case .invalidLocation, .rejected: kind = .invalid
-        case .retriesExhausted: kind = .transient
-        case .objectChanged: kind = .changed
-        }
-        var message = error.message
-        if kind == .changed {
-            message += "; run again: the next run reads the new version as inputs.on_changed says"
-        }
-        self.init(kind, message)
-    }
-
     /// The exit status of a command that stops on it before anything was sent.
     public var exitCode: Int32 {
         switch kind {
         case .refused: 3
         case .missing, .invalid: 2
         case .transient, .changed: 75
-        }
-    }
-
-    /// How a run that stops on it ends: a refusal or an invalid request is `failed_fatal`, the
-    /// rest `stopped_transient`.
-    var runStatus: RunReport.Status {
-        switch kind {
-        case .refused, .invalid, .missing: .failedFatal
-        case .transient, .changed: .stoppedTransient
         }
     }
 

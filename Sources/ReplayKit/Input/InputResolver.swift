@@ -1,16 +1,6 @@
 import Foundation
 import ObjectStorage
 
-/// Why inputs could not be resolved.
-package struct InputError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong, naming the input.
-    package let message: String
-    /// Creates an error.
-    package init(_ message: String) { self.message = message }
-    /// The message.
-    package var description: String { message }
-}
-
 /// Turns command-line input arguments into ordered ``InputSource`` values.
 ///
 /// - a file is used as given;

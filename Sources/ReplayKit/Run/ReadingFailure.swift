@@ -11,3 +11,14 @@ extension ReplayRunner {
         return (.stoppedTransient, "reading or checkpointing failed: \(error)")
     }
 }
+
+extension InputFailure {
+    /// How a run that stops on it ends: a refusal or an invalid request is `failed_fatal`, the
+    /// rest `stopped_transient`.
+    var runStatus: RunReport.Status {
+        switch kind {
+        case .refused, .invalid, .missing: .failedFatal
+        case .transient, .changed: .stoppedTransient
+        }
+    }
+}

@@ -40,6 +40,7 @@ final class ReadingJob: @unchecked Sendable {
         self.identity = identity
         self.enricher = Enricher(config: config, identity: identity)
         enricher.preparer.setWindow(plan.window)
+        runState.counters.withLock { $0.inputSpans = Self.spans(plan) }
         if let shard = options.shard, shard.mode == .identity {
             enricher.shardRouter = ShardRouter(shard: shard, config: config, deviceAnonymousId: identity.deviceAnonymousId)
         }
@@ -47,6 +48,7 @@ final class ReadingJob: @unchecked Sendable {
         self.checkpoint = checkpoint
         self.stop = stop
         self.pipe = pipe
+        stop.whenRequested { [pipe] in pipe.interrupt() }
     }
 
     /// Where the reader renders the events of the lines not yet recorded (emptied by each record).
@@ -136,6 +138,18 @@ final class ReadingJob: @unchecked Sendable {
         }
     }
 
+    /// Where each input's bytes lie in the run's byte count (see ``InputSpan``).
+    static func spans(_ plan: ResumePlan) -> [InputSpan] {
+        plan.inputs.indices.map { i in
+            let input = plan.inputs[i]
+            let end = i + 1 < plan.inputs.count ? plan.inputs[i + 1].bytesBefore : plan.totalBytes
+            let skipped = input.isPlainText && input.source.kind != .snapshot ? input.resumeAt?.offset ?? 0 : 0
+            return InputSpan(
+                name: input.source.shardName, start: input.bytesBefore, size: input.source.isStdin ? nil : end - input.bytesBefore,
+                skipped: skipped)
+        }
+    }
+
     /// Empty chunks, one per lane, with room reserved.
     static func emptyLaneChunks(_ lanes: Int) -> [EventChunk] {
         (0..<lanes).map { _ in
@@ -152,11 +166,17 @@ final class ReadingJob: @unchecked Sendable {
         laneChunks = Self.emptyLaneChunks(laneChunks.count)
         chunkBytes = 0
         chunkEvents = 0
-        while !pipe.send(events, waitingUpTo: .seconds(1)) {
-            try checkpointIfDue()
-            if pipe.isClosed || stop.isRequested { return }
+        while true {
+            switch pipe.send(events, until: lastCheckpoint + options.checkpointInterval) {
+            case .sent:
+                try checkpointIfDue()
+                return
+            case .closed: return
+            case .woken:
+                try checkpointIfDue()
+                if stop.isRequested { return }
+            }
         }
-        try checkpointIfDue()
     }
 
     private func checkpointIfDue() throws {
@@ -182,6 +202,7 @@ final class ReadingJob: @unchecked Sendable {
                 if let failure = c.deadLetterError { return failure }
                 let input = lines[i].input
                 c.bytesRead = plan.inputs[input].bytesBefore + lines[i].fileBytesRead
+                c.currentInput = input
                 let lineNumber = lines[i].lineNumber, sequence = lines[i].sequence
                 let endOffset = lines[i].settledOffset, settledThrough = lines[i].settledLineNumber
                 func settledLine() {

@@ -17,6 +17,9 @@ final class RunState: Sendable {
         var inFlightEvents = 0
         var bytesRead: UInt64 = 0
         var bytesTotal: UInt64 = 0
+        /// The input being read (its index), and where each input's bytes lie in `bytesRead`.
+        var currentInput = 0
+        var inputSpans: [InputSpan] = []
         var deadLetterError: String?
     }
 
@@ -92,4 +95,17 @@ final class RunState: Sendable {
             }
         }
     }
+}
+
+/// Where one input's bytes lie in a run's byte count, for progress.
+struct InputSpan: Sendable {
+    /// The input's file name.
+    var name: String
+    /// Bytes of the inputs before it.
+    var start: UInt64
+    /// Its size, when known.
+    var size: UInt64?
+    /// Bytes of it not read by this run because it resumes past them (a plain file is read
+    /// from its checkpoint on; its reader counts from there).
+    var skipped: UInt64
 }

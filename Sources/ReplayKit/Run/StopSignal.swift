@@ -11,6 +11,7 @@ public final class StopSignal: Sendable {
         var requests = 0
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter: UInt64 = 0
+        var handlers: [@Sendable () -> Void] = []
     }
     private let state = Mutex(State())
     /// Mirrors `state.requests > 0`, for the reader thread's per-line check without a lock.
@@ -23,15 +24,27 @@ public final class StopSignal: Sendable {
     /// have been, including this one.
     @discardableResult
     public func request() -> Int {
-        let (count, waiters) = state.withLock { s -> (Int, [CheckedContinuation<Bool, Never>]) in
+        let (count, waiters, handlers) = state.withLock { s -> (Int, [CheckedContinuation<Bool, Never>], [@Sendable () -> Void]) in
             s.requests += 1
             let waiting = Array(s.waiters.values)
             s.waiters.removeAll()
-            return (s.requests, waiting)
+            return (s.requests, waiting, s.requests == 1 ? s.handlers : [])
         }
         raised.store(true, ordering: .releasing)
         for waiter in waiters { waiter.resume(returning: true) }
+        for handler in handlers { handler() }
         return count
+    }
+
+    /// Calls `handler` once when a stop is requested (at once if it already was): for code on
+    /// a thread of its own that blocks, to wake it.
+    package func whenRequested(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.requests > 0 { return true }
+            s.handlers.append(handler)
+            return false
+        }
+        if now { handler() }
     }
 
     /// Whether a stop was requested.

@@ -13,13 +13,15 @@ extension S3Tests {
         init() throws { dir = try makeTempDir() }
         deinit { try? FileManager.default.removeItem(atPath: dir) }
 
-        /// Waits until the checkpoint shows `url` read part way (or `process` ended); true when it does.
-        func waitForPartialCheckpoint(_ url: String, stateDir: String, while process: LaunchedReplay) async throws -> Bool {
-            for _ in 0..<800 where process.isRunning {
-                if let cp = readCheckpointMirror(stateDir)?.inputs[url], cp.offset > 0, !cp.completed { return true }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            return false
+        /// Kills `process` with SIGKILL as soon as the checkpoint shows `url` read part way
+        /// (`watch` follows `stateDir`), unless it ends first; true when the kill landed.
+        func killAtPartialCheckpoint(_ url: String, stateDir: String, _ process: LaunchedReplay, watch: FileWatch) async -> Bool {
+            _ = await watch.wait(whileRunning: process.process.processIdentifier, until: {
+                guard let cp = readCheckpointMirror(stateDir)?.inputs[url] else { return false }
+                return cp.offset > 0 && !cp.completed
+            }, then: { process.send(SIGKILL) })
+            await process.waitForExit()
+            return process.process.terminationReason == .uncaughtSignal && process.status == SIGKILL
         }
 
         @Test func killNineMidObjectResumesAtTheCheckpointForGzipAndPlainObjects() async throws {
@@ -35,13 +37,10 @@ extension S3Tests {
             var kills = 0
             // First killed inside the gzip object, then inside the plain one, each right after a
             // checkpoint showed it read part way.
+            let watch = try FileWatch("\(dir)/run")  // and the state directory the run creates in it
             for url in ["s3://kill-bucket/in/a-events.ndjson.gz", "s3://kill-bucket/in/b-events.ndjson"] {
                 let p = try launchReplay(args, in: dir, env: env)
-                if try await waitForPartialCheckpoint(url, stateDir: "\(dir)/run/state", while: p), p.isRunning {
-                    p.send(SIGKILL)
-                    kills += 1
-                }
-                await p.waitForExit()
+                if await killAtPartialCheckpoint(url, stateDir: "\(dir)/run/state", p, watch: watch) { kills += 1 }
             }
             #expect(kills == 2, "both kills must land mid-object")
             let final = try await runReplay(args, in: dir, env: env)
@@ -107,7 +106,7 @@ extension S3Tests {
             #expect(empty.err.contains("s3://present-bucket/nothing/: the prefix holds no objects"), "\(empty.err)")
         }
 
-        @Test func aStopSignalWakesAReadStalledOnTheNetwork() async throws {
+        @Test(.timeLimit(.minutes(3))) func aStopSignalWakesAReadStalledOnTheNetwork() async throws {
             let moto = try S3Moto.shared
             try await moto.put(bucket: "stall-bucket", ["s/events.ndjson": try writeEventsFile(dir, "stall", s3Events("st", count: 5000))])
             let proxy = try await S3FaultProxy.start(
@@ -120,7 +119,7 @@ extension S3Tests {
                 of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
             let env = moto.environment(home: dir)
             let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
-            for _ in 0..<800 where p.isRunning && !proxy.faulted { try await Task.sleep(for: .milliseconds(25)) }
+            await proxy.applied.wait()  // the read stalls: the proxy holds back everything after 200,000 bytes
             #expect(proxy.faulted && p.isRunning)
             p.send(SIGTERM)
             let signalled = ContinuousClock.now

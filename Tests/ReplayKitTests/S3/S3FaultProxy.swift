@@ -20,11 +20,14 @@ final class S3FaultProxy: Sendable {
     }
 
     let port: Int
+    /// Opens when the fault takes effect: `afterBytes` went through, then the cut or the stall.
+    let applied: Latch
     private let channel: any Channel
     private let state: NIOLockedValueBox<State>
 
-    private init(port: Int, channel: any Channel, state: NIOLockedValueBox<State>) {
+    private init(port: Int, applied: Latch, channel: any Channel, state: NIOLockedValueBox<State>) {
         self.port = port
+        self.applied = applied
         self.channel = channel
         self.state = state
     }
@@ -44,6 +47,7 @@ final class S3FaultProxy: Sendable {
     ) async throws -> S3FaultProxy {
         let upstreamPort = Int(upstream.split(separator: ":").last ?? "") ?? 0
         let state = NIOLockedValueBox(State())
+        let applied = Latch()
         let rule = FaultRule(requestLine: "GET \(path) ", fault: fault, afterBytes: afterBytes, refuseReopens: refuseReopens)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -54,7 +58,7 @@ final class S3FaultProxy: Sendable {
                     .channelInitializer { outbound in
                         outbound.eventLoop.makeCompletedFuture {
                             try outbound.pipeline.syncOperations.addHandler(
-                                AnswerRelay(peer: inbound, rule: rule, decision: decision))
+                                AnswerRelay(peer: inbound, rule: rule, decision: decision, applied: applied))
                         }
                     }
                     .connect(host: "127.0.0.1", port: upstreamPort)
@@ -64,7 +68,7 @@ final class S3FaultProxy: Sendable {
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return S3FaultProxy(port: channel.localAddress?.port ?? 0, channel: channel, state: state)
+        return S3FaultProxy(port: channel.localAddress?.port ?? 0, applied: applied, channel: channel, state: state)
     }
 
     func stop() async throws { try await channel.close() }
@@ -132,13 +136,15 @@ private final class AnswerRelay: ChannelInboundHandler {
     private let peer: any Channel
     private let rule: FaultRule
     private let decision: NIOLockedValueBox<Bool?>
+    private let applied: Latch
     private var forwarded = 0
     private var stopped = false
 
-    init(peer: any Channel, rule: FaultRule, decision: NIOLockedValueBox<Bool?>) {
+    init(peer: any Channel, rule: FaultRule, decision: NIOLockedValueBox<Bool?>, applied: Latch) {
         self.peer = peer
         self.rule = rule
         self.decision = decision
+        self.applied = applied
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -150,6 +156,7 @@ private final class AnswerRelay: ChannelInboundHandler {
         }
         forwarded += buffer.readableBytes
         let write = peer.writeAndFlush(buffer)
+        if stopped { write.whenComplete { [applied] _ in applied.open() } }
         if stopped, case .cut = rule.fault {
             let (peer, channel) = (peer, context.channel)
             write.whenComplete { _ in
