@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [
-                "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "JSONCore",
+                "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "JSONCore", "GzipCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -76,7 +76,7 @@ public final class ScriptedTransport: DeliveryTransport {
     ///   - holding: the requests (by their events) that wait for ``release()``.
     ///   - inner: where requests the script returns nil for go; without one they are answered 200.
     public init(clock: (any EngineClock)? = nil, holdingAll: Bool = false, holding: (@Sendable ([JSONObject]) -> Bool)? = nil,
-                forwardingTo inner: (any DeliveryTransport)? = nil, script: @escaping Script = { _, _ in nil }) {
+                forwardingTo inner: (any DeliveryTransport)? = nil, script: @escaping Script) {
         self.clock = clock
         self.holding = holding
         self.inner = inner
@@ -84,14 +84,21 @@ public final class ScriptedTransport: DeliveryTransport {
         state = Mutex(State(open: !holdingAll))
     }
 
+    /// A transport answering 200 to every request (or passing it to `inner`), after a hold for
+    /// those `holdingAll` or `holding` picks.
+    public convenience init(clock: (any EngineClock)? = nil, holdingAll: Bool = false,
+                            holding: (@Sendable ([JSONObject]) -> Bool)? = nil, forwardingTo inner: (any DeliveryTransport)? = nil) {
+        self.init(clock: clock, holdingAll: holdingAll, holding: holding, forwardingTo: inner, script: { _, _ in nil })
+    }
+
     /// A transport answering `responses` in order, then 200.
     public convenience init(clock: (any EngineClock)? = nil, sequence responses: [DeliveryResponse]) {
-        self.init(clock: clock) { i, _ in i < responses.count ? responses[i] : nil }
+        self.init(clock: clock, script: { i, _ in i < responses.count ? responses[i] : nil })
     }
 
     /// A transport answering every request with `status`.
     public convenience init(clock: (any EngineClock)? = nil, status: Int) {
-        self.init(clock: clock) { _, _ in .status(status, headers: []) }
+        self.init(clock: clock, script: { _, _ in .status(status, headers: []) })
     }
 
     /// The answered requests, in the order they were answered.

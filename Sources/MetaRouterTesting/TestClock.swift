@@ -5,8 +5,9 @@ import Synchronization
 /// An ``EngineClock`` for tests: time moves only when the clock is told to, so backoff,
 /// cooldowns, rate limits and flush timers run exactly and at once, without sleeping.
 ///
-/// - `.automatically`: a sleep moves the clock to its deadline (when it is later than now) and
-///   returns at once, so an engine's waits are recorded at their exact virtual times.
+/// - `.automatically`: a sleep moves the clock to its deadline once no other sleeper has an
+///   earlier one, and returns, so an engine's waits take no real time, are recorded at their
+///   exact virtual times, and concurrent lanes see time pass in the same order on every run.
 /// - `.manually`: a sleeper waits until the test calls ``advance(by:)`` past its deadline; the
 ///   test learns that tasks sleep with ``waitForSleepers(_:)`` or ``waitForSleeper(until:)``,
 ///   which are woken when a sleeper arrives.
@@ -38,6 +39,8 @@ public final class TestClock: EngineClock {
         var sleepers: [Sleeper] = []
         var nextId = 0
         var watchers: [Watcher] = []
+        /// The deadlines of the sleepers of an automatically advancing clock, by id.
+        var automatic: [Int: Duration] = [:]
 
         /// Takes the watchers whose condition holds now.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -78,9 +81,9 @@ public final class TestClock: EngineClock {
     /// cancelled first.
     public func sleep(until deadline: Duration) async throws {
         try Task.checkCancellation()
+        if advancing == .automatically { return try await sleepAutomatically(until: deadline) }
         let id = state.withLock { s -> Int in
             s.nextId += 1
-            if advancing == .automatically, deadline > s.now { s.now = deadline }
             return s.nextId
         }
         try await withTaskCancellationHandler {
@@ -99,6 +102,28 @@ public final class TestClock: EngineClock {
                 return s.sleepers.remove(at: k)
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock to `deadline` once no other sleeper has an earlier deadline. Before each
+    /// look it yields a few times, so that tasks about to sleep register their deadlines first.
+    private func sleepAutomatically(until deadline: Duration) async throws {
+        let id = state.withLock { s -> Int in
+            s.nextId += 1
+            s.automatic[s.nextId] = deadline
+            return s.nextId
+        }
+        defer { _ = state.withLock { $0.automatic.removeValue(forKey: id) } }
+        while true {
+            for _ in 0..<8 { await Task.yield() }
+            try Task.checkCancellation()
+            let done = state.withLock { s -> Bool in
+                if s.now >= deadline { return true }
+                guard let earliest = s.automatic.values.min(), earliest >= deadline else { return false }
+                s.now = deadline
+                return true
+            }
+            if done { return }
         }
     }
 

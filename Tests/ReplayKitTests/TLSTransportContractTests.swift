@@ -46,7 +46,7 @@ import Testing
         let port = try await server.start()
         let url = "https://\(host):\(port)/v1/batch"
         let transport = kind.make(security, url: url)
-        if kind == .lean { #expect(transport is LeanHTTPTransport) }
+        if kind == .lean, case .asyncHTTPClient = transport { Issue.record("an https:// host without a proxy gets the lean transport") }
         let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","messageId":"m1","timestamp":"2024-01-01T00:00:00Z"}]}"#
         let request = DeliveryRequest(
             url: url,

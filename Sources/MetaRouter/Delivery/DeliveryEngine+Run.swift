@@ -54,7 +54,10 @@ extension DeliveryEngine {
                 group.addTask(executorPreference: laneExecutor) { await self.runLane(i, abort: abort) }
             }
         }
-        if Task.isCancelled { stop(.cancelled) }
+        // Cancelled after `finish()` settled everything, the engine ended as asked; cancelled
+        // before, it stops. Either way no lane runs now, so it takes no more events.
+        if Task.isCancelled, !(closing && unsettled.isEmpty) { stop(.cancelled) }
+        closing = true
         phase = .ended
         settleEverything()
         resumeAll(&drainWaiters)

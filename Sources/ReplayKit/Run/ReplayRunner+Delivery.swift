@@ -35,9 +35,11 @@ extension ReplayRunner {
         }
         let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
         let settled = Flag()
+        // The engine's lanes. The run ends the engine itself: `finish`, or `cancel` with the grace
+        // on a stop or a cancellation of the run's task. So the lanes run in a task of their own,
+        // which that cancellation reaches only through `cancel(grace:)`; the run awaits it below.
+        let lanes = Task { await engine.runLanes() }
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
-            // The engine's lanes; the run ends the engine itself (finish, or cancel on a stop).
-            helpers.addTask { await engine.runLanes() }
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay
@@ -62,6 +64,7 @@ extension ReplayRunner {
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
         }
+        await lanes.value
         runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
         var (report, stateFailure) = await closeRun(job: job, runState: runState, opened: opened, target: target)
         report.apply(stats)

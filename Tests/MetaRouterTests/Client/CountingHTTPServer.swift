@@ -34,8 +34,9 @@ final class CountingHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 self.state.withLock { $0.connections += 1 }
-                return child.pipeline.configureHTTPServerPipeline().flatMap {
-                    child.pipeline.addHandler(RecordingHandler(server: self))
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try child.pipeline.syncOperations.addHandler(RecordingHandler(server: self))
                 }
             }
         let bound = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()

@@ -1,4 +1,5 @@
 import Foundation
+import GzipCodec
 import JSONCore
 import Testing
 
@@ -79,7 +80,7 @@ import MetaRouterTesting
         #expect(r.request.header("Content-Encoding") == "gzip")
         #expect(Array(r.request.body.prefix(2)) == [0x1f, 0x8b], "gzip magic")
         #expect(r.request.body.count < r.body.count)
-        let unzipped = try Gzip.decompress(r.request.body)
+        let unzipped = try GzipCodec.decompress(r.request.body)
         #expect(unzipped == r.body)
         expectWellFormedBody(r, writeKey: "wk-123")
         #expect(r.events.count == 20)

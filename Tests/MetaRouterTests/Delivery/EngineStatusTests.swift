@@ -86,7 +86,7 @@ import MetaRouterTesting
     }
 
     @Test func retryAfterHTTPDateIsHonored() async {
-        let clock = TestClock(wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
+        let clock = TestClock(advancing: .automatically, wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
         let transport = ScriptedTransport(clock: clock, sequence: [
             status(503, [("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
         ])

@@ -1,4 +1,5 @@
 import Foundation
+import GzipCodec
 import Hummingbird
 import JSONCore
 import Logging
@@ -165,7 +166,7 @@ import MetaRouterTesting
             #expect(r.path == "/base/v1/batch")
             #expect(r.encoding == "gzip")
             #expect(r.authorization == "Basic " + Data("wk:".utf8).base64EncodedString())
-            let root = try JSONValue(parsing: Gzip.decompress(r.body)).objectValue
+            let root = try JSONValue(parsing: GzipCodec.decompress(r.body)).objectValue
             #expect(root?["sentAt"]?.stringValue != nil)
             for e in root?["batch"]?.arrayValue ?? [] {
                 #expect(e.objectValue?["writeKey"]?.stringValue == "wk")

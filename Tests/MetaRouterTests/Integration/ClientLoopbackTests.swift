@@ -32,7 +32,7 @@ import Testing
         for k in 0..<500 { await client.track("Step", properties: ["k": .number(JSONNumber(k))]) }
         await client.shutdown()
         let stats = await client.stats
-        let collector = await server.stats()
+        let collector = server.stats()
         try await server.shutdown()
 
         #expect(stats.delivered == 501)

@@ -103,7 +103,7 @@ enum Loopback {
         }
         let stats = await engine.finish()
         await http.shutdown()
-        let collectorStats = await server.stats()
+        let collectorStats = server.stats()
         try await server.shutdown()
 
         let text = (try? String(contentsOfFile: storePath, encoding: .utf8)) ?? ""
