@@ -11,6 +11,7 @@ import Testing
         let transport = ScriptedTransport { index, _ in index == 0 ? .status(503, headers: []) : nil }
         let client = try MetaRouterClient(options: options, transport: transport, clock: clock)
         let running = Task { try await client.run() }
+        await clock.waitForSleepers(1)  // run() runs: its flush timer waits
         await client.track("Signed Up")
         await client.flush()
         await transport.waitForRequests(1)
