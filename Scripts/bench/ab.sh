@@ -11,19 +11,14 @@
 set -euo pipefail
 OLD="$1"; NEW="$2"; FILE="$3"; ROUNDS="${4:-5}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$ROOT/Scripts/bench/common.sh"
 COLLECTOR="${5:-$ROOT/.build/release/mr-collector}"
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install -y time)" >&2; exit 2; }
+need_time
 WORK="$(mktemp -d)"
-"$COLLECTOR" --port 0 --write-key K --count-only > "$WORK/collector.out" 2> "$WORK/collector.err" &
-CPID=$!
+start_count_sink "$COLLECTOR" "$WORK"
+CPID=$SINK_PID
 trap 'kill $CPID 2>/dev/null; rm -rf "$WORK"' EXIT
-URL=""
-for _ in $(seq 1 100); do
-  URL="$(head -n1 "$WORK/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://.*\)$#\1#p')"
-  [ -n "$URL" ] && break
-  sleep 0.1
-done
-[ -n "$URL" ] || { echo "the collector did not start" >&2; exit 1; }
+URL="$SINK_URL"
 for step in dry e2e; do
   printf 'ingestion:\n  host: %s\n  write_key: K\nbatching:\n  max_events: 100\n  concurrency: 4\nstate_dir: %s\n' \
     "$URL" "$WORK/state-$step" > "$WORK/$step.yaml"

@@ -17,6 +17,7 @@
 # MR_REPLAY and MR_COLLECTOR pick other binaries (default: .build/release).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$ROOT/Scripts/bench/common.sh"
 EVENTS=1000000; FILES=16; REPEAT=3; BUILD=1; OUT="$ROOT/bench-results"; SEED=20261122
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,9 +31,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install -y time)" >&2; exit 2; }
+need_time
 if [ "$BUILD" = 1 ]; then
-  (cd "$ROOT" && swift build -c release --product mr-replay >/dev/null && swift build -c release --product mr-collector >/dev/null)
+  build_release "$ROOT"
 fi
 MR_REPLAY="${MR_REPLAY:-$ROOT/.build/release/mr-replay}"
 MR_COLLECTOR="${MR_COLLECTOR:-$ROOT/.build/release/mr-collector}"
@@ -72,15 +73,9 @@ PY
 BYTES=$(cat "$DATA"/*.gz | wc -c)
 
 # The sink.
-"$MR_COLLECTOR" --port 0 --write-key K --count-only > "$WORK/collector.out" 2> "$WORK/collector.err" &
-PIDS+=("$!")
-URL=""
-for _ in $(seq 1 100); do
-  URL="$(head -n1 "$WORK/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://.*\)$#\1#p')"
-  [ -n "$URL" ] && break
-  sleep 0.1
-done
-[ -n "$URL" ] || { echo "the collector did not start" >&2; exit 1; }
+start_count_sink "$MR_COLLECTOR" "$WORK"
+PIDS+=("$SINK_PID")
+URL="$SINK_URL"
 printf 'ingestion:\n  host: %s\n  write_key: K\nbatching:\n  max_events: 100\n  concurrency: 4\ninputs:\n  s3:\n    endpoint: %s\n    region: us-east-1\nstate_dir: %s\n' \
   "$URL" "$S3" "$WORK/state" > "$WORK/replay.yaml"
 export AWS_ACCESS_KEY_ID=AKIDBENCH AWS_SECRET_ACCESS_KEY=bench-secret

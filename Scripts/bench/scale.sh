@@ -15,6 +15,7 @@
 # other binaries (default: .build/release).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$ROOT/Scripts/bench/common.sh"
 EVENTS=1000000; FILES=16; SHARDS=4; REPEAT=3; BUILD=1; MIX=uniform; OUT="$ROOT/bench-results"; SEED=20261122
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,9 +31,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install -y time)" >&2; exit 2; }
+need_time
 if [ "$BUILD" = 1 ]; then
-  (cd "$ROOT" && swift build -c release --product mr-replay >/dev/null && swift build -c release --product mr-collector >/dev/null)
+  build_release "$ROOT"
 fi
 MR_REPLAY="${MR_REPLAY:-$ROOT/.build/release/mr-replay}"
 MR_COLLECTOR="${MR_COLLECTOR:-$ROOT/.build/release/mr-collector}"
@@ -50,16 +51,10 @@ if [ ! -f "$DATA/.done" ]; then
 fi
 
 WORK="$(mktemp -d)"
-"$MR_COLLECTOR" --port 0 --write-key K --count-only > "$WORK/collector.out" 2> "$WORK/collector.err" &
-CPID=$!
+start_count_sink "$MR_COLLECTOR" "$WORK"
+CPID=$SINK_PID
 trap 'kill $CPID 2>/dev/null; rm -rf "$WORK"' EXIT
-URL=""
-for _ in $(seq 1 100); do
-  URL="$(head -n1 "$WORK/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://.*\)$#\1#p')"
-  [ -n "$URL" ] && break
-  sleep 0.1
-done
-[ -n "$URL" ] || { echo "the collector did not start" >&2; exit 1; }
+URL="$SINK_URL"
 printf 'ingestion:\n  host: %s\n  write_key: K\nbatching:\n  max_events: 100\n  concurrency: 4\nstate_dir: %s\n' \
   "$URL" "$WORK/state" > "$WORK/replay.yaml"
 

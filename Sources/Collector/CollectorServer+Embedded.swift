@@ -22,7 +22,10 @@ extension CollectorServer {
     /// embedded collector of `mr-replay`).
     package func serveUntilCancelled() async throws {
         _ = try await start()
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        // Parked until the task is cancelled, which ends the iteration: nothing ever arrives.
+        let (cancelled, continuation) = AsyncStream<Never>.makeStream()
+        for await _ in cancelled {}
+        continuation.finish()
         try await shutdown()
     }
 

@@ -1,0 +1,26 @@
+# Shared by the bench scripts (sourced, not run): the release binaries and the count-only sink.
+
+# Exits 2 unless Debian's /usr/bin/time is there (the scripts time each process with it).
+need_time() {
+  [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install -y time)" >&2; exit 2; }
+}
+
+# Builds mr-replay and mr-collector in release mode in $1 (the package root).
+build_release() {
+  (cd "$1" && swift build -c release --product mr-replay >/dev/null && swift build -c release --product mr-collector >/dev/null)
+}
+
+# Starts `$1 --count-only` (an mr-collector binary) on a free loopback port, its output in
+# directory $2; sets SINK_PID and SINK_URL once it listens, or exits 1. The caller stops it.
+start_count_sink() {
+  "$1" --port 0 --write-key K --count-only > "$2/collector.out" 2> "$2/collector.err" &
+  SINK_PID=$!
+  SINK_URL=""
+  for _ in $(seq 1 100); do
+    SINK_URL="$(head -n1 "$2/collector.out" 2>/dev/null | sed -n 's#^mr-collector listening on \(http://.*\)$#\1#p')"
+    [ -n "$SINK_URL" ] && return 0
+    sleep 0.1
+  done
+  echo "the collector did not start" >&2
+  exit 1
+}
