@@ -89,11 +89,10 @@ target_snapshot() {
 # MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
 # Transport): the event model, identity, storage, the disk queue, the lane routing the reader
 # shares with the engine (Delivery/LaneRouting.swift), which needs none of them; and a stand-in
-# for the transport security and engine settings that the config holds (Fuzz/Support/MetaRouterSettings).
+# for the transport's security settings that the config holds (Fuzz/Support/TransportSecurity).
 metarouter_core() {
-  module Timestamps Sources/Timestamps
   module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
-    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/MetaRouterSettings
+    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/TransportSecurity
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -14,10 +14,9 @@ LAYERS = [
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
     ('servers', ['Collector', 'CountOnlySink']),
-    ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'JSONCore']),
+    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

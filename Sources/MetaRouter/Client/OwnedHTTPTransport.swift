@@ -2,43 +2,39 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The HTTP transport a ``MetaRouterClient`` owns when the caller passes none: the one
-/// ``HTTPTransport`` chooses for the endpoint (lean, or AsyncHTTPClient through a proxy), made on
-/// the first request (so creating a client starts nothing, not even the default group's threads)
-/// on the caller's event loop group, or on `MultiThreadedEventLoopGroup.singleton`, and shut down
-/// at the end of ``MetaRouterClient/run()``.
+/// The ``HTTPDeliveryTransport`` a ``MetaRouterClient`` owns when the caller passes none. Its
+/// HTTP client is created on the first request (so creating a client starts nothing, not even
+/// the default group's threads) on the caller's event loop group, or on
+/// `MultiThreadedEventLoopGroup.singleton`, and shut down at the end of ``MetaRouterClient/run()``.
 final class OwnedHTTPTransport: DeliveryTransport {
     private enum State {
         case idle
-        case started(HTTPTransport)
+        case started(HTTPDeliveryTransport)
         case shutDown
     }
 
     private let state = Mutex(State.idle)
-    private let host: String
     private let eventLoopGroup: (any EventLoopGroup)?
     private let maxConnectionsPerHost: Int
     private let security: TransportSecurity
 
-    /// A transport to `host` that will use `eventLoopGroup`, or the singleton group when nil
-    /// (never shut down here), with the TLS and proxy settings of `security`.
-    init(host: String, eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
-         security: TransportSecurity = TransportSecurity()) {
-        self.host = host
+    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut
+    /// down here), with the TLS and proxy settings of `security`.
+    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int, security: TransportSecurity = TransportSecurity()) {
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.security = security
     }
 
-    /// Sends through the chosen transport, making it first if needed; a network error once shut down.
+    /// Sends through the HTTP client, creating it first if needed; a network error once shut down.
     func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        let transport = state.withLock { s -> HTTPTransport? in
+        let transport = state.withLock { s -> HTTPDeliveryTransport? in
             switch s {
             case .idle:
-                let made = HTTPTransport(host: host, security: security, maxConnectionsPerHost: maxConnectionsPerHost,
-                                         eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
-                s = .started(made)
-                return made
+                let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
+                                                    maxConnectionsPerHost: maxConnectionsPerHost, security: security)
+                s = .started(created)
+                return created
             case .started(let t): return t
             case .shutDown: return nil
             }
@@ -47,9 +43,9 @@ final class OwnedHTTPTransport: DeliveryTransport {
         return await transport.send(request)
     }
 
-    /// Shuts the transport down if one was made; later requests fail as network errors.
+    /// Shuts the HTTP client down if one was created; later requests fail as network errors.
     func shutdown() async {
-        let started = state.withLock { s -> HTTPTransport? in
+        let started = state.withLock { s -> HTTPDeliveryTransport? in
             defer { s = .shutDown }
             if case .started(let t) = s { return t }
             return nil

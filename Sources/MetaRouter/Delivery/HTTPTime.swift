@@ -1,5 +1,4 @@
 import Foundation
-@_spi(PerLine) import Timestamps
 
 /// Date formatting and parsing used on the wire, without locale-dependent formatters.
 enum HTTPTime {

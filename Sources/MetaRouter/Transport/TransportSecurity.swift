@@ -15,8 +15,7 @@
 /// security.proxy = try HTTPProxy.resolve(for: "https://ingest.example.com", configured: nil, noProxy: nil,
 ///                                        environment: ProcessInfo.processInfo.environment)
 /// try security.check()
-/// let transport = HTTPTransport(host: "https://ingest.example.com", security: security, maxConnectionsPerHost: 4,
-///                               eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+/// let transport = HTTPDeliveryTransport(security: security)
 /// ```
 public struct TransportSecurity: Sendable, Equatable {
     /// Which certificate authorities a server's certificate may chain to.

@@ -3,14 +3,13 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// `autoStart: false`: no connection and nothing sent until `start()`.
 @Suite struct ClientAutoStartTests {
     @Test func noConnectionUntilStartThenEventsArrive() async throws {
         let server = CountingHTTPServer()
         let host = try await server.start()
-        let clock = TestClock()
+        let clock = ManualClock()
         let client = try MetaRouterClient(options: clientOptions {
             $0.ingestionHost = host
             $0.autoStart = false
@@ -44,7 +43,7 @@ import MetaRouterTesting
             $0.ingestionHost = host
             $0.autoStart = false
             $0.diskQueuePath = dir + "/queue.v1.json"
-        }, clock: TestClock())
+        }, clock: ManualClock())
         await startRunning(client)
         for i in 0..<3 { await client.track("E\(i)") }
         await client.shutdown()

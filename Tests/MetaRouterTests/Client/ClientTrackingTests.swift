@@ -3,7 +3,6 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// App Tracking Transparency: `waitForTrackingAuthorization` holds events until the status is
 /// determined; `context.device.advertisingId` goes only with `authorized`.
@@ -18,11 +17,11 @@ import MetaRouterTesting
     func waitingHoldsEventsUntilTheStatusArrivesThenSendsThemWithTheIdfaOnlyIfAuthorized(
         _ status: TrackingAuthorizationStatus
     ) async throws {
-        let transport = ScriptedTransport()
+        let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
-        }, transport: transport, clock: TestClock())
+        }, transport: transport, clock: ManualClock())
         await startRunning(client)
         #expect(await client.setAdvertisingId(Self.idfa))
         for name in ["Opened", "Viewed", "Tapped"] { await client.track(name) }
@@ -48,8 +47,8 @@ import MetaRouterTesting
     }
 
     @Test func aDeniedStatusStripsTheIdfaEvenWithoutWaiting() async throws {
-        let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
+        let transport = RecordingTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
         await startRunning(client)
         await client.setAdvertisingId(Self.idfa)
         await client.track("No Status")
@@ -71,12 +70,12 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = ScriptedTransport()
+        let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.maxQueueEvents = 10
             $0.diskQueuePath = queuePath
-        }, transport: transport, clock: TestClock())
+        }, transport: transport, clock: ManualClock())
         await startRunning(client)
         for i in 0..<25 { await client.track("E\(i)") }
         let held = await client.stats
@@ -99,13 +98,13 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = ScriptedTransport()
+        let transport = RecordingTransport()
         let options = clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.maxQueueEvents = 4
             $0.diskQueuePath = queuePath
         }
-        let first = try MetaRouterClient(options: options, transport: transport, clock: TestClock())
+        let first = try MetaRouterClient(options: options, transport: transport, clock: ManualClock())
         await startRunning(first)
         for i in 0..<9 { await first.track("E\(i)") }
         await first.shutdown()

@@ -4,7 +4,6 @@ import NIOCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
 
 @Suite struct BatchEncoderTests {
     @Test func splicesSentAtAndWriteKeyIntoEveryEventIncludingEmptyObjects() throws {

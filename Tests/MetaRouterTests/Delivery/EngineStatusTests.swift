@@ -3,7 +3,6 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// The status table through the whole engine (lanes, clock, transport); the decisions alone are
 /// tested row by row in `BatchDeliveryTests`.
@@ -13,7 +12,7 @@ import MetaRouterTesting
     }
 
     @Test func retryableAnswersAreRetriedAfterTheFloorThenDelivered() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [
             status(500), status(503), status(408), status(429), .networkError("reset"),
         ])
@@ -34,7 +33,7 @@ import MetaRouterTesting
     }
 
     @Test func breakerOpensAfterThresholdAndProbesAfterCooldown() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [status(503), status(503), status(503), status(502)])
         let (_, stats, sink) = await runEngine(config(), transport, clock: clock, random: 0.75, events: [testEvent("a")])
         // 3 failures 1 s apart open the breaker for 10 s * (1 + 0.2 * 0.5) = 11 s; the failed probe
@@ -45,7 +44,7 @@ import MetaRouterTesting
     }
 
     @Test func onlyOneHalfOpenProbeWhileOtherLanesWait() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [status(503), status(503), status(503), status(503)])
         let c = config {
             $0.concurrency = 3
@@ -78,7 +77,7 @@ import MetaRouterTesting
     }
 
     @Test func retryAfterSecondsIsHonored() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [status(429, [("Retry-After", "7")])])
         let (_, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("a")])
         #expect(transport.requests.map(\.at) == [.zero, .seconds(7)])
@@ -86,7 +85,7 @@ import MetaRouterTesting
     }
 
     @Test func retryAfterHTTPDateIsHonored() async {
-        let clock = TestClock(advancing: .automatically, wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
+        let clock = VirtualClock(wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
         let transport = ScriptedTransport(clock: clock, sequence: [
             status(503, [("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
         ])
@@ -96,7 +95,7 @@ import MetaRouterTesting
     }
 
     @Test func retryAfterShorterThanTheFloorIsNotCounted() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock, sequence: [status(503, [("Retry-After", "0")])])
         let (_, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("a")])
         #expect(transport.requests.map(\.at) == [.zero, .seconds(1)])
@@ -104,7 +103,7 @@ import MetaRouterTesting
     }
 
     @Test func tooLargeHalvesDownToOneAndRecovers() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.count > 2 ? .status(413, headers: []) : .status(200, headers: [])
         }
@@ -120,7 +119,7 @@ import MetaRouterTesting
     }
 
     @Test func tooLargeAtSizeOneGivesUpTooLarge() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.contains { $0["messageId"]?.stringValue == "huge" } ? .status(413, headers: []) : .status(200, headers: [])
         }
@@ -137,7 +136,7 @@ import MetaRouterTesting
 
     @Test(arguments: [400, 422, 409])
     func rejectionsBisectToIsolateExactlyTheBadEvents(code: Int) async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let bad: Set<String> = ["m3", "m6", "m7"]
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.contains { bad.contains($0["messageId"]?.stringValue ?? "") }
@@ -171,12 +170,11 @@ import MetaRouterTesting
 
     @Test(arguments: [401, 403, 404])
     func fatalStatusStopsAndReportsEveryEventNotDelivered(code: Int) async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { i, _ in i == 0 ? .status(200, headers: []) : .status(code, headers: []) }
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.concurrency = 2; $0.maxBatchEvents = 5 },
                                     transport: transport, clock: clock, onOutcomes: sink.callback)
-        async let _ = engine.run()
         var accepted = 0
         for i in 0..<40 where await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) { accepted += 1 }
         let stats = await engine.finish()
@@ -195,7 +193,7 @@ import MetaRouterTesting
     }
 
     @Test func retriesExhaustedByAttempts() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { _, _ in .status(503, headers: []) }
         let c = config { $0.maxAttempts = 4 }
         let (engine, stats, sink) = await runEngine(c, transport, clock: clock, events: (0..<3).map { testEvent("m\($0)") })
@@ -208,7 +206,7 @@ import MetaRouterTesting
     }
 
     @Test func retriesExhaustedByElapsedTime() async {
-        let clock = TestClock(advancing: .automatically)
+        let clock = VirtualClock()
         let transport = ScriptedTransport(clock: clock) { _, _ in .networkError("refused") }
         let c = config { $0.maxElapsed = .seconds(30) }
         let (engine, _, sink) = await runEngine(c, transport, clock: clock, events: [testEvent("a")])

@@ -3,14 +3,12 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
-import MetaRouterTesting
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {
     @Test func callsAreEnrichedWithIdentityContextMessageIdAndTimestamp() async throws {
-        let clock = TestClock()
-        let transport = ScriptedTransport()
+        let clock = ManualClock()
+        let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.context = ContextInfo(libraryName: "my-server", libraryVersion: "2.0", app: ["name": "shop"])
         }, transport: transport, clock: clock)
@@ -63,14 +61,14 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let options = clientOptions { $0.identityStorage = .directory(dir) }
-        let first = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
+        let first = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
         await startRunning(first)
         let anonymousId = await first.anonymousId
         await first.identify("user-7")
         await first.group("g-1")
         await first.shutdown()
 
-        let second = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
+        let second = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
         await startRunning(second)
         let identity = await second.currentIdentity
         #expect(identity == Identity(anonymousId: anonymousId, userId: "user-7", groupId: "g-1"))
@@ -81,7 +79,7 @@ import MetaRouterTesting
         #expect(afterReset.groupId == nil)
         await second.shutdown()
 
-        let third = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
+        let third = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
         await startRunning(third)
         let thirdIdentity = await third.currentIdentity
         #expect(thirdIdentity == afterReset)
@@ -89,8 +87,8 @@ import MetaRouterTesting
     }
 
     @Test func advertisingIdIsValidatedAttachedAndCleared() async throws {
-        let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
+        let transport = RecordingTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
         await startRunning(client)
         let id = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
         let accepted = await client.setAdvertisingId(id)
@@ -109,8 +107,8 @@ import MetaRouterTesting
     }
 
     @Test func flushTimerSendsPartialBatchesEveryInterval() async throws {
-        let clock = TestClock()
-        let transport = ScriptedTransport()
+        let clock = ManualClock()
+        let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.flushInterval = .seconds(10)
             $0.delivery.maxBatchEvents = 100
@@ -137,7 +135,7 @@ import MetaRouterTesting
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(status: 401), clock: TestClock())
+                                          transport: RecordingTransport(status: 401), clock: ManualClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -161,12 +159,12 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = TestClock()
+        let clock = ManualClock()
         // The endpoint fails and one attempt is all the budget: the engine stops with retriesExhausted.
         let failing = try MetaRouterClient(options: clientOptions {
             $0.diskQueuePath = queuePath
             $0.delivery.maxAttempts = 1
-        }, transport: ScriptedTransport(status: 503), clock: clock)
+        }, transport: RecordingTransport(status: 503), clock: clock)
         await startRunning(failing)
         await failing.track("A")
         await failing.track("B")
@@ -183,7 +181,7 @@ import MetaRouterTesting
         #expect(saved.events.map(\.event) == ["A", "B", "C"])
         let savedIds = saved.events.map(\.messageId)
 
-        let transport = ScriptedTransport()
+        let transport = RecordingTransport()
         let next = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
                                         transport: transport, clock: clock)
         await startRunning(next)
@@ -202,7 +200,7 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = TestClock()
+        let clock = ManualClock()
         var old = Event.track("Old")
         old.messageId = "old-1"
         old.anonymousId = "a"
@@ -213,7 +211,7 @@ import MetaRouterTesting
         recent.timestamp = Timestamp.iso8601(clock.wallClock.addingTimeInterval(-6 * 86_400))
         try DiskQueue(path: queuePath).save([old, recent])
 
-        let transport = ScriptedTransport()
+        let transport = RecordingTransport()
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
                                           transport: transport, clock: clock)
         await startRunning(client)
@@ -234,7 +232,7 @@ import MetaRouterTesting
         let queuePath = dir + "/queue.v1.json"
         try FileManager.default.createDirectory(atPath: queuePath + "/inside", withIntermediateDirectories: true)
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(status: 401), clock: TestClock())
+                                          transport: RecordingTransport(status: 401), clock: ManualClock())
         await startRunning(client)
         await client.track("Kept")
         await client.drain()
@@ -251,8 +249,8 @@ import MetaRouterTesting
     @Test func anUnencodableEventIsCounted() async throws {
         var nested = JSONObject([("leaf", .bool(true))])
         for _ in 0..<600 { nested = JSONObject([("a", .object(nested))]) }
-        let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
+        let transport = RecordingTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
         await startRunning(client)
         await client.track("Deep", properties: nested)
         await client.track("Fine")
@@ -274,7 +272,7 @@ import MetaRouterTesting
         let queuePath = dir + "/\(name)-queue.v1.json"
         try Data(content.utf8).write(to: URL(fileURLWithPath: queuePath))
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(), clock: TestClock())
+                                          transport: RecordingTransport(), clock: ManualClock())
         await startRunning(client)
         await client.track("Now")
         await client.drain()
@@ -288,11 +286,11 @@ import MetaRouterTesting
     }
 
     @Test func aFullQueueDropsTheOldestEvents() async throws {
-        let gate = ScriptedTransport(holdingAll: true)
+        let gate = GatedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.maxQueueEvents = 3
             $0.delivery.maxPendingEvents = 1
-        }, transport: gate, clock: TestClock())
+        }, transport: gate, clock: ManualClock())
         await startRunning(client)
         for k in 0..<10 { await client.track("E\(k)") }
         let before = await client.stats
@@ -311,9 +309,9 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = ScriptedTransport(status: 400)
+        let transport = RecordingTransport(status: 400)
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: transport, clock: TestClock())
+                                          transport: transport, clock: ManualClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -351,8 +349,8 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = TestClock()
-        let gate = ScriptedTransport(holdingAll: true)
+        let clock = ManualClock()
+        let gate = GatedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.diskQueuePath = queuePath
             $0.shutdownTimeout = .seconds(5)
