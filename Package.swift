@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "mr-replay", targets: ["mr-replay"]),
         .executable(name: "mr-collector", targets: ["mr-collector"]),
         .library(name: "MetaRouter", targets: ["MetaRouter"]),
+        // Test doubles of the engine (a clock, a scripted transport, an in-memory file system) for
+        // the package's tests and for apps that embed the engine.
+        .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
         .library(name: "Collector", targets: ["Collector"]),
         .library(name: "ReplayKit", targets: ["ReplayKit"]),
         .library(name: "JSONCore", targets: ["JSONCore"]),
@@ -50,6 +53,9 @@ let package = Package(
         .target(name: "JSONCore"),
         // The package's one SQLite wrapper (connection, cached prepared statements, text binding).
         .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
+        // The one timestamp grammar (ISO 8601 / RFC 3339) and calendar arithmetic, shared by the
+        // engine, the ingestion checks and mr-replay.
+        .target(name: "Timestamps"),
         // The package's one gzip implementation: libdeflate for whole bodies, zlib (CompressNIO)
         // for streams.
         .target(
@@ -67,6 +73,7 @@ let package = Package(
             dependencies: [
                 "GzipCodec",
                 "JSONCore",
+                "Timestamps",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -84,6 +91,7 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "GzipCodec",
+                "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -96,6 +104,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "MetaRouterTesting", dependencies: ["MetaRouter", "JSONCore", "GzipCodec"]),
         .target(
             name: "Collector",
             dependencies: [
@@ -147,6 +156,7 @@ let package = Package(
             dependencies: [
                 "JSONCore",
                 "MetaRouter",
+                "Timestamps",
                 "IngestionChecks",
                 "CYAML",
                 "SQLiteSupport",
@@ -194,8 +204,14 @@ let package = Package(
             name: "GzipCodecTests",
             dependencies: ["GzipCodec", .product(name: "NIOCore", package: "swift-nio")]
         ),
-        .testTarget(name: "MetaRouterTests", dependencies: ["MetaRouter", "Collector",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(
+            name: "MetaRouterTests",
+            dependencies: [
+                "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "JSONCore", "GzipCodec",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "CollectorTests",
             dependencies: [
@@ -211,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [
-                "ReplayKit", "Collector",
+                "ReplayKit", "MetaRouterTesting", "Timestamps", "Collector",
                 // The S3 tests' fault proxy (S3FaultProxy).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

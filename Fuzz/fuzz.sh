@@ -89,10 +89,11 @@ target_snapshot() {
 # MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
 # Transport): the event model, identity, storage, the disk queue, the lane routing the reader
 # shares with the engine (Delivery/LaneRouting.swift), which needs none of them; and a stand-in
-# for the transport's security settings that the config holds (Fuzz/Support/TransportSecurity).
+# for the transport security and engine settings that the config holds (Fuzz/Support/MetaRouterSettings).
 metarouter_core() {
+  module Timestamps Sources/Timestamps
   module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
-    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/TransportSecurity
+    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/MetaRouterSettings
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ enum FuzzSetup {
         shipped.enrichment.context.app = ["name": "mr-replay-sample", "version": "1.0.0"]
         var busy = ReplayConfig.defaults
         busy.enrichment.defaultTimestamp = .now
-        busy.batching.maxEventBytes = 2_048  // longer lines are dead-lettered `too_large`
+        busy.delivery.maxEventBytes = 2_048  // longer lines are dead-lettered `too_large`
         busy.enrichment.context.app = ["name": "fuzz", "build": 7, "e\u{301}": "equivalent", "\u{E9}": "keys"]
         busy.enrichment.context.device = ["manufacturer": "Apple", "model": "iPhone15,2"]
         busy.enrichment.context.os = ["name": "iOS", "version": "17.4"]

@@ -14,9 +14,10 @@ LAYERS = [
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
     ('servers', ['Collector', 'CountOnlySink']),
+    ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'JSONCore']),
+    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

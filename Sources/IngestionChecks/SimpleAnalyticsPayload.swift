@@ -1,4 +1,5 @@
 import JSONCore
+@_spi(PerLine) import Timestamps
 
 /// One submission of the SimpleAnalytics Swift package (`AppAnalytics`), checked field by field:
 /// `{"items": [...], "counters": [...]}` plus the device fields.
@@ -172,7 +173,7 @@ package struct SimpleAnalyticsPayload: Sendable, Equatable {
         guard let text = entry["timestamp"]?.stringValue else {
             throw SimpleAnalyticsPayloadError(field: "\(path).timestamp", problem: "is missing or not a string")
         }
-        guard InternetDateTime.isValid(text) else {
+        guard Timestamp.isInternetDateTime(text) else {
             throw SimpleAnalyticsPayloadError(
                 field: "\(path).timestamp",
                 problem: "\"\(text)\" is not an ISO 8601 date and time with a zone (YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM))")
@@ -216,40 +217,4 @@ package struct SimpleAnalyticsPayloadError: Error, Sendable, Equatable, CustomSt
 
     /// `field problem`, e.g. `items[0].timestamp is missing or not a string`.
     package var description: String { "\(field) \(problem)" }
-}
-
-/// The ISO 8601 date-time form the package writes (`ISO8601DateFormatter`'s internet date-time):
-/// `YYYY-MM-DDTHH:MM:SS`, an optional fraction, and a zone, `Z` or `±HH:MM` (also `±HHMM`).
-enum InternetDateTime {
-    static func isValid(_ text: String) -> Bool {
-        let b = Array(text.utf8)
-        func digits(_ from: Int, _ count: Int) -> Int? {
-            guard from + count <= b.count else { return nil }
-            var v = 0
-            for i in from..<(from + count) {
-                guard (0x30...0x39).contains(b[i]) else { return nil }
-                v = v * 10 + Int(b[i] - 0x30)
-            }
-            return v
-        }
-        guard b.count >= 20, let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
-            let minute = digits(14, 2), let second = digits(17, 2), digits(0, 4) != nil,
-            b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3A, b[16] == 0x3A,
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
-        else { return false }
-        var k = 19
-        if k < b.count, b[k] == 0x2E {
-            k += 1
-            let start = k
-            while k < b.count, (0x30...0x39).contains(b[k]) { k += 1 }
-            guard k > start else { return false }
-        }
-        guard k < b.count else { return false }
-        if b[k] == 0x5A || b[k] == 0x7A { return k + 1 == b.count }
-        guard b[k] == 0x2B || b[k] == 0x2D, let zh = digits(k + 1, 2), zh < 24 else { return false }
-        if k + 3 == b.count { return false }
-        let minutesAt = b[k + 3] == 0x3A ? k + 4 : k + 3
-        guard let zm = digits(minutesAt, 2), zm < 60 else { return false }
-        return minutesAt + 2 == b.count
-    }
 }

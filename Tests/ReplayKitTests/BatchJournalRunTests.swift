@@ -1,33 +1,24 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
+import MetaRouterTesting
 import Synchronization
 import Testing
+import NIOPosix
 
 @testable import ReplayKit
 
 /// The batch journal of real runs: against the test collector, with injected 503s, one 429 with
 /// `Retry-After: 2`, and one event the collector rejects.
 @Suite(.serialized) struct BatchJournalRunTests {
-    /// Sends through HTTP, but answers every 20th request 503 and the 7th 429 with
-    /// `Retry-After: 2` itself, without sending.
-    final class FaultyTransport: DeliveryTransport {
-        let inner: HTTPDeliveryTransport
-        let requests = Mutex(0)
-        let injected = Mutex<[Int: Int]>([:])
-        init(inner: HTTPDeliveryTransport) { self.inner = inner }
-
-        func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-            let n = requests.withLock { $0 += 1; return $0 }
-            if n == 7 {
-                injected.withLock { $0[429, default: 0] += 1 }
-                return .status(429, headers: [("Retry-After", "2")])
-            }
-            if n % 20 == 0 {
-                injected.withLock { $0[503, default: 0] += 1 }
-                return .status(503, headers: [])
-            }
-            return await inner.send(request)
+    /// Sends through `inner`, but answers the 7th request 429 with `Retry-After: 2` and every
+    /// 20th 503 itself, without sending.
+    static func faulty(_ inner: HTTPDeliveryTransport) -> ScriptedTransport {
+        ScriptedTransport(forwardingTo: inner) { i, _ in
+            let n = i + 1
+            if n == 7 { return .status(429, headers: [("Retry-After", "2")]) }
+            if n % 20 == 0 { return .status(503, headers: []) }
+            return nil
         }
     }
 
@@ -61,8 +52,8 @@ import Testing
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
         try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
             of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
-        let http = HTTPDeliveryTransport(maxConnectionsPerHost: 4)
-        let faulty = FaultyTransport(inner: http)
+        let http = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, maxConnectionsPerHost: 4)
+        let faulty = Self.faulty(http)
         let report = try await Self.run(dir: dir, config: config, transport: faulty)
         await http.shutdown()
         _ = try await target.received()
@@ -70,7 +61,9 @@ import Testing
         #expect(report.status == .completedWithDrops, "\(report.summary)")
         #expect(report.events.delivered == valid - 1)
         let journal = try Self.journal(dir)
-        let injected = faulty.injected.withLock { $0 }
+        // The answers the transport gave itself (a forwarded request's status comes from the collector).
+        var injected: [Int: Int] = [:]
+        for r in faulty.requests where r.index + 1 == 7 || (r.index + 1) % 20 == 0 { injected[r.statusCode ?? 0, default: 0] += 1 }
         #expect(injected[429] == 1 && (injected[503] ?? 0) >= 2)
         // Every injected failure is an attempt in the journal, in order, with what followed.
         let failed = journal.flatMap(\.attempts).filter { $0.status == 503 || $0.status == 429 }

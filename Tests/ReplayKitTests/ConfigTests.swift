@@ -17,18 +17,44 @@ import Testing
         let c = try ConfigLoader.load(path: Self.repoRoot + "/Config/replay.yaml", environment: [:])
         #expect(c.ingestion.isEmbedded)
         #expect(c.writeKey == ReplayConfig.embeddedWriteKey)
-        #expect(c.ingestion.path == "/v1/batch")
-        #expect(c.batching.maxEvents == 100)
-        #expect(c.batching.maxBytes == 500_000)
-        #expect(c.batching.maxEventBytes == 32_768)
-        #expect(c.batching.concurrency == 4)
-        #expect(c.retry.maxAttempts == 10)
-        #expect(c.retry.circuitBreaker.failureThreshold == 3)
-        #expect(c.retry.circuitBreaker.cooldownMs == 10_000)
-        #expect(c.retry.circuitBreaker.maxCooldownMs == 120_000)
-        #expect(c.retry.circuitBreaker.jitter == 0.2)
+        #expect(c.delivery.path == "/v1/batch")
+        #expect(c.delivery.maxBatchEvents == 100)
+        #expect(c.delivery.maxBatchBytes == 500_000)
+        #expect(c.delivery.maxEventBytes == 32_768)
+        #expect(c.delivery.concurrency == 4)
+        #expect(c.delivery.maxAttempts == 10)
+        #expect(c.delivery.breaker.failureThreshold == 3)
+        #expect(c.delivery.breaker.cooldown == .seconds(10))
+        #expect(c.delivery.breaker.maxCooldown == .seconds(120))
+        #expect(c.delivery.breaker.jitter == 0.2)
         #expect(c.stateDir == ".mr-replay")
         #expect(c.enrichment.defaultTimestamp == .none)
+    }
+
+    /// The engine settings live in one `DeliveryConfiguration`; the report still names them by
+    /// their YAML keys, with the values as the file writes them.
+    @Test func reportSettingsKeepTheirKeysAndValues() throws {
+        let defaults = ReplayConfig.defaults.reportSettings
+        let expected = [
+            "ingestion.path": "/v1/batch", "ingestion.gzip": "false", "ingestion.tracing": "false",
+            "ingestion.timeout_seconds": "15.0", "batching.max_events": "100", "batching.max_bytes": "500000",
+            "batching.max_event_bytes": "32768", "batching.concurrency": "4", "rate_limit.events_per_second": "0.0",
+            "rate_limit.requests_per_second": "0.0", "retry.max_attempts": "10", "retry.max_elapsed_seconds": "3600.0",
+            "retry.min_wait_ms": "1000", "retry.circuit_breaker.failure_threshold": "3",
+            "retry.circuit_breaker.cooldown_ms": "10000", "retry.circuit_breaker.max_cooldown_ms": "120000",
+            "retry.circuit_breaker.jitter": "0.2",
+        ]
+        for (key, value) in expected { #expect(defaults[key] == value, "\(key)") }
+        let yaml = """
+            ingestion: { host: embedded, timeout_seconds: 7.5, gzip: true }
+            retry: { max_elapsed_seconds: 0.25, min_wait_ms: 250, circuit_breaker: { cooldown_ms: 1500, max_cooldown_ms: 3001 } }
+            rate_limit: { events_per_second: 12.5 }
+            """
+        let c = try ConfigLoader.load(text: yaml, file: "r.yaml", environment: [:]).reportSettings
+        #expect(c["ingestion.timeout_seconds"] == "7.5" && c["ingestion.gzip"] == "true")
+        #expect(c["retry.max_elapsed_seconds"] == "0.25" && c["retry.min_wait_ms"] == "250")
+        #expect(c["retry.circuit_breaker.cooldown_ms"] == "1500" && c["retry.circuit_breaker.max_cooldown_ms"] == "3001")
+        #expect(c["rate_limit.events_per_second"] == "12.5")
     }
 
     @Test func productionExampleLoadsWithEnvironment() throws {
@@ -151,11 +177,11 @@ import Testing
         let c = try ConfigLoader.load(text: yaml, file: "r", environment: ["KEY_PART": "abc", "STATE": ""])
         #expect(c.ingestion.host == "https://fallback.example.com")
         #expect(c.writeKey == "key-abc-end")
-        #expect(c.ingestion.timeoutSeconds == 7)
+        #expect(c.delivery.requestTimeout == .seconds(7))
         #expect(c.stateDir == "/tmp/s/x$y")
         let c2 = try ConfigLoader.load(text: yaml, file: "r", environment: ["HOST": "https://h.example", "KEY_PART": "z", "TIMEOUT": "3"])
         #expect(c2.ingestion.host == "https://h.example")
-        #expect(c2.ingestion.timeoutSeconds == 3)
+        #expect(c2.delivery.requestTimeout == .seconds(3))
         let err = try #require(throws: ConfigError.self) { try ConfigLoader.load(text: "state_dir: ${OOPS\n", file: "r", environment: [:]) }
         #expect(err.line == 1)
     }

@@ -35,7 +35,7 @@ import Testing
         logger.logLevel = .error
         return try await DeadLetterRetry(
             config: try ConfigLoader.load(path: config, environment: [:]), stateDirectory: state, reason: reason, logger: logger,
-            beforeReplace: beforeReplace
+            transport: nil, beforeReplace: beforeReplace
         ).run()
     }
 

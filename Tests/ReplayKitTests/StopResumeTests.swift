@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
+import MetaRouterTesting
 import Synchronization
 import Testing
 
@@ -10,31 +11,13 @@ import Testing
 /// A clean stop followed by a resume sends every event exactly once, even when events were
 /// delivered past the checkpoint (out of order, on other lanes) while an earlier one was stuck.
 @Suite(.serialized) struct StopResumeTests {
-    /// Answers 200 to every request and records the messageIds it carried; with `stuckId`, a
-    /// request holding that messageId never answers (until the run cancels it).
-    final class RecordingTransport: DeliveryTransport {
-        let stuckId: String?
-        let delivered = Mutex<[String]>([])
-        init(stuckId: String?) { self.stuckId = stuckId }
-
-        func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-            let ids = Self.messageIds(request.body)
-            if let stuckId, ids.contains(stuckId) {
-                await Latch().wait()  // never opened: returns when the run cancels the request
-                return .networkError("cancelled")
-            }
-            delivered.withLock { $0 += ids }
-            return .status(200, headers: [])
-        }
-
-        static func messageIds(_ body: [UInt8]) -> [String] {
-            guard let batch = try? JSONValue(parsing: String(decoding: body, as: UTF8.self)).objectValue?["batch"]?.arrayValue
-            else { return [] }
-            return batch.compactMap { $0.objectValue?["messageId"]?.stringValue }
-        }
+    /// Answers 200 to every request; with `stuckId`, a request holding that messageId never
+    /// answers (until the run cancels it).
+    static func recording(stuckId: String?) -> ScriptedTransport {
+        ScriptedTransport(holding: { events in events.contains { $0["messageId"]?.stringValue == stuckId } })
     }
 
-    static func run(dir: String, config: String, transport: RecordingTransport, stop: StopSignal) async throws -> RunReport {
+    static func run(dir: String, config: String, transport: ScriptedTransport, stop: StopSignal) async throws -> RunReport {
         let loaded = try ConfigLoader.load(path: config, environment: [:])
         var options = RunOptions(inputs: ["\(dir)/in.ndjson"])
         options.progress = .off
@@ -52,7 +35,7 @@ import Testing
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: "http://127.0.0.1:9")
         // Line 2's batch hangs: its lane stops there, the other lanes deliver everything.
-        let first = RecordingTransport(stuckId: "m-1-1")
+        let first = Self.recording(stuckId: "m-1-1")
         let otherLanes = try Self.linesOnOtherLanes(than: 2, text)
         let stop = StopSignal()
         let watch = try FileWatch(dir)  // and the state directory the run creates in it
@@ -69,13 +52,13 @@ import Testing
         let report1 = try await run.value
         #expect(report1.status == .interrupted)
         #expect(report1.events.pending > 0)
-        let sentFirst = first.delivered.withLock { $0 }
+        let sentFirst = first.deliveredMessageIds
         #expect(sentFirst.count > 0, "the other lanes went on delivering")
 
-        let second = RecordingTransport(stuckId: nil)
+        let second = Self.recording(stuckId: nil)
         let report2 = try await Self.run(dir: dir, config: config, transport: second, stop: StopSignal())
         #expect(report2.status == .completed, "\(report2.summary)")
-        let sentSecond = second.delivered.withLock { $0 }
+        let sentSecond = second.deliveredMessageIds
         let twice = Set(sentFirst).intersection(sentSecond)
         #expect(twice.count == 0, "events sent by both runs")
         #expect(Set(sentFirst + sentSecond).count == count)

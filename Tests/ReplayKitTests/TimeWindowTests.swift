@@ -5,6 +5,7 @@ import Logging
 import Testing
 
 @testable import ReplayKit
+@_spi(PerLine) import Timestamps
 
 /// `--since`/`--until` (the time window) and `--limit`.
 @Suite final class TimeWindowTests {

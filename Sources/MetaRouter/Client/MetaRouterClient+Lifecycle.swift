@@ -4,10 +4,11 @@ import ServiceLifecycle
 
 /// Running, periodic flushing, and shutting down.
 extension MetaRouterClient {
-    /// Runs the client: hands queued events to the engine in order and flushes every
+    /// Runs the client: runs its engine, hands queued events to it in order and flushes every
     /// `flushInterval`, until a graceful shutdown of its service group, the cancellation of the
-    /// calling task, or ``shutdown()``. Then it delivers what it can within `shutdownTimeout`
-    /// (then the engine is cancelled with 1 s of grace), shuts down an owned transport and
+    /// calling task, or ``shutdown()``. After a graceful shutdown or ``shutdown()`` it delivers
+    /// what it can within `shutdownTimeout` (then the engine is cancelled with 1 s of grace);
+    /// after a cancellation the engine stops at once. Then it shuts down an owned transport,
     /// writes every undelivered event to the disk queue, and returns. Later calls are dropped.
     /// Held events (`autoStart: false` before ``start()``, or waiting for ATT) are not sent:
     /// they go to the disk queue.
@@ -21,19 +22,25 @@ extension MetaRouterClient {
         phase = .running
         resumeAll(&startWaiters)
         disposeSnapshot()
-        let signal = stopSignal
+        let (signal, engine, clock) = (stopSignal, engine, clock)
         await withTaskCancellationOrGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                // The client handles the graceful shutdown: the engine ends once the queue is handed over.
+                group.addTask { await engine.runLanes() }
                 group.addTask { await self.runTimer() }
                 group.addTask {
+                    // The shutdown limit: from the stop request, the engine gets `shutdownTimeout`.
                     await signal.wait()
-                    await self.beginShutdown()
+                    let deadline = await self.beginShutdown()
+                    do { try await clock.sleep(until: deadline) } catch { return }
+                    _ = await engine.cancel(grace: .seconds(1))
                 }
                 await runPump()
                 // The pump also ends when the engine stops early: calls are still taken (and
                 // queued for the snapshot) until the stop is asked for.
                 await signal.wait()
-                group.cancelAll()
+                _ = await engine.finish()
+                group.cancelAll()  // the timer, and the limit when the engine finished in time
             }
         } onCancelOrGracefulShutdown: {
             signal.request()
@@ -68,28 +75,20 @@ extension MetaRouterClient {
         }
     }
 
-    /// The stop was asked for: no more calls are taken, the pump hands over what is queued, and
-    /// the engine gets `shutdownTimeout` before it is cancelled.
-    func beginShutdown() {
-        guard phase == .running else { return }
-        phase = .shuttingDown
-        let engine = self.engine
-        let clock = self.clock
-        let deadline = clock.now + options.shutdownTimeout
-        shutdownLimit = Task {
-            do { try await clock.sleep(until: deadline) } catch { return }
-            _ = await engine.cancel(grace: .seconds(1))
+    /// The stop was asked for: no more calls are taken and the pump hands over what is queued.
+    /// Returns when the engine's time is up (`shutdownTimeout` from the first call).
+    func beginShutdown() -> Duration {
+        if phase == .running {
+            phase = .shuttingDown
+            shutdownDeadline = clock.now + options.shutdownTimeout
+            wakePump()
         }
-        wakePump()
+        return shutdownDeadline ?? clock.now
     }
 
-    /// The end of ``run()``: waits for the engine, shuts down an owned transport and writes the
-    /// undelivered events to the disk queue.
+    /// The end of ``run()``: shuts down an owned transport and writes the undelivered events to
+    /// the disk queue.
     func finishShutdown() async {
-        beginShutdown()  // when the engine stopped early and run() ended without the timer's help
-        _ = await engine.finish()
-        shutdownLimit?.cancel()
-        shutdownLimit = nil
         if let ownedTransport { await ownedTransport.shutdown() }
         var leftovers = ledger.takeUndelivered()
         leftovers.append(contentsOf: takeSpilled())

@@ -9,10 +9,11 @@ import Synchronization
 /// calls with the persisted identity and context, queues them, flushes every `flushInterval`
 /// and delivers them through a ``DeliveryEngine``. See `docs/server-usage.md`.
 ///
-/// It is a swift-service-lifecycle `Service`: creating it starts nothing; ``run()`` hands queued
-/// events to the engine and runs the flush timer until a graceful shutdown, the cancellation of
-/// its task or ``shutdown()``, then delivers what it can within `shutdownTimeout` and writes the
-/// rest to the disk queue. Calls made before ``run()`` are queued and sent once it runs.
+/// It is a swift-service-lifecycle `Service`: creating it starts nothing; ``run()`` runs the
+/// engine, hands it queued events and runs the flush timer until a graceful shutdown, the
+/// cancellation of its task or ``shutdown()``, then delivers what it can within
+/// `shutdownTimeout` (at once stopping instead after a cancellation) and writes the rest to the
+/// disk queue. Calls made before ``run()`` are queued and sent once it runs.
 ///
 /// - A fatal answer (401, 403, 404) disables the client: later calls are dropped and logged.
 /// - With `autoStart: false`, ``run()`` runs but nothing is sent and no connection is opened
@@ -64,8 +65,8 @@ public actor MetaRouterClient: Service {
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     /// Callers of ``shutdown()`` waiting for ``run()`` to return.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Cancels the engine when `shutdownTimeout` is over (started when shutting down begins).
-    var shutdownLimit: Task<Void, Never>?
+    /// When the engine's time to deliver is up, once shutting down began (``beginShutdown()``).
+    var shutdownDeadline: Duration?
     var counters = ClientStats()
     /// What ``run()`` does with the snapshot file the initializer read.
     var snapshotDisposal = SnapshotDisposal.none
@@ -76,8 +77,9 @@ public actor MetaRouterClient: Service {
     /// snapshot (its events are queued first). It starts no task and sends nothing: call ``run()``.
     /// - Parameters:
     ///   - options: endpoint, write key and the other settings; validated here.
-    ///   - transport: how requests are sent; `nil` uses an ``HTTPDeliveryTransport`` on
-    ///     `eventLoopGroup`, created on the first request and shut down at the end of ``run()``.
+    ///   - transport: how requests are sent; `nil` uses the transport ``HTTPTransport`` chooses
+    ///     for the endpoint, on `eventLoopGroup`, made on the first request and shut down at the
+    ///     end of ``run()``.
     ///   - eventLoopGroup: the group for that owned transport; nil (the default) uses
     ///     `MultiThreadedEventLoopGroup.singleton`, first touched when the first request is sent.
     ///   - clock: time for the flush timer, the shutdown limit and the engine (tests inject one).
@@ -89,8 +91,8 @@ public actor MetaRouterClient: Service {
         try options.validate()
         let ledger = OutcomeLedger(logger: logger)
         let owned = transport == nil
-            ? OwnedHTTPTransport(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: options.delivery.concurrency,
-                                 security: options.security) : nil
+            ? OwnedHTTPTransport(host: options.delivery.endpointURL, eventLoopGroup: eventLoopGroup,
+                                 maxConnectionsPerHost: options.delivery.concurrency, security: options.security) : nil
         self.options = options
         self.ledger = ledger
         self.clock = clock

@@ -2,39 +2,43 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The ``HTTPDeliveryTransport`` a ``MetaRouterClient`` owns when the caller passes none. Its
-/// HTTP client is created on the first request (so creating a client starts nothing, not even
-/// the default group's threads) on the caller's event loop group, or on
-/// `MultiThreadedEventLoopGroup.singleton`, and shut down at the end of ``MetaRouterClient/run()``.
+/// The HTTP transport a ``MetaRouterClient`` owns when the caller passes none: the one
+/// ``HTTPTransport`` chooses for the endpoint (lean, or AsyncHTTPClient through a proxy), made on
+/// the first request (so creating a client starts nothing, not even the default group's threads)
+/// on the caller's event loop group, or on `MultiThreadedEventLoopGroup.singleton`, and shut down
+/// at the end of ``MetaRouterClient/run()``.
 final class OwnedHTTPTransport: DeliveryTransport {
     private enum State {
         case idle
-        case started(HTTPDeliveryTransport)
+        case started(HTTPTransport)
         case shutDown
     }
 
     private let state = Mutex(State.idle)
+    private let host: String
     private let eventLoopGroup: (any EventLoopGroup)?
     private let maxConnectionsPerHost: Int
     private let security: TransportSecurity
 
-    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut
-    /// down here), with the TLS and proxy settings of `security`.
-    init(eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int, security: TransportSecurity = TransportSecurity()) {
+    /// A transport to `host` that will use `eventLoopGroup`, or the singleton group when nil
+    /// (never shut down here), with the TLS and proxy settings of `security`.
+    init(host: String, eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
+         security: TransportSecurity = TransportSecurity()) {
+        self.host = host
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.security = security
     }
 
-    /// Sends through the HTTP client, creating it first if needed; a network error once shut down.
+    /// Sends through the chosen transport, making it first if needed; a network error once shut down.
     func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        let transport = state.withLock { s -> HTTPDeliveryTransport? in
+        let transport = state.withLock { s -> HTTPTransport? in
             switch s {
             case .idle:
-                let created = HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
-                                                    maxConnectionsPerHost: maxConnectionsPerHost, security: security)
-                s = .started(created)
-                return created
+                let made = HTTPTransport(host: host, security: security, maxConnectionsPerHost: maxConnectionsPerHost,
+                                         eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+                s = .started(made)
+                return made
             case .started(let t): return t
             case .shutDown: return nil
             }
@@ -43,9 +47,9 @@ final class OwnedHTTPTransport: DeliveryTransport {
         return await transport.send(request)
     }
 
-    /// Shuts the HTTP client down if one was created; later requests fail as network errors.
+    /// Shuts the transport down if one was made; later requests fail as network errors.
     func shutdown() async {
-        let started = state.withLock { s -> HTTPDeliveryTransport? in
+        let started = state.withLock { s -> HTTPTransport? in
             defer { s = .shutDown }
             if case .started(let t) = s { return t }
             return nil

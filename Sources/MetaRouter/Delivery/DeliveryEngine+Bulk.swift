@@ -5,8 +5,9 @@ extension DeliveryEngine {
     /// with an empty messageId in each outcome: one hop onto the engine and no array per event,
     /// the events sharing the chunk's storage until their batches are sent. Suspends while too
     /// many events are pending. Returns how many events were accepted: fewer than
-    /// `chunk.entries.count` only when the engine stopped or is finishing, and then the caller
-    /// keeps the rest (they have no outcome).
+    /// `chunk.entries.count` only when the engine stopped or is finishing, or the calling task
+    /// was cancelled while it waited for room, and then the caller keeps the rest (they have no
+    /// outcome).
     ///
     /// - Precondition: every entry's range lies inside `chunk.storage` and spans exactly one
     ///   non-empty JSON object, from its `{` to its `}`, checked in every build: the bounds here,
@@ -16,7 +17,7 @@ extension DeliveryEngine {
         var accepted = 0
         let storage = chunk.storage
         for i in chunk.entries.indices {
-            if mustWaitForRoom { await waitForRoom() }
+            if mustWaitForRoom, !(await waitForRoom()) { break }
             guard stopCauseStorage == nil && !closing else { break }
             let entry = chunk.entries[i]
             precondition(entry.range.lowerBound >= 0 && entry.range.upperBound <= storage.count && entry.range.count >= 2,

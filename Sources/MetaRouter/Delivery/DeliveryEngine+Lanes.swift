@@ -26,9 +26,9 @@ extension DeliveryEngine {
 
     /// Resumes lane `i`'s worker if it waits for events.
     func wake(_ i: Int) {
-        if let c = lanes[i].wakeup {
+        if let w = lanes[i].wakeup {
             lanes[i].wakeup = nil
-            c.resume()
+            w.resume()
         }
     }
 
@@ -37,17 +37,19 @@ extension DeliveryEngine {
         for i in lanes.indices where isReady(i) { wake(i) }
     }
 
-    func startWorkersIfNeeded() {
-        guard !workersStarted else { return }
-        workersStarted = true
-        for i in lanes.indices {
-            activeWorkers += 1
-            lanes[i].task = Task(executorPreference: laneExecutor) { await self.runLane(i) }
+    /// Lane `i`'s worker, a child task of ``runLanes()``, until it ends or `abort` is resumed
+    /// (then the worker is cancelled: a wait on the clock or a request in flight ends).
+    func runLane(_ i: Int, abort: Wakeup) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.work(lane: i) }
+            group.addTask { await abort.wait() }
+            await group.next()
+            group.cancelAll()
         }
     }
 
     /// One lane's worker: take a batch, deliver it (with retries), repeat until closed or stopped.
-    func runLane(_ i: Int) async {
+    private func work(lane i: Int) async {
         while let batch = await takeBatch(i) {
             batchesOut += 1
             _ = await deliver(batch, lane: i)
@@ -62,6 +64,7 @@ extension DeliveryEngine {
     /// Returns nil when the engine is closing and the lane is empty, or when it stopped.
     func takeBatch(_ i: Int) async -> [Pending]? {
         while true {
+            if Task.isCancelled { stop(.cancelled) }
             if stopCauseStorage != nil {
                 let rest = Array(lanes[i].queue)
                 lanes[i].queue.removeAll()
@@ -74,6 +77,7 @@ extension DeliveryEngine {
             await park(unless: { stopCauseStorage != nil || isReady(i) || (closing && lanes[i].queue.isEmpty) }) {
                 lanes[i].wakeup = $0
             }
+            lanes[i].wakeup = nil
         }
     }
 
@@ -101,14 +105,15 @@ extension DeliveryEngine {
         lanes[i].sleeping = false
     }
 
-    /// Suspends until the continuation handed to `wait` is resumed, unless `done()` holds when
-    /// the wait begins. Every wait of the engine goes through here: on an event-loop executor,
-    /// the call may suspend before its body runs, so a condition checked before it could change
-    /// (and its resume be lost) in between; `done` is checked where the continuation is parked.
-    func park(unless done: () -> Bool, _ wait: (CheckedContinuation<Void, Never>) -> Void) async {
-        await withCheckedContinuation { continuation in
-            if done() { continuation.resume() } else { wait(continuation) }
-        }
+    /// Suspends until the ``Wakeup`` handed to `register` is resumed or the calling task is
+    /// cancelled, unless `done()` holds. Every wait of the engine goes through here; `register`
+    /// stores the wake-up where the waker finds it, and the wake-up itself keeps a resume that
+    /// comes before the wait suspends (see ``Wakeup``).
+    func park(unless done: () -> Bool, _ register: (Wakeup) -> Void) async {
+        guard !done() else { return }
+        let wakeup = Wakeup()
+        register(wakeup)
+        await wakeup.wait()
     }
 
     /// Wakes the lanes waiting for the breaker's probe, so they ask their machines again.
@@ -117,9 +122,9 @@ extension DeliveryEngine {
         resumeAll(&probeWaiters)
     }
 
-    func resumeAll(_ waiters: inout [CheckedContinuation<Void, Never>]) {
+    func resumeAll(_ waiters: inout [Wakeup]) {
         let w = waiters
         waiters.removeAll()
-        for c in w { c.resume() }
+        for wakeup in w { wakeup.resume() }
     }
 }

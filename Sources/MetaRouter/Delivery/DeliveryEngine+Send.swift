@@ -1,6 +1,8 @@
 import Foundation
+import GzipCodec
 import Logging
 import NIOCore
+@_spi(PerLine) import Timestamps
 
 /// Sending one batch: the shell that runs a ``BatchDelivery`` machine's actions.
 extension DeliveryEngine {
@@ -12,6 +14,7 @@ extension DeliveryEngine {
         var tracer = BatchTracer(lane: i)
         var body: BatchBody?
         while true {
+            if Task.isCancelled { stop(.cancelled) }
             if stopCauseStorage != nil {
                 if let trace = tracer.stopped() { batchObserver?(trace) }
                 settleNotDelivered(machine.remaining)
@@ -114,7 +117,7 @@ extension DeliveryEngine {
             // together with the request: submits and other lanes go on meanwhile, and the lane
             // does not hop back to the actor between compressing and sending.
             (response, bodyBytes) = await compressAndSend(batch, sentAt: sentAt)
-        } else if let lean = bufferTransport {
+        } else if case .buffers(let lean) = sender {
             // The body is written once, into the buffer that is sent, and sent from this
             // isolation: on the transport's event loop, there is no thread hop.
             let buffer = self.body(for: batch, sentAt: sentAt, reusing: &body, allocator: lean.allocator)
@@ -125,7 +128,7 @@ extension DeliveryEngine {
             // Encoding is a plain copy: it stays on the actor.
             let body = encoder.body(batch, sentAt: sentAt)
             bodyBytes = body.count
-            response = await transport.send(request(body: body, gzipped: false))
+            response = await sender.transport.send(request(body: body, gzipped: false))
         }
         counters.responses[response.statsKey, default: 0] += 1
         return (response, bodyBytes)
@@ -158,8 +161,8 @@ extension DeliveryEngine {
     /// nonisolated async function: it runs on the global executor, not on the engine actor.
     nonisolated func compressAndSend(_ batch: [Pending], sentAt: String) async -> (DeliveryResponse, Int) {
         let body = encoder.body(batch, sentAt: sentAt)
-        let zipped = try? Gzip.compress(body)
-        return (await transport.send(request(body: zipped ?? body, gzipped: zipped != nil)), body.count)
+        let zipped = try? GzipCodec.compress(body)
+        return (await sender.transport.send(request(body: zipped ?? body, gzipped: zipped != nil)), body.count)
     }
 }
 

@@ -56,7 +56,7 @@ extension DeliveryEngine {
             lanes[i].queue.removeAll()
             lanes[i].bytes = 0
             settleNotDelivered(rest)
-            if lanes[i].sleeping { lanes[i].task?.cancel() }
+            if lanes[i].sleeping { lanes[i].abort?.resume() }
             wake(i)
         }
         wakeProbeWaiters()
@@ -65,9 +65,9 @@ extension DeliveryEngine {
 
     /// `cancel`'s grace is over: abandon requests still in flight.
     func graceExpired() {
-        guard activeWorkers > 0, !abandoned else { return }
+        guard phase == .running, activeWorkers > 0, !abandoned else { return }
         abandoned = true
-        for lane in lanes { lane.task?.cancel() }
+        for lane in lanes { lane.abort?.resume() }
         settleEverything()
         resumeAll(&drainWaiters)
     }

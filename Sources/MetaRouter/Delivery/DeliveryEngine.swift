@@ -2,13 +2,18 @@ import DequeModule
 import Foundation
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Delivers events to `POST {host}{path}` in batches, with lanes per identity, byte and event caps,
 /// rate limits, a circuit breaker and the status policy of the MetaRouter SDK. See `docs/delivery.md`.
 ///
+/// A swift-service-lifecycle `Service`: creating it starts nothing; ``run()`` runs its lanes as
+/// child tasks until ``finish()``, ``cancel(grace:)``, a graceful shutdown or the cancellation of
+/// its task. Events submitted before ``run()`` wait in their lanes.
+///
 /// Every submitted event gets exactly one outcome through `onOutcomes`, called on the engine's
 /// isolation as soon as the outcome is known.
-public actor DeliveryEngine {
+public actor DeliveryEngine: Service {
     /// One unsettled event in a lane or batch: only what sending needs (its messageId and tag
     /// wait in ``unsettled``), so moving it between queues and batches is one reference.
     struct Pending: Sendable, SpliceableBytes {
@@ -27,23 +32,39 @@ public actor DeliveryEngine {
     struct Lane {
         var queue = Deque<Pending>()
         var bytes = 0
-        var wakeup: CheckedContinuation<Void, Never>?
-        var task: Task<Void, Never>?
+        /// Set while the lane's worker waits for events.
+        var wakeup: Wakeup?
+        /// Resumed to cancel the lane's worker (it waits on the clock when the engine stops, or
+        /// `cancel`'s grace ran out); set while ``run()`` runs the lane.
+        var abort: Wakeup?
         /// True while the lane waits on the clock (so `stop` may cancel the wait).
         var sleeping = false
         /// `flush()` asked for partial batches; cleared when the lane runs empty.
         var flushRequested = false
     }
 
+    /// How the engine hands a transport its requests.
+    enum Sender: Sendable {
+        /// As ``DeliveryRequest``s with the body in a byte array.
+        case requests(any DeliveryTransport)
+        /// As buffers the engine writes each body into once, sent from the engine's isolation.
+        case buffers(any BufferDeliveryTransport)
+
+        /// The transport, for requests.
+        var transport: any DeliveryTransport {
+            switch self {
+            case .requests(let t): t
+            case .buffers(let t): t
+            }
+        }
+    }
+
     let configuration: DeliveryConfiguration
-    let transport: any DeliveryTransport
+    let sender: Sender
     let clock: any EngineClock
     let random: any RandomSource
     let logger: Logger
     let onOutcomes: @Sendable ([EventOutcome]) -> Void
-    /// The transport, when it takes bodies as buffers (the engine then writes each body once,
-    /// into the buffer that is sent).
-    let bufferTransport: (any BufferDeliveryTransport)?
     /// What the engine's isolation runs on (see ``unownedExecutor``): an event loop, or the
     /// executor of a default actor of its own.
     nonisolated let executor: EngineExecutor
@@ -60,16 +81,19 @@ public actor DeliveryEngine {
     /// lanes' ``BatchDelivery`` machines.
     var policy: DeliveryPolicy
     var lanes: [Lane]
-    var probeWaiters: [CheckedContinuation<Void, Never>] = []
+    var probeWaiters: [Wakeup] = []
     /// Counts the times `probeWaiters` were resumed (an answer came, or the engine stopped).
     var probeWakeups = 0
-    var submitWaiters: [CheckedContinuation<Void, Never>] = []
-    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    var submitWaiters: [Wakeup] = []
+    /// `finish` and `cancel` waiting for the lanes to end.
+    var drainWaiters: [Wakeup] = []
     /// Submitted events without an outcome, by sequence number.
     var unsettled = UnsettledEvents()
     var nextSeq: UInt64 = 0
     var nextKeylessLane = 0
-    var workersStarted = false
+    /// Where ``run()`` is: not yet called, running the lanes, or returned.
+    var phase = RunPhase.idle
+    /// Lane workers of ``run()`` that have not ended.
     var activeWorkers = 0
     /// Batches taken by lane workers and not yet finished (sent, retrying or split).
     var batchesOut = 0
@@ -89,7 +113,7 @@ public actor DeliveryEngine {
     /// default actor of its own.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unownedExecutor }
 
-    /// Creates an engine; nothing is sent until events are submitted.
+    /// Creates an engine; it starts nothing: ``run()`` runs its lanes.
     ///
     /// Where it runs: on `eventLoop` when one is given, else as a default actor of its own. Give
     /// it the event loop of a transport that keeps every connection on one (``LeanHTTPTransport``
@@ -104,10 +128,40 @@ public actor DeliveryEngine {
                 clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
                 logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
                 onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+        self.init(configuration: configuration, sender: .requests(transport), clock: clock, random: random, logger: logger,
+                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+    }
+
+    /// Creates an engine sending through the transport ``HTTPTransport`` chose; a lean transport
+    /// gets each body as the buffer the engine writes it into. Otherwise as
+    /// ``init(configuration:transport:clock:random:logger:eventLoop:onOutcomes:)``: give it
+    /// `transport.eventLoop` as `eventLoop` when few calls come from other threads.
+    public init(configuration: DeliveryConfiguration, transport: HTTPTransport,
+                clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+                logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
+                onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+        let sender: Sender
+        switch transport {
+        case .lean(let lean): sender = .buffers(lean)
+        case .asyncHTTPClient(let client): sender = .requests(client)
+        }
+        self.init(configuration: configuration, sender: sender, clock: clock, random: random, logger: logger,
+                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+    }
+
+    /// Creates an engine handing `transport` its bodies as buffers (tests of transports that do).
+    package init(configuration: DeliveryConfiguration, bufferTransport transport: any BufferDeliveryTransport,
+                 clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+                 logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
+                 onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+        self.init(configuration: configuration, sender: .buffers(transport), clock: clock, random: random, logger: logger,
+                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+    }
+
+    private init(configuration: DeliveryConfiguration, sender: Sender, clock: any EngineClock, random: any RandomSource,
+                 logger: Logger, eventLoop: (any EventLoop)?, onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
         self.configuration = configuration
-        self.transport = transport
-        let bufferTransport = transport as? any BufferDeliveryTransport
-        self.bufferTransport = bufferTransport
+        self.sender = sender
         if let loop = eventLoop {
             executor = .eventLoop(loop)
             laneExecutor = EventLoopTaskExecutor(loop)
@@ -140,11 +194,14 @@ public actor DeliveryEngine {
     /// The number of events per batch the engine currently uses (lowered by 413 answers).
     public var currentBatchLimit: Int { policy.batchLimit }
 
+    /// How many ``submit(_:)`` calls wait for room now.
+    package var waitingSubmitters: Int { submitWaiters.count }
+
     /// Queues one event; suspends while too many are pending. Returns false (and does NOT report an outcome)
-    /// if the engine has stopped, so the caller keeps the event.
+    /// if the engine has stopped, or if the calling task is cancelled while it waits for room, so
+    /// the caller keeps the event.
     public func submit(_ event: EncodedEvent) async -> Bool {
-        await waitForRoom()
-        guard stopCauseStorage == nil && !closing else { return false }
+        guard await waitForRoom(), stopCauseStorage == nil && !closing else { return false }
         enqueue(event)
         return true
     }
@@ -154,14 +211,18 @@ public actor DeliveryEngine {
         stopCauseStorage == nil && !closing && unsettled.count >= configuration.maxPendingEvents
     }
 
-    /// Suspends while too many events are pending (and the engine still takes events).
-    func waitForRoom() async {
+    /// Suspends while too many events are pending (and the engine still takes events). Returns
+    /// false when the calling task was cancelled while there was no room.
+    func waitForRoom() async -> Bool {
         while mustWaitForRoom {
-            await park(unless: { !mustWaitForRoom }) {
-                submitWaiters.append($0)
-                wakeReadyLanes()  // a blocked submitter makes partial batches ready
-            }
+            if Task.isCancelled { return false }
+            let wakeup = Wakeup()
+            submitWaiters.append(wakeup)
+            wakeReadyLanes()  // a blocked submitter makes partial batches ready
+            await wakeup.wait()
+            submitWaiters.removeAll { $0 === wakeup }  // when the wait ended by cancellation
         }
+        return true
     }
 
     /// Queues `event` on its lane (the engine takes events and has room).
@@ -176,7 +237,6 @@ public actor DeliveryEngine {
     /// (``wakeReadyLanes()``), once for many events: nothing else runs on the engine meanwhile.
     func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), checkBytes: Bool = false,
                  tag: UInt64, messageId: String, lane index: Int, wakeLanes: Bool = true) {
-        startWorkersIfNeeded()
         counters.eventsSubmitted += 1
         let seq = nextSeq
         nextSeq += 1
@@ -202,41 +262,6 @@ public actor DeliveryEngine {
             lanes[i].flushRequested = true
             wake(i)
         }
-    }
-
-    /// Sends everything queued and returns once every submitted event has exactly one outcome.
-    public func finish() async -> DeliveryStats {
-        closing = true
-        resumeAll(&submitWaiters)
-        for i in lanes.indices { wake(i) }
-        if activeWorkers > 0 && !abandoned {
-            await waitForDrain()
-        }
-        settleEverything()
-        return stats
-    }
-
-    /// Stops: no new sends; in-flight requests get `grace` to settle; every other event is reported .notDelivered(.cancelled).
-    public func cancel(grace: Duration) async -> DeliveryStats {
-        closing = true
-        stop(.cancelled)
-        if activeWorkers > 0 && !abandoned {
-            let deadline = clock.now + grace
-            let clock = self.clock
-            let timer = Task { [weak self] in
-                try? await clock.sleep(until: deadline)
-                await self?.graceExpired()
-            }
-            await waitForDrain()
-            timer.cancel()
-        }
-        settleEverything()
-        return stats
-    }
-
-    /// Suspends until every lane worker has ended or was abandoned.
-    func waitForDrain() async {
-        await park(unless: { activeWorkers == 0 || abandoned }) { drainWaiters.append($0) }
     }
 
     /// Requests to the endpoint carry these headers (plus `Content-Encoding` when gzipped).

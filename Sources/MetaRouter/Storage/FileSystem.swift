@@ -41,23 +41,3 @@ public struct LocalFileSystem: FileSystem {
         try FileManager.default.moveItem(atPath: from, toPath: to)
     }
 }
-
-/// A file system held in memory, for tests.
-public final class InMemoryFileSystem: FileSystem {
-    private let files = Mutex<[String: [UInt8]]>([:])
-
-    /// Creates an empty in-memory file system.
-    public init() {}
-
-    public func read(_ path: String) throws -> [UInt8]? { files.withLock { $0[path] } }
-    public func writeAtomically(_ path: String, _ bytes: [UInt8]) throws { files.withLock { $0[path] = bytes } }
-    public func remove(_ path: String) throws { _ = files.withLock { $0.removeValue(forKey: path) } }
-    public func move(_ from: String, to: String) throws {
-        try files.withLock { files in
-            guard files[to] == nil, let bytes = files.removeValue(forKey: from) else {
-                throw CocoaError(.fileWriteFileExists)
-            }
-            files[to] = bytes
-        }
-    }
-}

@@ -38,13 +38,15 @@ public final class FileKeyValueStorage: KeyValueStorage {
     }
 }
 
-/// A key-value store held in memory, for tests and for callers that want no persistence.
-public final class InMemoryKeyValueStorage: KeyValueStorage {
+/// A key-value store held in memory: ``IdentityStorage/inMemory``'s.
+package final class InMemoryKeyValueStorage: KeyValueStorage {
     private let values = Mutex<[String: String]>([:])
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
-    public func string(forKey key: String) -> String? { values.withLock { $0[key] } }
-    public func set(_ value: String?, forKey key: String) throws { values.withLock { $0[key] = value } }
+    /// The value for `key`, if one is set.
+    package func string(forKey key: String) -> String? { values.withLock { $0[key] } }
+    /// Sets or (with nil) removes the value for `key`.
+    package func set(_ value: String?, forKey key: String) throws { values.withLock { $0[key] = value } }
 }

@@ -4,46 +4,27 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// The real transport: AsyncHTTPClient with a keep-alive connection pool; HTTPS works, with
-/// the trust, client certificate and proxy of a ``TransportSecurity``.
+/// The AsyncHTTPClient transport, for endpoints behind an HTTP proxy (``HTTPTransport`` chooses
+/// it): a keep-alive connection pool; HTTPS works, with the trust, client certificate and proxy
+/// of a ``TransportSecurity``.
 ///
-/// The connections run on an event loop group: the caller's (``init(eventLoopGroup:maxConnectionsPerHost:connectTimeout:security:)``,
-/// for example `MultiThreadedEventLoopGroup.singleton`, which a server shares between its
-/// clients), or one of its own (``init(maxConnectionsPerHost:connectTimeout:eventLoopThreads:security:)``,
-/// one thread by default: a handful of keep-alive connections carrying ~100-event batches keep
-/// one thread far from busy, and on the 2-core benchmark machine one thread instead of one per
-/// core cut mr-replay's CPU per event by about 7 %). Call ``shutdown()`` once when done.
+/// The connections run on the caller's event loop group (for example
+/// `MultiThreadedEventLoopGroup.singleton`, which a server shares between its clients), which
+/// ``shutdown()`` leaves running. Call ``shutdown()`` once when done.
 ///
 /// A ``TransportSecurity`` whose files cannot be used (check them first with
 /// ``TransportSecurity/check()``) makes every request answer ``DeliveryResponse/tlsFailure(_:)``
 /// with the reason, which stops the engine.
 public final class HTTPDeliveryTransport: DeliveryTransport {
     private let client: HTTPClient
-    /// The group this transport created and shuts down; nil when the caller's group is used.
-    private let ownedGroup: MultiThreadedEventLoopGroup?
     private let templates = NIOLockedValueBox<[String: HTTPClient.Request]>([:])
     /// Why the ``TransportSecurity`` could not be applied, if it could not.
     private let securityFailure: String?
 
-    /// Creates a transport with its own client on its own event loop group of `eventLoopThreads`
-    /// threads (at least 1); `maxConnectionsPerHost` should be at least the engine's concurrency.
-    public convenience init(maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10), eventLoopThreads: Int = 1,
-                            security: TransportSecurity = TransportSecurity()) {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, eventLoopThreads))
-        self.init(group: group, ownedGroup: group, maxConnectionsPerHost: maxConnectionsPerHost, connectTimeout: connectTimeout,
-                  security: security)
-    }
-
-    /// Creates a transport with its own client on the caller's `eventLoopGroup`, which
-    /// ``shutdown()`` leaves running; `maxConnectionsPerHost` should be at least the engine's concurrency.
-    public convenience init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8,
-                            connectTimeout: Duration = .seconds(10), security: TransportSecurity = TransportSecurity()) {
-        self.init(group: eventLoopGroup, ownedGroup: nil, maxConnectionsPerHost: maxConnectionsPerHost,
-                  connectTimeout: connectTimeout, security: security)
-    }
-
-    private init(group: any EventLoopGroup, ownedGroup: MultiThreadedEventLoopGroup?, maxConnectionsPerHost: Int,
-                 connectTimeout: Duration, security: TransportSecurity) {
+    /// Creates a transport with its own client on the caller's `eventLoopGroup`;
+    /// `maxConnectionsPerHost` should be at least the engine's concurrency.
+    public init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
+                security: TransportSecurity = TransportSecurity()) {
         var config = HTTPClient.Configuration()
         config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
         config.timeout.connect = .nanoseconds(Int64(connectTimeout.seconds * 1e9))
@@ -59,8 +40,7 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
             }
         }
         securityFailure = failure
-        self.ownedGroup = ownedGroup
-        client = HTTPClient(eventLoopGroup: group, configuration: config)
+        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: config)
     }
 
     /// POSTs the request and drains the response body without keeping it. Cancelling the calling
@@ -94,9 +74,8 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
         return r
     }
 
-    /// Closes the connection pool, and stops the event loop threads if this transport created them.
+    /// Closes the connection pool; the event loop group keeps running.
     public func shutdown() async {
         try? await client.shutdown()
-        try? await ownedGroup?.shutdownGracefully()
     }
 }

@@ -15,7 +15,8 @@
 /// security.proxy = try HTTPProxy.resolve(for: "https://ingest.example.com", configured: nil, noProxy: nil,
 ///                                        environment: ProcessInfo.processInfo.environment)
 /// try security.check()
-/// let transport = HTTPDeliveryTransport(security: security)
+/// let transport = HTTPTransport(host: "https://ingest.example.com", security: security, maxConnectionsPerHost: 4,
+///                               eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
 /// ```
 public struct TransportSecurity: Sendable, Equatable {
     /// Which certificate authorities a server's certificate may chain to.

@@ -22,7 +22,7 @@ struct CheckpointDestination: Codable, Equatable, CustomStringConvertible {
     /// The destination `config` sends to.
     init(_ config: ReplayConfig) {
         host = Self.withoutLoopbackPort(config.ingestion.host)
-        path = config.ingestion.path
+        path = config.delivery.path
         let digest = SHA256.hash(data: Data(config.writeKey.utf8))
         writeKeySHA256 = String(digest.map { String(format: "%02x", $0) }.joined().prefix(16))
     }

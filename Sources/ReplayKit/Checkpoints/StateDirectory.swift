@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import Timestamps
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
 /// file, the report and the run history, and (for the embedded target) the collected events.
@@ -101,7 +102,7 @@ struct StateDirectory: Sendable {
                 path: input.path, offset: offset, line: line, completed: completed, fingerprint: fingerprint)
             next.inputs[input.path]?.settledAfter = settledAfter
         }
-        next.updatedAt = MetaRouter.Timestamp.iso8601(Date())
+        next.updatedAt = Timestamp.iso8601(Date())
         let text = String(decoding: try JSONEncoder().encode(next), as: UTF8.self)
         var metadata: [String: String?] = [StateDirectory.checkpointKey: text]
         if delivered > 0, let destination { metadata[CheckpointDestination.metadataKey] = destination }

@@ -22,14 +22,15 @@ extension ConfigLoader {
             allowed: ["host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http",
                       "tls", "proxy", "no_proxy"])
         if let v = m["host"]?.value { config.ingestion.host = try r.string(v, "ingestion.host"); keyNode = keyNode ?? v }
-        if let v = m["path"]?.value { config.ingestion.path = try r.string(v, "ingestion.path") }
-        if let v = m["gzip"]?.value { config.ingestion.gzip = try r.bool(v, "ingestion.gzip") }
-        if let v = m["tracing"]?.value { config.ingestion.tracing = try r.bool(v, "ingestion.tracing") }
+        if let v = m["path"]?.value { config.delivery.path = try r.string(v, "ingestion.path") }
+        if let v = m["gzip"]?.value { config.delivery.gzip = try r.bool(v, "ingestion.gzip") }
+        if let v = m["tracing"]?.value { config.delivery.tracing = try r.bool(v, "ingestion.tracing") }
         if let v = m["timeout_seconds"]?.value {
-            config.ingestion.timeoutSeconds = try r.double(v, "ingestion.timeout_seconds", min: 0.001, max: Limits.seconds)
+            config.delivery.requestTimeout = .configSeconds(
+                try r.double(v, "ingestion.timeout_seconds", min: 0.001, max: Limits.seconds))
         }
         if let v = m["allow_insecure_http"]?.value {
-            config.ingestion.allowInsecureHTTP = try r.bool(v, "ingestion.allow_insecure_http")
+            config.delivery.allowInsecureHTTP = try r.bool(v, "ingestion.allow_insecure_http")
         }
         if let v = m["write_key"]?.value {
             let key = try r.string(v, "ingestion.write_key")
@@ -49,8 +50,8 @@ extension ConfigLoader {
             }
             keyNode = v
         }
-        try checkHost(config.ingestion, node: m["host"]?.value ?? node, r)
-        if !config.ingestion.path.hasPrefix("/") {
+        try checkHost(config.ingestion.host, allowInsecureHTTP: config.delivery.allowInsecureHTTP, node: m["host"]?.value ?? node, r)
+        if !config.delivery.path.hasPrefix("/") {
             throw r.error(m["path"]?.value ?? node, "'ingestion.path' must start with '/'")
         }
         config.ingestion.security = try readSecurity(
@@ -64,22 +65,22 @@ extension ConfigLoader {
         let m = try r.members(node, section: "batching", allowed: ["max_events", "max_bytes", "max_event_bytes", "concurrency"])
         if let v = m["max_events"]?.value {
             let range = DeliveryConfiguration.batchEventsRange
-            config.batching.maxEvents = try r.int(v, "batching.max_events", min: range.lowerBound, max: range.upperBound)
+            config.delivery.maxBatchEvents = try r.int(v, "batching.max_events", min: range.lowerBound, max: range.upperBound)
         }
-        if let v = m["max_bytes"]?.value { config.batching.maxBytes = try r.int(v, "batching.max_bytes", min: 64) }
+        if let v = m["max_bytes"]?.value { config.delivery.maxBatchBytes = try r.int(v, "batching.max_bytes", min: 64) }
         if let v = m["max_event_bytes"]?.value {
-            config.batching.maxEventBytes = try r.int(v, "batching.max_event_bytes", min: 16)
+            config.delivery.maxEventBytes = try r.int(v, "batching.max_event_bytes", min: 16)
         }
         if let v = m["concurrency"]?.value {
             let range = DeliveryConfiguration.concurrencyRange
-            config.batching.concurrency = try r.int(v, "batching.concurrency", min: range.lowerBound, max: range.upperBound)
+            config.delivery.concurrency = try r.int(v, "batching.concurrency", min: range.lowerBound, max: range.upperBound)
         }
-        let smallest = DeliveryConfiguration.smallestBatchBytes(forEventsOf: config.batching.maxEventBytes)
-        if config.batching.maxBytes < smallest {
+        let smallest = DeliveryConfiguration.smallestBatchBytes(forEventsOf: config.delivery.maxEventBytes)
+        if config.delivery.maxBatchBytes < smallest {
             throw r.error(
                 m["max_bytes"]?.value ?? m["max_event_bytes"]?.value ?? node,
                 "'batching.max_bytes' must hold one event of 'batching.max_event_bytes' with the request envelope "
-                    + "(at least \(smallest) for max_event_bytes \(config.batching.maxEventBytes))")
+                    + "(at least \(smallest) for max_event_bytes \(config.delivery.maxEventBytes))")
         }
     }
 
@@ -87,40 +88,43 @@ extension ConfigLoader {
     static func readRateLimit(_ node: YAMLNode, into config: inout ReplayConfig, _ r: ConfigReader) throws(ConfigError) {
         let m = try r.members(node, section: "rate_limit", allowed: ["events_per_second", "requests_per_second"])
         if let v = m["events_per_second"]?.value {
-            config.rateLimit.eventsPerSecond = try r.double(v, "rate_limit.events_per_second", min: 0)
+            config.delivery.eventsPerSecond = try r.double(v, "rate_limit.events_per_second", min: 0)
         }
         if let v = m["requests_per_second"]?.value {
-            config.rateLimit.requestsPerSecond = try r.double(v, "rate_limit.requests_per_second", min: 0)
+            config.delivery.requestsPerSecond = try r.double(v, "rate_limit.requests_per_second", min: 0)
         }
     }
 
     /// Reads `retry`.
     static func readRetry(_ node: YAMLNode, into config: inout ReplayConfig, _ r: ConfigReader) throws(ConfigError) {
         let m = try r.members(node, section: "retry", allowed: ["max_attempts", "max_elapsed_seconds", "min_wait_ms", "circuit_breaker"])
-        if let v = m["max_attempts"]?.value { config.retry.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
+        if let v = m["max_attempts"]?.value { config.delivery.maxAttempts = try r.int(v, "retry.max_attempts", min: 1) }
         if let v = m["min_wait_ms"]?.value {
-            config.retry.minWaitMs = try r.int(v, "retry.min_wait_ms", min: 0, max: Limits.milliseconds)
+            config.delivery.retryFloor = .milliseconds(try r.int(v, "retry.min_wait_ms", min: 0, max: Limits.milliseconds))
         }
         if let v = m["max_elapsed_seconds"]?.value {
-            config.retry.maxElapsedSeconds = try r.double(v, "retry.max_elapsed_seconds", min: 0.001, max: Limits.seconds)
+            config.delivery.maxElapsed = .configSeconds(
+                try r.double(v, "retry.max_elapsed_seconds", min: 0.001, max: Limits.seconds))
         }
         if let v = m["circuit_breaker"]?.value {
             let s = "retry.circuit_breaker"
             let b = try r.members(v, section: s, allowed: ["failure_threshold", "cooldown_ms", "max_cooldown_ms", "jitter"])
-            var cb = config.retry.circuitBreaker
+            var cb = config.delivery.breaker
             if let x = b["failure_threshold"]?.value { cb.failureThreshold = try r.int(x, "\(s).failure_threshold", min: 1) }
-            if let x = b["cooldown_ms"]?.value { cb.cooldownMs = try r.int(x, "\(s).cooldown_ms", min: 0, max: Limits.milliseconds) }
+            if let x = b["cooldown_ms"]?.value {
+                cb.cooldown = .milliseconds(try r.int(x, "\(s).cooldown_ms", min: 0, max: Limits.milliseconds))
+            }
             if let x = b["max_cooldown_ms"]?.value {
-                cb.maxCooldownMs = try r.int(x, "\(s).max_cooldown_ms", min: 0, max: Limits.milliseconds)
+                cb.maxCooldown = .milliseconds(try r.int(x, "\(s).max_cooldown_ms", min: 0, max: Limits.milliseconds))
             }
             if let x = b["jitter"]?.value {
                 cb.jitter = try r.double(x, "\(s).jitter", min: -.infinity)
                 guard cb.jitter >= 0, cb.jitter < 1 else { throw r.error(x, "'\(s).jitter' must be at least 0 and below 1") }
             }
-            if cb.maxCooldownMs < cb.cooldownMs {
+            if cb.maxCooldown < cb.cooldown {
                 throw r.error(b["max_cooldown_ms"]?.value ?? v, "'\(s).max_cooldown_ms' must be at least 'cooldown_ms'")
             }
-            config.retry.circuitBreaker = cb
+            config.delivery.breaker = cb
         }
     }
 

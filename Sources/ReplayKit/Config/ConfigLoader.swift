@@ -130,9 +130,8 @@ public enum ConfigLoader {
         }
     }
 
-    static func checkHost(_ ingestion: ReplayConfig.Ingestion, node: YAMLNode, _ r: ConfigReader) throws(ConfigError) {
-        let host = ingestion.host
-        if ingestion.isEmbedded { return }
+    static func checkHost(_ host: String, allowInsecureHTTP: Bool, node: YAMLNode, _ r: ConfigReader) throws(ConfigError) {
+        if host == DeliveryTarget.embeddedKeyword { return }
         guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), let name = url.host, !name.isEmpty else {
             throw r.error(node, "'ingestion.host' must be 'embedded' or a URL such as https://ingest.example.com")
         }
@@ -140,7 +139,7 @@ public enum ConfigLoader {
         case "https": return
         case "http":
             let loopback = name == "localhost" || name == "127.0.0.1" || name == "::1" || name == "[::1]"
-            if !loopback && !ingestion.allowInsecureHTTP {
+            if !loopback && !allowInsecureHTTP {
                 throw r.error(node, "'ingestion.host' uses plain http to a remote host; use https or set 'ingestion.allow_insecure_http: true'")
             }
         default:

@@ -7,14 +7,13 @@ import MetaRouter
 /// The write key is held privately: `description`, `debugDescription` and reflection show only
 /// ``maskedWriteKey``. Read ``writeKey`` only to put it on the wire.
 public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Where events go and how.
+    /// Where events go: the host and the write key, and TLS and proxy settings.
     public var ingestion: Ingestion
-    /// Batch sizes and parallelism.
-    public var batching: Batching
-    /// Rate limits (0 = unlimited).
-    public var rateLimit: RateLimit
-    /// Retries and the circuit breaker.
-    public var retry: Retry
+    /// How the engine sends: `ingestion.path`, `gzip`, `tracing`, `timeout_seconds` and
+    /// `allow_insecure_http`, and the `batching`, `rate_limit` and `retry` sections, with the
+    /// engine's own defaults. Its `host` and `writeKey` are empty here: a run sets them from
+    /// ``ingestion`` (the configured host, or the embedded collector's address) when it starts.
+    public var delivery: DeliveryConfiguration
     /// How events are completed before sending.
     public var enrichment: Enrichment
     /// Privacy rules applied to every event.
@@ -35,9 +34,11 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
 
     /// The built-in defaults (host `embedded`), identical to the shipped `Config/replay.yaml`.
     public static var defaults: ReplayConfig {
-        ReplayConfig(
-            ingestion: Ingestion(), batching: Batching(), rateLimit: RateLimit(), retry: Retry(),
-            enrichment: Enrichment(), privacy: Privacy(), stateDir: ".mr-replay", sourcePath: nil)
+        var delivery = DeliveryConfiguration(host: "", writeKey: "")
+        delivery.userAgent = "mr-replay/\(Enricher.libraryVersion)"
+        return ReplayConfig(
+            ingestion: Ingestion(), delivery: delivery, enrichment: Enrichment(), privacy: Privacy(), stateDir: ".mr-replay",
+            sourcePath: nil)
     }
 
     /// The write key, to be sent as credentials. Never print it; use ``maskedWriteKey``.
@@ -46,13 +47,13 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
     /// The write key reduced to its last 4 characters, e.g. `****c0de`.
     public var maskedWriteKey: String { ingestion.secretWriteKey.masked }
 
-    /// Replaces the write key (for tests and programmatic configuration).
-    public mutating func setWriteKey(_ key: String) { ingestion.secretWriteKey = Secret(key) }
+    /// Replaces the write key (tests).
+    package mutating func setWriteKey(_ key: String) { ingestion.secretWriteKey = Secret(key) }
 
     /// A summary without secrets.
     public var description: String {
-        "ReplayConfig(host: \(ingestion.host), path: \(ingestion.path), writeKey: \(maskedWriteKey), "
-            + "gzip: \(ingestion.gzip), maxEvents: \(batching.maxEvents), concurrency: \(batching.concurrency), "
+        "ReplayConfig(host: \(ingestion.host), path: \(delivery.path), writeKey: \(maskedWriteKey), "
+            + "gzip: \(delivery.gzip), maxEvents: \(delivery.maxBatchEvents), concurrency: \(delivery.concurrency), "
             + "stateDir: \(stateDir))"
     }
 
@@ -68,74 +69,12 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var host: String = "embedded"
         /// The write key (private; see ``ReplayConfig/writeKey``).
         var secretWriteKey = Secret("")
-        /// Request path appended to the host.
-        public var path: String = "/v1/batch"
-        /// Gzip request bodies.
-        public var gzip: Bool = false
-        /// Send the `Trace: true` header.
-        public var tracing: Bool = false
-        /// Per-request timeout.
-        public var timeoutSeconds: Double = 15
-        /// Allow plain `http://` to a host that is not loopback.
-        public var allowInsecureHTTP: Bool = false
         /// TLS trust, client certificate and proxy for a remote host (`ingestion.tls`,
         /// `ingestion.proxy`, `ingestion.no_proxy` and the proxy environment variables, resolved
         /// for ``host`` when the configuration is loaded). Not used with the embedded collector.
         public var security = TransportSecurity()
         /// Whether the host is the in-process collector.
         public var isEmbedded: Bool { host == "embedded" }
-        /// Creates the defaults.
-        public init() {}
-    }
-
-    /// `batching:` section.
-    public struct Batching: Sendable {
-        /// Most events in one request.
-        public var maxEvents: Int = 100
-        /// Most bytes in one request body.
-        public var maxBytes: Int = 500_000
-        /// Longest accepted event line; longer lines are dead-lettered `too_large`.
-        public var maxEventBytes: Int = 32_768
-        /// Requests in flight at once.
-        public var concurrency: Int = 4
-        /// Creates the defaults.
-        public init() {}
-    }
-
-    /// `rate_limit:` section (0 = unlimited).
-    public struct RateLimit: Sendable {
-        /// Events per second.
-        public var eventsPerSecond: Double = 0
-        /// Requests per second.
-        public var requestsPerSecond: Double = 0
-        /// Creates the defaults.
-        public init() {}
-    }
-
-    /// `retry.circuit_breaker:` section.
-    public struct CircuitBreaker: Sendable {
-        /// Consecutive failures that open the breaker.
-        public var failureThreshold: Int = 3
-        /// First cooldown.
-        public var cooldownMs: Int = 10_000
-        /// Longest cooldown after repeated opening.
-        public var maxCooldownMs: Int = 120_000
-        /// Random spread of cooldowns, 0...1.
-        public var jitter: Double = 0.2
-        /// Creates the defaults.
-        public init() {}
-    }
-
-    /// `retry:` section.
-    public struct Retry: Sendable {
-        /// Attempts per batch before giving up.
-        public var maxAttempts: Int = 10
-        /// Time budget per batch before giving up.
-        public var maxElapsedSeconds: Double = 3600
-        /// `min_wait_ms`: the retry floor, the shortest wait before any retry (the SDK's 1000 ms).
-        public var minWaitMs: Int = 1000
-        /// The circuit breaker.
-        public var circuitBreaker = CircuitBreaker()
         /// Creates the defaults.
         public init() {}
     }
@@ -316,4 +255,15 @@ extension ReplayConfig {
         /// Creates the defaults.
         public init() {}
     }
+}
+
+extension Duration {
+    /// A duration of `seconds` (finite and not negative, as the loader checks), to the nanosecond.
+    static func configSeconds(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+
+    /// The duration in seconds, as a `*_seconds` key holds it.
+    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
+    /// The duration in whole milliseconds, as a `*_ms` key holds it.
+    var millisecondsValue: Int { Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000) }
 }

@@ -7,14 +7,15 @@ extension DeadLetterRetry {
     /// Sends `chunk` through a new engine and returns every outcome, and why the engine stopped
     /// early, if it did. A stop request cancels the engine (in-flight batches get the grace).
     func send(
-        _ chunk: EventChunk, configuration: DeliveryConfiguration, transport: any DeliveryTransport, stop: StopSignal
+        _ chunk: EventChunk, configuration: DeliveryConfiguration, target: DeliveryTarget, stop: StopSignal
     ) async -> (outcomes: [EventOutcome], cause: StopCause?) {
         let collected = Mutex<[EventOutcome]>([])
-        let engine = DeliveryEngine(
-            configuration: configuration, transport: transport, logger: logger,
-            onOutcomes: { outcomes in collected.withLock { $0.append(contentsOf: outcomes) } })
+        let engine = target.engine(configuration: configuration, override: transport, logger: logger) { outcomes in
+            collected.withLock { $0.append(contentsOf: outcomes) }
+        }
         let grace = stopGrace
         await withTaskGroup(of: Void.self) { watcher in
+            watcher.addTask { await engine.runLanes() }
             watcher.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
             _ = await engine.submit(chunk: chunk)
             _ = stop.isRequested ? await engine.cancel(grace: grace) : await engine.finish()

@@ -34,10 +34,20 @@ public final class DeadLetterRetry: Sendable {
     /// Prepares a retry of the dead letters of `stateDirectory` with reason `reason` (all when nil).
     /// - Parameters:
     ///   - embeddedCollector: makes the collector that `ingestion.host: embedded` names.
-    ///   - transport: replaces the HTTP transport (tests).
-    public init(
+    ///   - stopGrace: how long in-flight batches get to settle after a stop request.
+    public convenience init(
         config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
-        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)? = nil,
+        embeddedCollector: EmbeddedCollectorFactory? = nil, stopGrace: Duration = .seconds(5)
+    ) {
+        self.init(config: config, stateDirectory: stateDirectory, reason: reason, logger: logger,
+                  embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace, beforeReplace: nil)
+    }
+
+    /// Prepares a retry as above, sending through `transport` instead of the HTTP transport, and
+    /// calling `beforeReplace` where a crash would stop a replacement (tests).
+    package init(
+        config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
+        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)?,
         stopGrace: Duration = .seconds(5), beforeReplace: (@Sendable (String) throws -> Void)? = nil
     ) {
         self.config = config
@@ -76,8 +86,8 @@ public final class DeadLetterRetry: Sendable {
                     if stop.isRequested { report.stop(.interrupted, "stopped by a signal") }
                     if report.stopReason != nil { break }
                     try await retry(
-                        file: file, enricher: enricher, sequence: &sequence,
-                        engine: (delivery, transport ?? target.transport), stop: stop, report: &report)
+                        file: file, enricher: enricher, sequence: &sequence, engine: (delivery, target), stop: stop,
+                        report: &report)
                 }
             } catch {
                 await target.shutdown()
@@ -103,7 +113,7 @@ public final class DeadLetterRetry: Sendable {
 
     /// Retries the records of one file and replaces it with what remains.
     private func retry(
-        file: String, enricher: Enricher, sequence: inout UInt64, engine: (DeliveryConfiguration, any DeliveryTransport),
+        file: String, enricher: Enricher, sequence: inout UInt64, engine: (DeliveryConfiguration, DeliveryTarget),
         stop: StopSignal, report: inout DeadLetterRetryReport
     ) async throws {
         let records = try DeadLetterRecord.read(file)
@@ -118,7 +128,7 @@ public final class DeadLetterRetry: Sendable {
             fates[k] = prepare(record, tag: k, enricher: enricher, sequence: &sequence, into: &chunk, report: &report)
         }
         if !chunk.entries.isEmpty {
-            let (outcomes, cause) = await send(chunk, configuration: engine.0, transport: engine.1, stop: stop)
+            let (outcomes, cause) = await send(chunk, configuration: engine.0, target: engine.1, stop: stop)
             for outcome in outcomes {
                 let k = Int(outcome.tag)
                 switch outcome.result {

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import Timestamps
 
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
 /// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.
@@ -140,8 +141,8 @@ struct LinePreparer {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
-        if buf.count > config.batching.maxEventBytes {
-            return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.batching.maxEventBytes)")
+        if buf.count > config.delivery.maxEventBytes {
+            return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.delivery.maxEventBytes)")
         }
         counts = LineCounts()
         return scan(buf)

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import Timestamps
 
 /// A swift-log handler that writes one JSON object per line to stderr:
 /// `{"ts":"…","level":"info","label":"…","msg":"…", …metadata}`.
@@ -20,7 +21,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var object = JSONObject([
-            (key: "ts", value: .string(MetaRouter.Timestamp.iso8601(Date()))),
+            (key: "ts", value: .string(Timestamp.iso8601(Date()))),
             (key: "level", value: .string(event.level.rawValue)),
             (key: "label", value: .string(label)),
             (key: "msg", value: .string(event.message.description)),

@@ -22,7 +22,7 @@ package struct LineWalker {
     /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
     /// reported `too_large`) but at least 1 MiB, so dead letters keep the original bytes.
     package static func maxLineBytes(for config: ReplayConfig) -> Int {
-        max(config.batching.maxEventBytes + 1, 1 << 20)
+        max(config.delivery.maxEventBytes + 1, 1 << 20)
     }
 
     /// Enriches every line of `inputs` in order, calling `body` for each; `body` returns false
@@ -162,7 +162,7 @@ package struct LineWalker {
             return enricher.deadLetter(
                 DeadLetterReason.tooLarge,
                 "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
-                    + "batching.max_event_bytes is \(config.batching.maxEventBytes)")
+                    + "batching.max_event_bytes is \(config.delivery.maxEventBytes)")
         }
         let route = enricher.shardRouter?.route(line.bytes) ?? .own
         if route == .skip { return enricher.skipped(.otherShard) }

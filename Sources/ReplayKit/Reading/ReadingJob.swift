@@ -44,7 +44,7 @@ final class ReadingJob: @unchecked Sendable {
         if let shard = options.shard, shard.mode == .identity {
             enricher.shardRouter = ShardRouter(shard: shard, config: config, deviceAnonymousId: identity.deviceAnonymousId)
         }
-        self.laneChunks = Self.emptyLaneChunks(max(config.batching.concurrency, 1))
+        self.laneChunks = Self.emptyLaneChunks(max(config.delivery.concurrency, 1))
         self.checkpoint = checkpoint
         self.stop = stop
         self.pipe = pipe

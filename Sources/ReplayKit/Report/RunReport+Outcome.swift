@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import Timestamps
 
 extension RunReport {
     /// Sets the duration, the rate and the finish time of a run that started at `startInstant`.
@@ -7,7 +8,7 @@ extension RunReport {
         let elapsed = ContinuousClock.now - startInstant
         durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         throughput.eventsPerSecond = durationSeconds > 0 ? (Double(events.delivered) / durationSeconds).rounded() : 0
-        finishedAt = MetaRouter.Timestamp.iso8601(Date())
+        finishedAt = Timestamp.iso8601(Date())
     }
 
     /// Copies the engine's counters into the report.

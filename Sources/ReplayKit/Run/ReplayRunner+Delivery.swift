@@ -1,6 +1,7 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
 import Synchronization
+@_spi(PerLine) import Timestamps
 
 extension ReplayRunner {
     /// Sends every event of the plan to `target` and returns the report (without its timing).
@@ -17,18 +18,12 @@ extension ReplayRunner {
                 journalPath: opened.state.journalPath)
         } catch {
             opened.identity.close()
-        await target.shutdown()
+            await target.shutdown()
             throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
         }
         startReport(runState, opened: opened, target: target, started: started)
-        let sender = transport ?? target.transport
-        // On the transport's event loop when it has one: the reader's chunks are the only calls
-        // from another thread (docs/delivery.md, "Threads").
-        let engine = DeliveryEngine(
-            configuration: deliveryConfig, transport: sender, logger: logger,
-            eventLoop: (sender as? any BufferDeliveryTransport)?.homeEventLoop,
-            onOutcomes: { runState.apply($0) })
-        let (run, deadLetterFile) = (MetaRouter.Timestamp.iso8601(started), opened.state.deadLetterPath)
+        let engine = target.engine(configuration: deliveryConfig, override: transport, logger: logger) { runState.apply($0) }
+        let (run, deadLetterFile) = (Timestamp.iso8601(started), opened.state.deadLetterPath)
         await engine.observeBatches { runState.record($0, run: run, deadLetterFile: deadLetterFile) }
         let pipe = ChunkPipe()
         let job = ReadingJob(
@@ -40,6 +35,10 @@ extension ReplayRunner {
         }
         let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
         let settled = Flag()
+        // The engine's lanes. The run ends the engine itself: `finish`, or `cancel` with the grace
+        // on a stop or a cancellation of the run's task. So the lanes run in a task of their own,
+        // which that cancellation reaches only through `cancel(grace:)`; the run awaits it below.
+        let lanes = Task { await engine.runLanes() }
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
@@ -65,6 +64,7 @@ extension ReplayRunner {
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
         }
+        await lanes.value
         runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
         var (report, stateFailure) = await closeRun(job: job, runState: runState, opened: opened, target: target)
         report.apply(stats)
@@ -133,7 +133,7 @@ extension ReplayRunner {
     private func startReport(_ runState: RunState, opened: OpenedState, target: DeliveryTarget, started: Date) {
         let plan = opened.plan
         runState.counters.withLock { c in
-            c.report.startedAt = MetaRouter.Timestamp.iso8601(started)
+            c.report.startedAt = Timestamp.iso8601(started)
             c.report.runId = RunHistory.makeRunId()
             c.report.destination = target.description
             c.report.deadLetterFile = opened.state.deadLetterPath
@@ -144,8 +144,8 @@ extension ReplayRunner {
             c.report.settings.merge(opened.s3?.reportSettings ?? [:]) { _, store in store }
             c.report.settings["dead_letter.max_bytes"] = String(config.deadLetter.maxBytes)
             if let window = plan.window {
-                c.report.settings["run.since"] = window.sinceMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }
-                c.report.settings["run.until"] = window.untilMillis.map { MetaRouter.Timestamp.iso8601(epochMillis: $0) }
+                c.report.settings["run.since"] = window.sinceMillis.map { Timestamp.iso8601(epochMillis: $0) }
+                c.report.settings["run.until"] = window.untilMillis.map { Timestamp.iso8601(epochMillis: $0) }
             }
             if let limit = options.limit { c.report.settings["run.limit"] = String(limit) }
             c.bytesTotal = plan.totalBytes

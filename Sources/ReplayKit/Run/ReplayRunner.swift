@@ -15,10 +15,14 @@ public final class ReplayRunner: Sendable {
     /// - Parameters:
     ///   - embeddedCollector: makes the collector that `ingestion.host: embedded` names; without
     ///     it, a config that names it is a usage error.
-    ///   - transport: replaces the HTTP transport (tests).
-    public init(
+    public convenience init(config: ReplayConfig, options: RunOptions, logger: Logger, embeddedCollector: EmbeddedCollectorFactory? = nil) {
+        self.init(config: config, options: options, logger: logger, embeddedCollector: embeddedCollector, transport: nil)
+    }
+
+    /// Prepares a run that sends through `transport` instead of the HTTP transport (tests).
+    package init(
         config: ReplayConfig, options: RunOptions, logger: Logger,
-        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)? = nil
+        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)?
     ) {
         self.config = config
         self.options = options

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import Timestamps
 
 extension RunState {
     /// Journals a batch that was not delivered cleanly on its first attempt. Called by the engine
@@ -24,7 +25,7 @@ extension RunState {
 
     private static func attempt(_ a: BatchTrace.Attempt) -> BatchProblem.Attempt {
         BatchProblem.Attempt(
-            at: MetaRouter.Timestamp.iso8601(Date(timeIntervalSince1970: Double(a.atMillis) / 1000)),
+            at: Timestamp.iso8601(Date(timeIntervalSince1970: Double(a.atMillis) / 1000)),
             status: a.status, error: a.error, retryAfterMs: a.retryAfter.map(milliseconds), waitMs: a.wait.map(milliseconds),
             breaker: a.breaker.rawValue)
     }

@@ -3,13 +3,14 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// `autoStart: false`: no connection and nothing sent until `start()`.
 @Suite struct ClientAutoStartTests {
     @Test func noConnectionUntilStartThenEventsArrive() async throws {
         let server = CountingHTTPServer()
         let host = try await server.start()
-        let clock = ManualClock()
+        let clock = TestClock()
         let client = try MetaRouterClient(options: clientOptions {
             $0.ingestionHost = host
             $0.autoStart = false
@@ -43,7 +44,7 @@ import Testing
             $0.ingestionHost = host
             $0.autoStart = false
             $0.diskQueuePath = dir + "/queue.v1.json"
-        }, clock: ManualClock())
+        }, clock: TestClock())
         await startRunning(client)
         for i in 0..<3 { await client.track("E\(i)") }
         await client.shutdown()

@@ -3,6 +3,8 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
+import MetaRouterTesting
 
 /// `setConsent(_:)`: revoking data usage under GDPR purges what is pending (memory, overflow file,
 /// unread snapshot, engine queue) and drops new calls; granting it again resumes sending.
@@ -17,7 +19,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let overflowPath = DiskQueue.overflowPath(forQueue: queuePath)
-        let clock = ManualClock()
+        let clock = TestClock()
         // 150 events left on disk by an earlier run.
         let earlier = (0..<150).map { i -> Event in
             var e = Event.track("Earlier \(i)")
@@ -27,7 +29,7 @@ import Testing
             return e
         }
         try DiskQueue(path: queuePath).save(earlier)
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.autoStart = false
             $0.maxQueueEvents = 200
@@ -75,8 +77,8 @@ import Testing
     }
 
     @Test func revocationTakesBackEventsWaitingInTheEngineButNotRequestsAlreadySent() async throws {
-        let clock = ManualClock()
-        let transport = RecordingTransport()
+        let clock = TestClock()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.delivery.maxBatchEvents = 1000  // partial batches wait in the engine for a flush
             $0.flushInterval = .seconds(3600)
@@ -99,8 +101,8 @@ import Testing
     }
 
     @Test func adsFlagsDoNotGateSendingAndAreForwardedWithConsentModeNames() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         await client.setConsent(Consent(isUserSubjectToGDPR: false, hasConsentForDataUsage: false,
                                         hasConsentForAdsPersonalization: true, hasConsentForAdStorage: false))

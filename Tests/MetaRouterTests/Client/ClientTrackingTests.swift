@@ -3,6 +3,7 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// App Tracking Transparency: `waitForTrackingAuthorization` holds events until the status is
 /// determined; `context.device.advertisingId` goes only with `authorized`.
@@ -17,11 +18,11 @@ import Testing
     func waitingHoldsEventsUntilTheStatusArrivesThenSendsThemWithTheIdfaOnlyIfAuthorized(
         _ status: TrackingAuthorizationStatus
     ) async throws {
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
-        }, transport: transport, clock: ManualClock())
+        }, transport: transport, clock: TestClock())
         await startRunning(client)
         #expect(await client.setAdvertisingId(Self.idfa))
         for name in ["Opened", "Viewed", "Tapped"] { await client.track(name) }
@@ -47,8 +48,8 @@ import Testing
     }
 
     @Test func aDeniedStatusStripsTheIdfaEvenWithoutWaiting() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         await client.setAdvertisingId(Self.idfa)
         await client.track("No Status")
@@ -70,12 +71,12 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.maxQueueEvents = 10
             $0.diskQueuePath = queuePath
-        }, transport: transport, clock: ManualClock())
+        }, transport: transport, clock: TestClock())
         await startRunning(client)
         for i in 0..<25 { await client.track("E\(i)") }
         let held = await client.stats
@@ -98,13 +99,13 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let options = clientOptions {
             $0.waitForTrackingAuthorization = true
             $0.maxQueueEvents = 4
             $0.diskQueuePath = queuePath
         }
-        let first = try MetaRouterClient(options: options, transport: transport, clock: ManualClock())
+        let first = try MetaRouterClient(options: options, transport: transport, clock: TestClock())
         await startRunning(first)
         for i in 0..<9 { await first.track("E\(i)") }
         await first.shutdown()

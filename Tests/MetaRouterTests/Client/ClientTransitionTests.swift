@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// A store that can fail ("crash") on a chosen write and records every value written.
 final class CrashingStorage: KeyValueStorage {
@@ -41,8 +42,8 @@ final class CrashingStorage: KeyValueStorage {
     static func contextTraits(_ e: JSONObject) -> JSONObject? { e["context"]?.objectValue?["traits"]?.objectValue }
 
     @Test func loginLogoutLoginAsSomeoneElseAndModify() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         let firstAnonymous = await client.anonymousId
         await client.track("Browsing")
@@ -100,8 +101,8 @@ final class CrashingStorage: KeyValueStorage {
     }
 
     @Test func modifyNeverMakesANewUserAndLoginNeedsACustomerId() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         await #expect(throws: IdentityTransitionError.customerIdChange(current: nil, requested: "x")) {
             try await client.modify(UserIdentities(customerId: "x"))
@@ -128,9 +129,9 @@ final class CrashingStorage: KeyValueStorage {
 
     @Test func eachTransitionIsOneWriteAndACrashDuringItLeavesThePreviousUser() async throws {
         let storage = CrashingStorage()
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions { $0.identityStorage = .custom(storage) },
-                                          transport: transport, clock: ManualClock())
+                                          transport: transport, clock: TestClock())
         await startRunning(client)
         try await client.login(UserIdentities(customerId: "u-1", email: "u1@example.com"))
         await client.group("g-1")

@@ -34,8 +34,8 @@ final class CountingHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 self.state.withLock { $0.connections += 1 }
-                return child.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    // On the child's event loop: the handler is created and added there.
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
                     try child.pipeline.syncOperations.addHandler(RecordingHandler(server: self))
                 }
             }

@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
 
 @Suite struct BatchEncoderTests {
     @Test func splicesSentAtAndWriteKeyIntoEveryEventIncludingEmptyObjects() throws {

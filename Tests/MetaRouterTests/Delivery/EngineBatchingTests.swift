@@ -1,12 +1,14 @@
 import Foundation
+import GzipCodec
 import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 @Suite struct EngineBatchingTests {
     @Test func deliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let events = (0..<250).map { testEvent("m\($0)", tag: UInt64($0)) }
         let (engine, stats, sink) = await runEngine(config { $0.tracing = true }, transport, clock: clock, events: events)
@@ -32,7 +34,7 @@ import Testing
     }
 
     @Test func byteCapIsMeasuredOnTheRealBody() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let c = config {
             $0.maxBatchBytes = 2_000
@@ -57,7 +59,7 @@ import Testing
     }
 
     @Test func eventOverMaxEventBytesIsGivenUpBeforeSending() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let c = config { $0.maxEventBytes = 300 }
         let events = [testEvent("small"), testEvent("big", padding: 400), testEvent("small2")]
@@ -70,7 +72,7 @@ import Testing
     }
 
     @Test func gzipBodyDecodesBack() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let events = (0..<20).map { testEvent("m\($0)", padding: 50) }
         _ = await runEngine(config { $0.gzip = true }, transport, clock: clock, events: events)
@@ -78,14 +80,14 @@ import Testing
         #expect(r.request.header("Content-Encoding") == "gzip")
         #expect(Array(r.request.body.prefix(2)) == [0x1f, 0x8b], "gzip magic")
         #expect(r.request.body.count < r.body.count)
-        let unzipped = try Gzip.decompress(r.request.body)
+        let unzipped = try GzipCodec.decompress(r.request.body)
         #expect(unzipped == r.body)
         expectWellFormedBody(r, writeKey: "wk-123")
         #expect(r.events.count == 20)
     }
 
     @Test func perIdentityOrderingUnderConcurrencyAndRetries() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         // Every third request fails with 503, so lanes retry while others proceed.
         let transport = ScriptedTransport(clock: clock) { i, _ in
             i % 3 == 1 ? .status(503, headers: []) : .status(200, headers: [])
@@ -112,7 +114,7 @@ import Testing
     }
 
     @Test func rateLimiterSpacesRequests() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let c = config {
             $0.maxBatchEvents = 1
@@ -123,7 +125,7 @@ import Testing
     }
 
     @Test func eventsPerSecondLimitsLargeBatches() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let c = config {
             $0.maxBatchEvents = 10
@@ -145,19 +147,20 @@ import Testing
 
     /// A lane with one event must not wait for the end while another lane keeps sending: the
     /// caller's checkpoint cannot pass that event until it is settled.
-    @Test func quietLaneSendsWhileABusyLaneKeepsGoing() async throws {
+    @Test func quietLaneSendsWhileABusyLaneKeepsGoing() async {
         let (busy, quiet) = keysOnTwoLanes()
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(
             configuration: config { $0.concurrency = 2 }, transport: transport, clock: clock,
             random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        async let _ = engine.run()
         _ = await engine.submit(testEvent("q", user: quiet))
         // The busy lane sends full batches and they settle; the run goes on (no finish, no flush).
         for round in 1...20 {
             _ = await engine.submit(contentsOf: (0..<100).map { testEvent("b\(round)-\($0)", user: busy) })
-            for _ in 0..<2000 where sink.all.count < round * 100 { try await Task.sleep(for: .milliseconds(1)) }
+            await sink.waitForOutcomes(round * 100)
         }
         // 2 lanes x 100 events x 4 = 800 later submits make the quiet event's lane ready.
         #expect(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")

@@ -3,6 +3,7 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// `submit(chunk:)`: events that share one storage are delivered exactly like the same events
 /// submitted one by one.
@@ -11,14 +12,15 @@ import Testing
         let events = (0..<250).map { testEvent("m\($0)", user: "u\($0 % 11)", padding: $0 % 40, tag: UInt64($0)) }
         let c = config { $0.concurrency = 3 }
 
-        let clock1 = VirtualClock()
+        let clock1 = TestClock(advancing: .automatically)
         let oneByOne = ScriptedTransport(clock: clock1)
         let (_, stats1, sink1) = await runEngine(c, oneByOne, clock: clock1, events: events)
 
-        let clock2 = VirtualClock()
+        let clock2 = TestClock(advancing: .automatically)
         let chunked = ScriptedTransport(clock: clock2)
         let sink2 = OutcomeSink()
         let engine = DeliveryEngine(configuration: c, transport: chunked, clock: clock2, random: FixedRandom(value: 0.5), onOutcomes: sink2.callback)
+        async let _ = engine.run()
         let accepted = await engine.submit(chunk: chunk(of: events))
         let stats2 = await engine.finish()
 
@@ -50,12 +52,13 @@ import Testing
     @Test func aRejectedChunkEventIsGivenUpWithItsOwnBytes() async {
         let events = (0..<8).map { testEvent($0 == 5 ? "bad" : "m\($0)", user: "u", tag: UInt64(100 + $0)) }
         let chunk = chunk(of: events)
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, batch in
             batch.contains { $0["messageId"]?.stringValue == "bad" } ? .status(400, headers: []) : .status(200, headers: [])
         }
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        async let _ = engine.run()
         _ = await engine.submit(chunk: chunk)
         let stats = await engine.finish()
 
@@ -80,11 +83,12 @@ import Testing
     @Test("a chunk delivers every event exactly once over several lanes")
     func chunkDeliversEveryEventOnce() async {
         let events = (0..<253).map { testEvent("m\($0)", user: "a\($0 % 7)", tag: UInt64($0)) }
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 10; $0.concurrency = 3 }, transport: transport,
                                     clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        async let _ = engine.run()
         let accepted = await engine.submit(chunk: chunk(of: events))
         let stats = await engine.finish()
         #expect(accepted == 253)
@@ -97,10 +101,11 @@ import Testing
 
     @Test("a stopped engine accepts nothing from a chunk and reports no outcome")
     func chunkAfterStop() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, onOutcomes: sink.callback)
+        async let _ = engine.run()
         _ = await engine.cancel(grace: .zero)
         let accepted = await engine.submit(chunk: chunk(of: (0..<5).map { testEvent("m\($0)", user: "u") }))
         #expect(accepted == 0)
@@ -127,7 +132,8 @@ import Testing
     func chunkPreconditionTraps() async {
         await #expect(processExitsWith: .failure) {
             let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
-                                        transport: ScriptedTransport(clock: VirtualClock())) { _ in }
+                                        transport: ScriptedTransport(clock: TestClock(advancing: .automatically))) { _ in }
+            async let _ = engine.run()
             let bad = EventChunk(storage: Array("{\"a\":1} junk".utf8), entries: [.init(range: 0..<12, laneKey: 1, tag: 0)])
             _ = await engine.submit(chunk: bad)
             _ = await engine.finish()
@@ -138,7 +144,8 @@ import Testing
     func chunkBoundsTrap() async {
         await #expect(processExitsWith: .failure) {
             let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
-                                        transport: ScriptedTransport(clock: VirtualClock())) { _ in }
+                                        transport: ScriptedTransport(clock: TestClock(advancing: .automatically))) { _ in }
+            async let _ = engine.run()
             let bad = EventChunk(storage: Array("{\"a\":1}".utf8), entries: [.init(range: 0..<9, laneKey: 1, tag: 0)])
             _ = await engine.submit(chunk: bad)
         }

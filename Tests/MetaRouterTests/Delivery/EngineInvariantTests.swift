@@ -3,11 +3,12 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// Mixed answers under concurrency: the engine's invariants must hold whatever the interleaving.
 @Suite struct EngineInvariantTests {
     @Test func exactlyOneOutcomeAndPerIdentityOrderUnderMixedAnswers() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { i, events in
             let roll = (UInt64(i) &* 2_654_435_761) % 100
             switch roll {

@@ -1,90 +1,128 @@
 import Foundation
-import Synchronization
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import MetaRouter
+import MetaRouterTesting
 
 @Suite struct EngineLifecycleTests {
-    /// Waits (without sleeping) until `condition` holds.
-    private func eventually(_ condition: () async -> Bool) async {
-        for _ in 0..<100_000 {
-            if await condition() { return }
-            await Task.yield()
-        }
-        Issue.record("condition never became true")
-    }
-
     @Test func cancelReportsEverythingNotDeliveredExactlyOnce() async {
-        let clock = VirtualClock()
-        let transport = GatedTransport()
+        let clock = TestClock(advancing: .automatically)
+        let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 3 }, transport: transport,
                                     clock: clock, onOutcomes: sink.callback)
-        for i in 0..<10 { _ = await engine.submit(testEvent("m\(i)")) }
-        await eventually { transport.count == 1 }
-        let stats = await engine.cancel(grace: .seconds(5))
-        #expect(sink.all.count == 10)
-        #expect(sink.all.allSatisfy { $0.result == .notDelivered(.cancelled) })
-        #expect(stats.eventsNotDelivered == 10)
-        let stopCause = await engine.stopCause
-        #expect(stopCause == .cancelled)
-        transport.release()  // the abandoned request finishes late: no second outcome
-        let accepted = await engine.submit(testEvent("late"))
-        #expect(!accepted)
-        let again = await engine.finish()
-        #expect(sink.all.count == 10)
-        #expect(again.eventsDelivered == 0)
+        await running(engine) {
+            for i in 0..<10 { _ = await engine.submit(testEvent("m\(i)")) }
+            await transport.waitForArrivals(1)
+            let stats = await engine.cancel(grace: .seconds(5))
+            #expect(sink.all.count == 10)
+            #expect(sink.all.allSatisfy { $0.result == .notDelivered(.cancelled) })
+            #expect(stats.eventsNotDelivered == 10)
+            let stopCause = await engine.stopCause
+            #expect(stopCause == .cancelled)
+            transport.release()  // the abandoned request was cancelled: no second outcome
+            let accepted = await engine.submit(testEvent("late"))
+            #expect(!accepted)
+            let again = await engine.finish()
+            #expect(sink.all.count == 10)
+            #expect(again.eventsDelivered == 0)
+        }
     }
 
     @Test func cancelLetsInFlightRequestsFinishWithinGrace() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
                                     clock: clock, onOutcomes: sink.callback)
-        for i in 0..<5 { _ = await engine.submit(testEvent("m\(i)")) }
-        let stats = await engine.cancel(grace: .seconds(5))
-        #expect(sink.all.count == 5)
-        #expect(stats.eventsDelivered + stats.eventsNotDelivered == 5)
-        // Never more delivered than the server accepted. (A request still out when the grace ends is
-        // abandoned and reported not delivered even if its 200 comes later; the next run resends it.)
-        #expect(stats.eventsDelivered <= transport.requests.filter { $0.statusCode == 200 }.map(\.events.count).reduce(0, +))
+        await running(engine) {
+            for i in 0..<5 { _ = await engine.submit(testEvent("m\(i)")) }
+            let stats = await engine.cancel(grace: .seconds(5))
+            #expect(sink.all.count == 5)
+            #expect(stats.eventsDelivered + stats.eventsNotDelivered == 5)
+            // Never more delivered than the server accepted. (A request still out when the grace ends is
+            // abandoned and reported not delivered even if its 200 comes later; the next run resends it.)
+            #expect(stats.eventsDelivered <= transport.requests.filter { $0.statusCode == 200 }.map(\.events.count).reduce(0, +))
+        }
     }
 
     @Test func submitSuspendsAtMaxPendingUntilOutcomesArrive() async {
-        let clock = VirtualClock()
-        let transport = GatedTransport()
+        let clock = TestClock(advancing: .automatically)
+        let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.maxPendingEvents = 3; $0.maxBatchEvents = 10 },
                                     transport: transport, clock: clock, onOutcomes: sink.callback)
-        for i in 0..<3 { _ = await engine.submit(testEvent("m\(i)")) }
-        let returned = Mutex(false)
-        let fourth = Task {
-            let ok = await engine.submit(testEvent("m3"))
-            returned.withLock { $0 = true }
-            return ok
+        await running(engine) {
+            for i in 0..<3 { _ = await engine.submit(testEvent("m\(i)")) }
+            async let fourth = engine.submit(testEvent("m3"))
+            // The blocked submitter makes the lane send its partial batch, which the transport holds.
+            await transport.waitForArrivals(1)
+            #expect(sink.all.isEmpty, "nothing settled, so the fourth submit still waits")
+            transport.release()
+            #expect(await fourth)
+            let stats = await engine.finish()
+            #expect(stats.eventsDelivered == 4)
+            #expect(sink.all.count == 4)
         }
-        // The blocked submitter makes the lane send its partial batch.
-        await eventually { transport.count == 1 }
-        #expect(!(returned.withLock { $0 }), "submit waits while 3 events are unsettled")
-        transport.release()
-        let ok = await fourth.value
-        #expect(ok)
-        let stats = await engine.finish()
-        #expect(stats.eventsDelivered == 4)
-        #expect(sink.all.count == 4)
+    }
+
+    @Test func aCancelledSubmitReturnsWithoutTakingTheEvent() async {
+        let transport = ScriptedTransport(holdingAll: true)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config { $0.maxPendingEvents = 1 }, transport: transport,
+                                    clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
+        await running(engine) {
+            #expect(await engine.submit(testEvent("m0")))
+            let blocked = Task { await engine.submit(testEvent("m1")) }
+            // m0 is held by the transport, so m1 waits for room until its task is cancelled.
+            while await engine.waitingSubmitters == 0 { await Task.yield() }
+            blocked.cancel()
+            #expect(await blocked.value == false, "a cancelled submit returns false")
+            transport.release()
+            let stats = await engine.finish()
+            #expect(stats.eventsSubmitted == 1)
+            #expect(sink.all.map(\.messageId) == ["m0"])
+        }
+    }
+
+    @Test func aCancelledRunStopsTheEngineAndSettlesEverything() async {
+        let transport = ScriptedTransport(holdingAll: true)
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
+                                    clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
+        let run = Task { await engine.run() }
+        for i in 0..<5 { _ = await engine.submit(testEvent("m\(i)")) }
+        await transport.waitForArrivals(1)
+        run.cancel()
+        await run.value  // the held request was cancelled with its lane
+        #expect(sink.all.count == 5)
+        #expect(sink.all.allSatisfy { $0.result == .notDelivered(.cancelled) })
+        let accepted = await engine.submit(testEvent("late"))
+        #expect(!accepted)
+    }
+
+    @Test func finishWaitsForRunToStart() async {
+        let transport = ScriptedTransport()
+        let sink = OutcomeSink()
+        let engine = DeliveryEngine(configuration: config(), transport: transport, onOutcomes: sink.callback)
+        _ = await engine.submit(testEvent("early"))
+        async let stats = engine.finish()  // nothing runs the lanes yet
+        await engine.run()
+        #expect(await stats.eventsDelivered == 1)
+        #expect(transport.requests.map(\.messageIds) == [["early"]])
     }
 
     @Test func flushSendsPartialBatches() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, onOutcomes: sink.callback)
-        for i in 0..<3 { _ = await engine.submit(testEvent("m\(i)")) }
-        await engine.flush()
-        await eventually { sink.all.count == 3 }
-        #expect(transport.requests.map(\.events.count) == [3])
-        _ = await engine.finish()
+        await running(engine) {
+            for i in 0..<3 { _ = await engine.submit(testEvent("m\(i)")) }
+            await engine.flush()
+            await sink.waitForOutcomes(3)
+            #expect(transport.requests.map(\.events.count) == [3])
+        }
     }
 
     @Test func configurationValidation() {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// A buffer transport on one event loop: records each body it is handed, whether `send` ran on
 /// its loop, and answers from a script.
@@ -50,10 +51,11 @@ final class LoopBoundTransport: BufferDeliveryTransport {
     @Test func aRetryIsTheSameBodyRestampedAndEverySendRunsOnTheLoop() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let transport = LoopBoundTransport(loop: loop) { $0 == 0 ? .status(503, headers: []) : .status(200, headers: []) }
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5),
+        let engine = DeliveryEngine(configuration: config(), bufferTransport: transport, clock: clock, random: FixedRandom(value: 0.5),
                                     eventLoop: transport.homeEventLoop, onOutcomes: sink.callback)
+        async let _ = engine.run()
         for i in 0..<5 { #expect(await engine.submit(testEvent("m\(i)", user: "u"))) }
         let stats = await engine.finish()
         #expect(stats.batchesSent == 2 && stats.batchesRetried == 1)
@@ -73,10 +75,15 @@ final class LoopBoundTransport: BufferDeliveryTransport {
     /// lanes get no task executor, and a buffer transport still gets its body as one buffer.
     @Test(arguments: [false, true])
     func withoutAnEventLoopTheEngineIsADefaultActor(bufferTransport: Bool) async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let loopBound = LoopBoundTransport(loop: MultiThreadedEventLoopGroup.singleton.next())
-        let transport: any DeliveryTransport = bufferTransport ? loopBound : ScriptedTransport(clock: clock)
-        let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock) { _ in }
+        let engine: DeliveryEngine
+        if bufferTransport {
+            engine = DeliveryEngine(configuration: config(), bufferTransport: loopBound, clock: clock, onOutcomes: { _ in })
+        } else {
+            engine = DeliveryEngine(configuration: config(), transport: ScriptedTransport(clock: clock), clock: clock, onOutcomes: { _ in })
+        }
+        async let _ = engine.run()
         #expect(engine.laneExecutor == nil)
         #expect(await engine.submit(testEvent("m", user: "u")))
         #expect(await engine.finish().batchesSucceeded == 1)
@@ -93,7 +100,8 @@ final class LoopBoundTransport: BufferDeliveryTransport {
             let sink = OutcomeSink()
             var c = config()
             c.concurrency = 4
-            let engine = DeliveryEngine(configuration: c, transport: transport, eventLoop: loop, onOutcomes: sink.callback)
+            let engine = DeliveryEngine(configuration: c, bufferTransport: transport, eventLoop: loop, onOutcomes: sink.callback)
+            async let _ = engine.run()
             let events = 1 + round % 7
             for i in 0..<events { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) }
             let done = Atomic<Bool>(false)

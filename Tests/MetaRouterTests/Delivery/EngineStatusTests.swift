@@ -3,6 +3,7 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// The status table through the whole engine (lanes, clock, transport); the decisions alone are
 /// tested row by row in `BatchDeliveryTests`.
@@ -12,7 +13,7 @@ import Testing
     }
 
     @Test func retryableAnswersAreRetriedAfterTheFloorThenDelivered() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock, sequence: [
             status(500), status(503), status(408), status(429), .networkError("reset"),
         ])
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func breakerOpensAfterThresholdAndProbesAfterCooldown() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock, sequence: [status(503), status(503), status(503), status(502)])
         let (_, stats, sink) = await runEngine(config(), transport, clock: clock, random: 0.75, events: [testEvent("a")])
         // 3 failures 1 s apart open the breaker for 10 s * (1 + 0.2 * 0.5) = 11 s; the failed probe
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func onlyOneHalfOpenProbeWhileOtherLanesWait() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock, sequence: [status(503), status(503), status(503), status(503)])
         let c = config {
             $0.concurrency = 3
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func retryAfterSecondsIsHonored() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock, sequence: [status(429, [("Retry-After", "7")])])
         let (_, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("a")])
         #expect(transport.requests.map(\.at) == [.zero, .seconds(7)])
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func retryAfterHTTPDateIsHonored() async {
-        let clock = VirtualClock(wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
+        let clock = TestClock(advancing: .automatically, wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
         let transport = ScriptedTransport(clock: clock, sequence: [
             status(503, [("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
         ])
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func retryAfterShorterThanTheFloorIsNotCounted() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock, sequence: [status(503, [("Retry-After", "0")])])
         let (_, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("a")])
         #expect(transport.requests.map(\.at) == [.zero, .seconds(1)])
@@ -103,7 +104,7 @@ import Testing
     }
 
     @Test func tooLargeHalvesDownToOneAndRecovers() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.count > 2 ? .status(413, headers: []) : .status(200, headers: [])
         }
@@ -119,7 +120,7 @@ import Testing
     }
 
     @Test func tooLargeAtSizeOneGivesUpTooLarge() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.contains { $0["messageId"]?.stringValue == "huge" } ? .status(413, headers: []) : .status(200, headers: [])
         }
@@ -136,7 +137,7 @@ import Testing
 
     @Test(arguments: [400, 422, 409])
     func rejectionsBisectToIsolateExactlyTheBadEvents(code: Int) async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let bad: Set<String> = ["m3", "m6", "m7"]
         let transport = ScriptedTransport(clock: clock) { _, events in
             events.contains { bad.contains($0["messageId"]?.stringValue ?? "") }
@@ -170,11 +171,12 @@ import Testing
 
     @Test(arguments: [401, 403, 404])
     func fatalStatusStopsAndReportsEveryEventNotDelivered(code: Int) async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { i, _ in i == 0 ? .status(200, headers: []) : .status(code, headers: []) }
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config { $0.concurrency = 2; $0.maxBatchEvents = 5 },
                                     transport: transport, clock: clock, onOutcomes: sink.callback)
+        async let _ = engine.run()
         var accepted = 0
         for i in 0..<40 where await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) { accepted += 1 }
         let stats = await engine.finish()
@@ -193,7 +195,7 @@ import Testing
     }
 
     @Test func retriesExhaustedByAttempts() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, _ in .status(503, headers: []) }
         let c = config { $0.maxAttempts = 4 }
         let (engine, stats, sink) = await runEngine(c, transport, clock: clock, events: (0..<3).map { testEvent("m\($0)") })
@@ -206,7 +208,7 @@ import Testing
     }
 
     @Test func retriesExhaustedByElapsedTime() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, _ in .networkError("refused") }
         let c = config { $0.maxElapsed = .seconds(30) }
         let (engine, _, sink) = await runEngine(c, transport, clock: clock, events: [testEvent("a")])

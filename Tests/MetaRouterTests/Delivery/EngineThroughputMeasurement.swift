@@ -4,6 +4,7 @@ import NIOPosix
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// Answers 200 at once without looking at the request.
 private struct NullTransport: DeliveryTransport {
@@ -25,6 +26,7 @@ private struct NullTransport: DeliveryTransport {
             let sink = OutcomeSink()
             let engine = DeliveryEngine(configuration: config { $0.concurrency = 4 }, transport: NullTransport(),
                                         eventLoop: loop, onOutcomes: sink.callback)
+            async let _ = engine.run()
             let start = ContinuousClock.now
             for e in events { _ = await engine.submit(e) }
             let stats = await engine.finish()

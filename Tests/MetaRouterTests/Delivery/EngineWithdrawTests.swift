@@ -1,18 +1,20 @@
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// Taking back queued events (a consent purge): they leave with their tags, are counted as
 /// withdrawn, and are never sent; the counts still add up.
 @Suite struct EngineWithdrawTests {
     @Test func withdrawnEventsAreCountedAndNeverSent() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         // Batches of 1,000: 30 events wait in their lanes for a flush that does not come.
         let engine = DeliveryEngine(
             configuration: config { $0.maxBatchEvents = 1000 }, transport: transport, clock: clock,
             random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        async let _ = engine.run()
         for i in 0..<30 { _ = await engine.submit(testEvent("w\(i)", user: "u\(i % 3)", tag: UInt64(i))) }
         let tags = await engine.withdrawQueued()
         #expect(Set(tags) == Set(0..<30))

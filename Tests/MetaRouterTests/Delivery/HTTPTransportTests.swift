@@ -1,4 +1,5 @@
 import Foundation
+import GzipCodec
 import Hummingbird
 import JSONCore
 import Logging
@@ -8,6 +9,7 @@ import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
 
 /// `HTTPDeliveryTransport` against a tiny in-process loopback server.
 @Suite(.serialized) struct HTTPTransportTests {
@@ -60,7 +62,7 @@ import Testing
     @Test func postsAndReturnsStatusAndHeaders() async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .tooManyRequests, headers: [.retryAfter: "3"], seen: seen)
-        let transport = HTTPDeliveryTransport()
+        let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch",
                                       headers: [("Authorization", "Basic abc"), ("Content-Type", "application/json")],
                                       body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
@@ -74,7 +76,7 @@ import Testing
         server.cancel()
         _ = try? await server.value
         // AsyncHTTPClient retries refused connections until the deadline: keep it short.
-        let fresh = HTTPDeliveryTransport(connectTimeout: .milliseconds(300))
+        let fresh = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, connectTimeout: .milliseconds(300))
         var short = request
         short.timeout = .milliseconds(500)
         let refused = await fresh.send(short)
@@ -106,7 +108,7 @@ import Testing
     func responseBodiesAreDrained(bytes: Int) async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .ok, answerBytes: bytes, seen: seen)
-        let transport = HTTPDeliveryTransport()
+        let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
                                       body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
         let first = await transport.send(request)
@@ -129,7 +131,7 @@ import Testing
             return Response(status: .ok)
         }
         let (port, server) = await run(router)
-        let transport = HTTPDeliveryTransport()
+        let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/slow", headers: [], body: Array("{}".utf8), timeout: .seconds(30))
         let started = ContinuousClock.now
         let sending = Task { await transport.send(request) }
@@ -147,12 +149,13 @@ import Testing
     @Test func engineOverHTTPWithGzip() async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .ok, seen: seen)
-        let transport = HTTPDeliveryTransport()
+        let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         var c = DeliveryConfiguration(host: "http://127.0.0.1:\(port)/base", writeKey: "wk")
         c.gzip = true
         #expect(throws: Never.self) { try c.validate() }
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: c, transport: transport, onOutcomes: sink.callback)
+        async let _ = engine.run()
         for i in 0..<25 { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 4)")) }
         let stats = await engine.finish()
         #expect(stats.eventsDelivered == 25)
@@ -163,7 +166,7 @@ import Testing
             #expect(r.path == "/base/v1/batch")
             #expect(r.encoding == "gzip")
             #expect(r.authorization == "Basic " + Data("wk:".utf8).base64EncodedString())
-            let root = try JSONValue(parsing: Gzip.decompress(r.body)).objectValue
+            let root = try JSONValue(parsing: GzipCodec.decompress(r.body)).objectValue
             #expect(root?["sentAt"]?.stringValue != nil)
             for e in root?["batch"]?.arrayValue ?? [] {
                 #expect(e.objectValue?["writeKey"]?.stringValue == "wk")

@@ -11,12 +11,14 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
     var testDescription: String { rawValue }
 
-    func make(maxConnectionsPerHost: Int = 4) -> any ClosableDeliveryTransport {
+    func make(maxConnectionsPerHost: Int = 4) -> HTTPTransport {
         switch self {
-        case .asyncHTTPClient: return HTTPDeliveryTransport(maxConnectionsPerHost: maxConnectionsPerHost)
+        case .asyncHTTPClient:
+            .asyncHTTPClient(HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                                                   maxConnectionsPerHost: maxConnectionsPerHost))
         case .lean:
-            return LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
-                                     maxConnectionsPerHost: maxConnectionsPerHost)
+            .lean(LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
+                                    maxConnectionsPerHost: maxConnectionsPerHost))
         }
     }
 }
@@ -266,22 +268,23 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         #expect(server.connections == 1)
     }
 
-    /// A run picks the lean transport for HTTP and HTTPS reached directly, and AsyncHTTPClient
-    /// through a proxy.
+    /// ``HTTPTransport`` picks the lean transport for HTTP and HTTPS reached directly, and
+    /// AsyncHTTPClient through a proxy.
     @Test func selection() async {
-        let plain = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
-        let tls = LeanHTTPTransport.selected(host: "https://example.test", maxConnectionsPerHost: 2) { HTTPDeliveryTransport() }
+        let group = MultiThreadedEventLoopGroup.singleton
         let viaProxy = TransportSecurity(proxy: HTTPProxy(host: "127.0.0.1", port: 3128))
-        let proxied = LeanHTTPTransport.selected(host: "http://127.0.0.1:1", security: viaProxy, maxConnectionsPerHost: 2) {
-            HTTPDeliveryTransport()
-        }
-        let proxiedTLS = LeanHTTPTransport.selected(host: "https://example.test", security: viaProxy, maxConnectionsPerHost: 2) {
-            HTTPDeliveryTransport()
-        }
-        #expect(plain is LeanHTTPTransport)
-        #expect(tls is LeanHTTPTransport)
-        #expect(proxied is HTTPDeliveryTransport)
-        #expect(proxiedTLS is HTTPDeliveryTransport)
-        for t in [plain, tls, proxied, proxiedTLS] { await t.shutdown() }
+        let plain = HTTPTransport(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2, eventLoopGroup: group)
+        let tls = HTTPTransport(host: "https://example.test", maxConnectionsPerHost: 2, eventLoopGroup: group)
+        let proxied = HTTPTransport(host: "http://127.0.0.1:1", security: viaProxy, maxConnectionsPerHost: 2, eventLoopGroup: group)
+        let proxiedTLS = HTTPTransport(host: "https://example.test", security: viaProxy, maxConnectionsPerHost: 2, eventLoopGroup: group)
+        func isLean(_ t: HTTPTransport) -> Bool { if case .lean = t { true } else { false } }
+        #expect(isLean(plain))
+        #expect(isLean(tls))
+        #expect(!isLean(proxied))
+        #expect(!isLean(proxiedTLS))
+        #expect(plain.eventLoop == nil, "a group of several loops: no home loop")
+        let onOneLoop = HTTPTransport(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2, eventLoopGroup: group.next())
+        #expect(onOneLoop.eventLoop != nil)
+        for t in [plain, tls, proxied, proxiedTLS, onOneLoop] { await t.shutdown() }
     }
 }

@@ -4,12 +4,14 @@ import ServiceLifecycle
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
+import MetaRouterTesting
 
 /// `MetaRouterClient` as a `Service`: nothing starts before `run()`, calls made before it are
 /// kept, and a graceful shutdown, a cancellation or `shutdown()` end the run the same way.
 @Suite struct ClientLifecycleTests {
     /// Writes a snapshot of `names` (track events of one identity) to `path`.
-    private func writeSnapshot(_ names: [String], to path: String, clock: ManualClock) throws {
+    private func writeSnapshot(_ names: [String], to path: String, clock: TestClock) throws {
         let events = names.enumerated().map { k, name in
             var e = Event.track(name)
             e.messageId = "saved-\(k)"
@@ -25,9 +27,9 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = ManualClock()
+        let clock = TestClock()
         try writeSnapshot(["Saved1", "Saved2"], to: queuePath, clock: clock)
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
                                           transport: transport, clock: clock)
         await client.track("New")
@@ -49,9 +51,9 @@ import Testing
 
     @Test("a service group runs the client; its graceful shutdown delivers and ends the run")
     func serviceGroup() async throws {
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions { $0.flushInterval = .seconds(3600) },
-                                          transport: transport, clock: ManualClock())
+                                          transport: transport, clock: TestClock())
         await client.track("Before Run")
         let group = ServiceGroup(services: [client], logger: Logger(label: "test.group"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -73,7 +75,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: RecordingTransport(status: 401), clock: ManualClock())
+                                          transport: ScriptedTransport(status: 401), clock: TestClock())
         let running = await startRunning(client)
         await client.track("E0")
         await client.track("E1")
@@ -87,8 +89,8 @@ import Testing
 
     @Test("shutdown() ends a running client and returns once the run has; run() runs once")
     func shutdownEndsRun() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         let running = await startRunning(client)
         await client.track("One")
         await client.shutdown()
@@ -103,14 +105,17 @@ import Testing
 
     @Test("drain() before run() waits for the run, then for the outcomes")
     func drainWaitsForRun() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await client.track("Queued")
-        let drained = Task { await client.drain() }
-        for _ in 0..<100 { await Task.yield() }
-        #expect(transport.requests.isEmpty)
+        let drained = Task {
+            await client.drain()
+            return transport.requests.count  // what had been answered when drain() returned
+        }
+        while await client.startWaiters.isEmpty { await Task.yield() }  // drain() waits for run()
+        #expect(transport.arrivals == 0, "nothing is sent before run()")
         let running = await startRunning(client)
-        await drained.value
+        #expect(await drained.value == 1, "drain() returned only once run() had delivered the queued event")
         #expect(transport.events.map { $0["event"]?.stringValue } == ["Queued"])
         await client.shutdown()
         try await running.value

@@ -3,12 +3,14 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
+import MetaRouterTesting
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {
     @Test func callsAreEnrichedWithIdentityContextMessageIdAndTimestamp() async throws {
-        let clock = ManualClock()
-        let transport = RecordingTransport()
+        let clock = TestClock()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.context = ContextInfo(libraryName: "my-server", libraryVersion: "2.0", app: ["name": "shop"])
         }, transport: transport, clock: clock)
@@ -61,14 +63,14 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let options = clientOptions { $0.identityStorage = .directory(dir) }
-        let first = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
+        let first = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
         await startRunning(first)
         let anonymousId = await first.anonymousId
         await first.identify("user-7")
         await first.group("g-1")
         await first.shutdown()
 
-        let second = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
+        let second = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
         await startRunning(second)
         let identity = await second.currentIdentity
         #expect(identity == Identity(anonymousId: anonymousId, userId: "user-7", groupId: "g-1"))
@@ -79,7 +81,7 @@ import Testing
         #expect(afterReset.groupId == nil)
         await second.shutdown()
 
-        let third = try MetaRouterClient(options: options, transport: RecordingTransport(), clock: ManualClock())
+        let third = try MetaRouterClient(options: options, transport: ScriptedTransport(), clock: TestClock())
         await startRunning(third)
         let thirdIdentity = await third.currentIdentity
         #expect(thirdIdentity == afterReset)
@@ -87,8 +89,8 @@ import Testing
     }
 
     @Test func advertisingIdIsValidatedAttachedAndCleared() async throws {
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         let id = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
         let accepted = await client.setAdvertisingId(id)
@@ -107,8 +109,8 @@ import Testing
     }
 
     @Test func flushTimerSendsPartialBatchesEveryInterval() async throws {
-        let clock = ManualClock()
-        let transport = RecordingTransport()
+        let clock = TestClock()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions {
             $0.flushInterval = .seconds(10)
             $0.delivery.maxBatchEvents = 100
@@ -135,7 +137,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: RecordingTransport(status: 401), clock: ManualClock())
+                                          transport: ScriptedTransport(status: 401), clock: TestClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -159,12 +161,12 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = ManualClock()
+        let clock = TestClock()
         // The endpoint fails and one attempt is all the budget: the engine stops with retriesExhausted.
         let failing = try MetaRouterClient(options: clientOptions {
             $0.diskQueuePath = queuePath
             $0.delivery.maxAttempts = 1
-        }, transport: RecordingTransport(status: 503), clock: clock)
+        }, transport: ScriptedTransport(status: 503), clock: clock)
         await startRunning(failing)
         await failing.track("A")
         await failing.track("B")
@@ -181,7 +183,7 @@ import Testing
         #expect(saved.events.map(\.event) == ["A", "B", "C"])
         let savedIds = saved.events.map(\.messageId)
 
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let next = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
                                         transport: transport, clock: clock)
         await startRunning(next)
@@ -200,7 +202,7 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = ManualClock()
+        let clock = TestClock()
         var old = Event.track("Old")
         old.messageId = "old-1"
         old.anonymousId = "a"
@@ -211,7 +213,7 @@ import Testing
         recent.timestamp = Timestamp.iso8601(clock.wallClock.addingTimeInterval(-6 * 86_400))
         try DiskQueue(path: queuePath).save([old, recent])
 
-        let transport = RecordingTransport()
+        let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
                                           transport: transport, clock: clock)
         await startRunning(client)
@@ -232,7 +234,7 @@ import Testing
         let queuePath = dir + "/queue.v1.json"
         try FileManager.default.createDirectory(atPath: queuePath + "/inside", withIntermediateDirectories: true)
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: RecordingTransport(status: 401), clock: ManualClock())
+                                          transport: ScriptedTransport(status: 401), clock: TestClock())
         await startRunning(client)
         await client.track("Kept")
         await client.drain()
@@ -249,8 +251,8 @@ import Testing
     @Test func anUnencodableEventIsCounted() async throws {
         var nested = JSONObject([("leaf", .bool(true))])
         for _ in 0..<600 { nested = JSONObject([("a", .object(nested))]) }
-        let transport = RecordingTransport()
-        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: ManualClock())
+        let transport = ScriptedTransport()
+        let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
         await client.track("Deep", properties: nested)
         await client.track("Fine")
@@ -272,7 +274,7 @@ import Testing
         let queuePath = dir + "/\(name)-queue.v1.json"
         try Data(content.utf8).write(to: URL(fileURLWithPath: queuePath))
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: RecordingTransport(), clock: ManualClock())
+                                          transport: ScriptedTransport(), clock: TestClock())
         await startRunning(client)
         await client.track("Now")
         await client.drain()
@@ -286,11 +288,11 @@ import Testing
     }
 
     @Test func aFullQueueDropsTheOldestEvents() async throws {
-        let gate = GatedTransport()
+        let gate = ScriptedTransport(holdingAll: true)
         let client = try MetaRouterClient(options: clientOptions {
             $0.maxQueueEvents = 3
             $0.delivery.maxPendingEvents = 1
-        }, transport: gate, clock: ManualClock())
+        }, transport: gate, clock: TestClock())
         await startRunning(client)
         for k in 0..<10 { await client.track("E\(k)") }
         let before = await client.stats
@@ -309,9 +311,9 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let transport = RecordingTransport(status: 400)
+        let transport = ScriptedTransport(status: 400)
         let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: transport, clock: ManualClock())
+                                          transport: transport, clock: TestClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -349,8 +351,8 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let clock = ManualClock()
-        let gate = GatedTransport()
+        let clock = TestClock()
+        let gate = ScriptedTransport(holdingAll: true)
         let client = try MetaRouterClient(options: clientOptions {
             $0.diskQueuePath = queuePath
             $0.shutdownTimeout = .seconds(5)

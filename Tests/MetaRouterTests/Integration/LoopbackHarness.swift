@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
+import NIOPosix
 
 /// What one engine run against an in-process collector produced.
 struct LoopbackResult {
@@ -20,8 +22,8 @@ struct LoopbackResult {
     let collector: CollectorStats
     /// Each stored line of the NDJSON store, parsed, in file order.
     let stored: [JSONObject]
-    /// What the recording transport saw.
-    let requests: [LoopbackRequest]
+    /// What the recording transport saw (the bodies as sent, gzipped when they were).
+    let requests: [RecordedRequest]
 
     /// The stored events' message ids in file order.
     var storedIds: [String] { stored.compactMap { $0["messageId"]?.stringValue } }
@@ -32,33 +34,6 @@ struct LoopbackResult {
     /// Message ids of the events the engine reported delivered.
     var deliveredIds: Set<String> {
         Set(outcomes.filter { $0.result == .delivered }.map(\.messageId))
-    }
-}
-
-/// One request the recording transport passed to the real HTTP transport.
-struct LoopbackRequest: Sendable {
-    let headers: [(name: String, value: String)]
-    let wireBytes: Int
-    let response: DeliveryResponse
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-}
-
-/// Passes every request to a real `HTTPDeliveryTransport` and records headers and answers.
-final class RecordingHTTPTransport: DeliveryTransport {
-    let inner: HTTPDeliveryTransport
-    private let log = Mutex<[LoopbackRequest]>([])
-
-    init(maxConnectionsPerHost: Int) { inner = HTTPDeliveryTransport(maxConnectionsPerHost: maxConnectionsPerHost) }
-
-    var requests: [LoopbackRequest] { log.withLock { $0 } }
-
-    func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        let response = await inner.send(request)
-        log.withLock { $0.append(LoopbackRequest(headers: request.headers, wireBytes: request.body.count, response: response)) }
-        return response
     }
 }
 
@@ -115,16 +90,19 @@ enum Loopback {
         var config = fastConfiguration(host: base)
         configureEngine(&config)
         try config.validate()
-        let transport = RecordingHTTPTransport(maxConnectionsPerHost: config.concurrency)
+        let http = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                                         maxConnectionsPerHost: config.concurrency)
+        let transport = ScriptedTransport(forwardingTo: http)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config, transport: transport, onOutcomes: sink.callback)
+        async let _ = engine.run()
         var accepted: [UInt64] = []
         var refused: [UInt64] = []
         for e in events {
             if await engine.submit(e) { accepted.append(e.tag) } else { refused.append(e.tag) }
         }
         let stats = await engine.finish()
-        await transport.inner.shutdown()
+        await http.shutdown()
         let collectorStats = server.stats()
         try await server.shutdown()
 

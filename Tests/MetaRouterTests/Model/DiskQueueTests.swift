@@ -1,8 +1,10 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
 
 @Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -3,6 +3,7 @@ import JSONCore
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) import Timestamps
 
 @Suite struct EventModelTests {
     @Test func unknownFieldsAndExactValuesRoundTrip() throws {

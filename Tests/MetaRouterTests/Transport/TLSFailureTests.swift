@@ -2,13 +2,15 @@ import Foundation
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
+import MetaRouterTesting
+import NIOPosix
 
 /// A TLS failure that retrying cannot fix stops the engine like a 401 (nothing discarded, no
 /// retry); a transport whose TLS files cannot be used answers every request with one; the
 /// client checks the files when its options are validated.
 @Suite struct TLSFailureTests {
     @Test func aTLSFailureStopsTheEngineAtOnceWithoutDiscardingAnything() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, _ in .tlsFailure("the server's certificate is not trusted") }
         let (engine, stats, sink) = await runEngine(config { $0.maxAttempts = 5 }, transport, clock: clock,
                                                     events: (0..<4).map { testEvent("m\($0)") })
@@ -22,7 +24,7 @@ import Testing
     }
 
     @Test func aNetworkErrorIsStillRetried() async {
-        let clock = VirtualClock()
+        let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { i, _ in i == 0 ? .networkError("reset") : .status(200, headers: []) }
         let (engine, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("m")])
         #expect(transport.requests.count == 2)
@@ -37,7 +39,7 @@ import Testing
         #expect(throws: DeliveryConfigurationError(setting: TransportSecurity.Setting.caFile, "\(missing) does not exist")) {
             try security.check()
         }
-        let transport = HTTPDeliveryTransport(security: security)
+        let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, security: security)
         let answer = await transport.send(DeliveryRequest(url: "https://127.0.0.1:9/v1/batch", headers: [], body: [], timeout: .seconds(1)))
         await transport.shutdown()
         guard case .tlsFailure(let why) = answer else { Issue.record("expected a TLS failure, got \(answer)"); return }

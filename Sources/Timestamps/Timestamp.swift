@@ -11,6 +11,13 @@ import Foundation
 ///   truncated); second 60 (a leap second) counts as the next minute's second 0;
 /// - after a time, an optional zone: `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` (hours below 24,
 ///   minutes below 60); without one the time is UTC.
+///
+/// The internet date-time (RFC 3339's `date-time`, what `ISO8601DateFormatter` writes and what
+/// ``isInternetDateTime(_:)`` accepts) is the strict part of that grammar: a date, `T` or `t`, a
+/// time with seconds (a fraction only after `.`), and a zone, `Z`, `z`, `±HH:MM` or `±HHMM`.
+///
+/// `@_spi(PerLine) public` rather than `package`: mr-replay parses a timestamp on every line,
+/// and only public declarations are optimized across modules (docs/ARCHITECTURE.md, "Access").
 @_spi(PerLine) public enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
     public static func iso8601(_ date: Date) -> String {
@@ -45,14 +52,29 @@ import Foundation
 
     /// Parses timestamp bytes; see ``epochMillis(_:)``.
     public static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var p = TimestampCursor(bytes)
+        parse(bytes, strict: false)
+    }
+
+    /// Whether `text` is an internet date-time (see ``Timestamp``):
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`.
+    public static func isInternetDateTime(_ text: String) -> Bool {
+        var s = text
+        return s.withUTF8 { parse($0, strict: true) } != nil
+    }
+
+    /// The one parser: the whole grammar, or with `strict` its internet date-time part.
+    @inline(__always)
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> Int64? {
+        var p = TimestampCursor(bytes, strict: strict)
         guard let year = p.digits(4), p.eat(UInt8(ascii: "-")), let month = p.digits(2), p.eat(UInt8(ascii: "-")),
             let day = p.digits(2), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         var time = TimeOfDay()
-        if p.eat(UInt8(ascii: "T")) || p.eat(UInt8(ascii: "t")) || p.eat(UInt8(ascii: " ")) {
+        if p.eat(UInt8(ascii: "T")) || p.eat(UInt8(ascii: "t")) || (!strict && p.eat(UInt8(ascii: " "))) {
             guard let t = p.timeOfDay() else { return nil }
             time = t
+        } else if strict {
+            return nil
         }
         guard p.atEnd else { return nil }
         let days = CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day))
@@ -68,12 +90,16 @@ private struct TimeOfDay {
     var offsetMinutes = 0
 }
 
-/// A reading position in timestamp bytes.
+/// A reading position in timestamp bytes; `strict` reads the internet date-time form only.
 private struct TimestampCursor {
     let bytes: UnsafeBufferPointer<UInt8>
+    let strict: Bool
     var i = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
+        self.bytes = bytes
+        self.strict = strict
+    }
 
     var atEnd: Bool { i == bytes.count }
 
@@ -106,10 +132,12 @@ private struct TimestampCursor {
         if eat(UInt8(ascii: ":")) {
             guard let s = digits(2), s <= 60 else { return nil }
             t.second = s
-            if eat(UInt8(ascii: ".")) || eat(UInt8(ascii: ",")) {
+            if eat(UInt8(ascii: ".")) || (!strict && eat(UInt8(ascii: ","))) {
                 guard let ms = fractionMillis() else { return nil }
                 t.millis = ms
             }
+        } else if strict {
+            return nil
         }
         guard let offset = zoneMinutes() else { return nil }
         t.offsetMinutes = offset
@@ -129,9 +157,10 @@ private struct TimestampCursor {
         return i > start ? millis : nil
     }
 
-    /// The zone's offset in minutes: 0 for none or `Z`; nil when a zone is malformed.
+    /// The zone's offset in minutes: 0 for none or `Z`; nil when a zone is malformed (or, when
+    /// strict, missing or hours alone).
     mutating func zoneMinutes() -> Int? {
-        if atEnd || eat(UInt8(ascii: "Z")) || eat(UInt8(ascii: "z")) { return 0 }
+        if (!strict && atEnd) || eat(UInt8(ascii: "Z")) || eat(UInt8(ascii: "z")) { return 0 }
         let sign: Int
         if eat(UInt8(ascii: "+")) {
             sign = 1
@@ -141,7 +170,7 @@ private struct TimestampCursor {
             return nil
         }
         guard let hours = digits(2), hours < 24 else { return nil }
-        if atEnd { return sign * hours * 60 }
+        if atEnd { return strict ? nil : sign * hours * 60 }
         _ = eat(UInt8(ascii: ":"))
         guard let minutes = digits(2), minutes < 60 else { return nil }
         return sign * (hours * 60 + minutes)

@@ -1,5 +1,5 @@
-@_spi(PerLine) import MetaRouter
 import Testing
+@_spi(PerLine) import Timestamps
 
 /// The one timestamp parser (``Timestamp``), as the enrichment rules and the client use it.
 struct TimestampTests {
@@ -47,5 +47,25 @@ struct TimestampTests {
     @Test func formatsUTCWithMilliseconds() {
         #expect(Timestamp.iso8601(epochMillis: 0) == "1970-01-01T00:00:00.000Z")
         #expect(Timestamp.iso8601(epochMillis: -1) == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test(arguments: [
+        "2024-01-01T00:00:01Z", "2024-01-01t00:00:01z", "2024-01-01T00:00:01.5Z", "2024-01-01T00:00:01.500123+01:00",
+        "2024-01-01T00:00:01-0500", "2016-12-31T23:59:60Z",
+    ])
+    func internetDateTimesAreTimestamps(text: String) {
+        #expect(Timestamp.isInternetDateTime(text), "\(text)")
+        #expect(Self.millis(text) != nil, "\(text): the strict form is part of the one grammar")
+    }
+
+    @Test(arguments: [
+        // Timestamps, but not internet date-times: no time, no seconds, a space, a comma, no zone, hours alone.
+        "2024-01-01", "2024-01-01T00:00Z", "2024-01-01 00:00:01Z", "2024-01-01T00:00:01,5Z", "2024-01-01T00:00:01",
+        "2024-01-01T00:00:01+01",
+        // Not timestamps at all.
+        "", "2024-13-01T00:00:00Z", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+01:60", "2024-01-01T00:00:00Zjunk",
+    ])
+    func refusesWhatIsNotAnInternetDateTime(text: String) {
+        #expect(!Timestamp.isInternetDateTime(text), "\(text)")
     }
 }
