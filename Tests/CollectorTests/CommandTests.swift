@@ -75,10 +75,8 @@ struct CommandTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, err, base) = try launch(
             ["--port", "0", "--write-key", "cli-key", "--store", path, "--base-path", "/x"])
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let h = Posting(client: client, base: base)
+        let h = Posting(client: .shared, base: base)
         let response = try await h.post(Fixtures.analyticsPythonBody, path: "/x/v1/batch", auth: basic("cli-key"))
-        try await client.shutdown()
         let stats = try stop(process, err, signal: signal)
         #expect(response.status == 200)
         #expect(stats.events == Fixtures.analyticsPythonEventCount)
@@ -92,14 +90,12 @@ struct CommandTests {
     func countOnlyStopsGracefullyOnSignal(signal: Int32) async throws {
         let (process, err, base) = try launch(
             ["--port", "0", "--write-key", "cli-key", "--count-only", "--base-path", "/x"])
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let h = Posting(client: client, base: base)
+        let h = Posting(client: .shared, base: base)
         let body = Array(Fixtures.analyticsPythonBody.utf8)
         let plain = try await h.post(body, path: "/x/v1/batch", auth: basic("cli-key"))
         let zipped = try await h.post(try gzip(body), path: "/x/v1/batch", auth: basic("cli-key"), gzip: true)
         let refused = try await h.post(body, path: "/x/v1/batch", auth: nil)
         let live = try JSONDecoder().decode(CollectorStats.self, from: Data(try await h.get("/x/stats").body.utf8))
-        try await client.shutdown()
         let stats = try stop(process, err, signal: signal)
         #expect([plain.status, zipped.status, refused.status] as [Int] == [200, 200, 401])
         #expect(live.events == 2 * Fixtures.analyticsPythonEventCount)

@@ -177,25 +177,23 @@ import Testing
 
     @Test func twoThreadsCountEveryRequest() async throws {
         let h = try await CountOnlyHarness.start(threads: 2)
-        var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        let wide = Posting(client: client, base: h.base)
         let body = threeEvents
-        let ok = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<16 {
-                group.addTask {
-                    var ok = 0
-                    for _ in 0..<20 {
-                        if try await wide.post(body).status == 200 { ok += 1 }
+        let ok = try await withHTTPClient(connectionsPerHost: 16) { client in
+            let wide = Posting(client: client, base: h.base)
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        var ok = 0
+                        for _ in 0..<20 {
+                            if try await wide.post(body).status == 200 { ok += 1 }
+                        }
+                        return ok
                     }
-                    return ok
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
         }
         let stats = h.server.stats()
-        try await client.shutdown()
         try await h.stop()
         #expect(ok == 320)
         #expect(stats.events == 960)
@@ -229,6 +227,5 @@ import Testing
         #expect(h.server.stats().events == 3)
         // No longer listening.
         #expect(throws: (any Error).self) { _ = try RawConnection(port: h.port) }
-        try await h.client.shutdown()
     }
 }

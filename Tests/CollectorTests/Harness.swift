@@ -9,8 +9,26 @@ import Testing
 
 /// Sends requests over real HTTP to a server at `base`.
 protocol HTTPHarness: Sendable {
+    /// `HTTPClient.shared`, which needs no shutdown: a test that throws part-way leaves nothing
+    /// to clean up (a client of its own would trap in its deinit).
     var client: HTTPClient { get }
     var base: String { get }
+}
+
+/// Runs `body` with an HTTP client of its own (for a pool wider than `.shared`'s) and shuts the
+/// client down whether `body` returns or throws (one left running traps in its deinit).
+func withHTTPClient<T>(connectionsPerHost: Int, _ body: (HTTPClient) async throws -> T) async throws -> T {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
 }
 
 /// The write key every harness's server expects.
@@ -35,11 +53,10 @@ struct Harness: HTTPHarness {
         #expect(port > 0)
         let base = await server.baseURL
         #expect(base == "http://127.0.0.1:\(port)")
-        return Harness(server: server, client: HTTPClient(eventLoopGroupProvider: .singleton), base: base)
+        return Harness(server: server, client: .shared, base: base)
     }
 
     func stop() async throws {
-        try await client.shutdown()
         try await server.shutdown()
     }
 }
@@ -65,12 +82,11 @@ struct CountOnlyHarness: HTTPHarness {
         let base = await server.baseURL
         #expect(base == "http://127.0.0.1:\(port)")
         return CountOnlyHarness(
-            server: server, client: HTTPClient(eventLoopGroupProvider: .singleton), base: base, port: port,
+            server: server, client: .shared, base: base, port: port,
             loops: loops)
     }
 
     func stop() async throws {
-        try await client.shutdown()
         try await server.shutdown()
         try await loops?.shutdownGracefully()
     }

@@ -30,7 +30,6 @@ import Testing
             for try await s in group { statuses.append(s) }
             return statuses
         }
-        try await h.client.shutdown()
         #expect(results == Array(repeating: 200, count: n))
         #expect(h.server.stats().events == 2 * n)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -41,25 +40,24 @@ import Testing
         let server = CollectorServer(configuration: CollectorConfiguration(writeKey: testKey))
         _ = try await server.start()
         let base = await server.baseURL
-        var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        let h = Harness(server: server, client: client, base: base)
-        let ok = try await withThrowingTaskGroup(of: Int.self) { group in
-            for worker in 0..<64 {
-                group.addTask {
-                    var ok = 0
-                    for i in 0..<5 {
-                        let r = try await h.post(Fixtures.batch([Fixtures.track("w\(worker)-\(i)")]))
-                        if r.status == 200 { ok += 1 }
+        let ok = try await withHTTPClient(connectionsPerHost: 64) { client in
+            let h = Harness(server: server, client: client, base: base)
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                for worker in 0..<64 {
+                    group.addTask {
+                        var ok = 0
+                        for i in 0..<5 {
+                            let r = try await h.post(Fixtures.batch([Fixtures.track("w\(worker)-\(i)")]))
+                            if r.status == 200 { ok += 1 }
+                        }
+                        return ok
                     }
-                    return ok
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
         }
         let stats = server.stats()
-        try await h.stop()
+        try await server.shutdown()
         #expect(ok == 320)
         #expect(stats.events == 320)
         #expect(stats.unique == 320)
@@ -76,10 +74,8 @@ import Testing
         let bound = try await server.listeningPort()
         #expect(bound > 0)
         #expect(server.currentPort() == bound)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let h = Posting(client: client, base: "http://127.0.0.1:\(bound)")
+        let h = Posting(client: .shared, base: "http://127.0.0.1:\(bound)")
         let status = try await h.post(Fixtures.batch([Fixtures.track("s")])).status
-        try await client.shutdown()
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(status == 200)

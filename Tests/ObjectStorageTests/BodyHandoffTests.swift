@@ -69,7 +69,7 @@ struct BodyHandoffTests {
     @Test func abandoningWakesTheReader() async {
         let handoff = BodyHandoff(capacity: 1 << 20)
         Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: 0.2)
+            handoff.waitForAWaitingReader()  // the reader is blocked: the abandon must wake it
             handoff.abandon()
         }
         let (abandoned, waited) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, Duration), Never>) in
@@ -94,7 +94,13 @@ struct BodyHandoffTests {
             while await handoff.push(ByteBuffer(repeating: 1, count: 32 << 10)) { pushed += 1 }
             return pushed
         }
-        try? await Task.sleep(for: .milliseconds(100))
+        // Waited for on a thread of its own: it blocks, and the producer needs the task pool.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                handoff.waitForAWaitingProducer()
+                done.resume()
+            }
+        }
         handoff.abandon()
         let pushed = await producer.value
         #expect(pushed == 1)

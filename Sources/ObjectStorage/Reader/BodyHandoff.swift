@@ -43,6 +43,8 @@ final class BodyHandoff: @unchecked Sendable {
     private var end: End?
     private var spaceWaiter: CheckedContinuation<Void, Never>?
     private var abandoned = false
+    /// Readers blocked in ``read(into:count:idleTimeout:)`` right now.
+    private var readersWaiting = 0
 
     /// A handoff holding at most about `capacity` bytes.
     init(capacity: Int) { self.capacity = capacity }
@@ -71,6 +73,7 @@ final class BodyHandoff: @unchecked Sendable {
                     let resumeNow = withLock {
                         if abandoned || buffered < capacity { return true }
                         spaceWaiter = continuation
+                        condition.broadcast()  // for ``waitForAWaitingProducer()``
                         return false
                     }
                     if resumeNow { continuation.resume() }
@@ -112,7 +115,11 @@ final class BodyHandoff: @unchecked Sendable {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: idleTimeout.seconds)
         while chunks.isEmpty && end == nil && !abandoned {
-            if !condition.wait(until: deadline) && chunks.isEmpty && end == nil && !abandoned {
+            readersWaiting += 1
+            condition.broadcast()  // for ``waitForAWaitingReader()``
+            let signalled = condition.wait(until: deadline)
+            readersWaiting -= 1
+            if !signalled && chunks.isEmpty && end == nil && !abandoned {
                 condition.unlock()
                 return .stalled
             }
@@ -140,6 +147,22 @@ final class BodyHandoff: @unchecked Sendable {
         condition.unlock()
         waiter?.resume()
         return .bytes(copied)
+    }
+
+    /// Blocks until a reader is waiting in ``read(into:count:idleTimeout:)`` for bytes: for tests
+    /// that wake a blocked reader and must know it blocked first.
+    func waitForAWaitingReader() {
+        condition.lock()
+        while readersWaiting == 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Blocks until the producer is suspended in ``push(_:)`` waiting for room, or the body was
+    /// abandoned: for tests that release a waiting producer and must know it waited first.
+    func waitForAWaitingProducer() {
+        condition.lock()
+        while spaceWaiter == nil && !abandoned { condition.wait() }
+        condition.unlock()
     }
 
     /// The reader is done with this body (or the read was cancelled): wake the task so it stops,

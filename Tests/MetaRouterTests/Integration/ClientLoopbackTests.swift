@@ -25,6 +25,9 @@ import Testing
         options.delivery.maxBatchEvents = 40
         options.delivery.gzip = true
         options.diskQueuePath = dir + "/queue.v1.json"
+        // What is checked is that every call arrives, not how fast: a loaded CI machine can need
+        // far more than the default 10 s to retry 501 events through these faults.
+        options.shutdownTimeout = .seconds(300)
         let client = try MetaRouterClient(options: options)
         await startRunning(client)
 
