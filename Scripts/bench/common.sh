@@ -10,6 +10,17 @@ build_release() {
   (cd "$1" && swift build -c release --product mr-replay >/dev/null && swift build -c release --product mr-collector >/dev/null)
 }
 
+# Checks for /usr/bin/time, builds the release binaries in $ROOT unless BUILD=0, and sets
+# MR_REPLAY and MR_COLLECTOR (the caller's environment wins, to bench other builds).
+release_binaries() {
+  need_time
+  if [ "${BUILD:-1}" = 1 ]; then
+    build_release "$ROOT"
+  fi
+  MR_REPLAY="${MR_REPLAY:-$ROOT/.build/release/mr-replay}"
+  MR_COLLECTOR="${MR_COLLECTOR:-$ROOT/.build/release/mr-collector}"
+}
+
 # Starts `$1 --count-only` (an mr-collector binary) on a free loopback port, its output in
 # directory $2; sets SINK_PID and SINK_URL once it listens, or exits 1. The caller stops it.
 start_count_sink() {

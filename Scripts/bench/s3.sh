@@ -31,12 +31,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-need_time
-if [ "$BUILD" = 1 ]; then
-  build_release "$ROOT"
-fi
-MR_REPLAY="${MR_REPLAY:-$ROOT/.build/release/mr-replay}"
-MR_COLLECTOR="${MR_COLLECTOR:-$ROOT/.build/release/mr-collector}"
+release_binaries
 PYTHON="$(bash "$ROOT/Scripts/s3/python.sh")"
 
 # Data: F gzip files of N/F events each, cached by count, file count and seed.
