@@ -56,6 +56,10 @@ let package = Package(
         // The one timestamp grammar (ISO 8601 / RFC 3339) and calendar arithmetic, shared by the
         // engine, the ingestion checks and mr-replay.
         .target(name: "Timestamps"),
+        // The package's one loop that writes a whole buffer to a file descriptor (short writes,
+        // EINTR), shared by the engine's atomic file write, the collector's NDJSON store and
+        // mr-replay's journals and outputs.
+        .target(name: "FileDescriptorIO"),
         // The package's one gzip implementation: libdeflate for whole bodies, zlib (CompressNIO)
         // for streams.
         .target(
@@ -92,6 +96,7 @@ let package = Package(
                 "JSONCore",
                 "GzipCodec",
                 "Timestamps",
+                "FileDescriptorIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -112,6 +117,7 @@ let package = Package(
                 "SQLiteSupport",
                 "IngestionChecks",
                 "ServerLifecycle",
+                "FileDescriptorIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -162,6 +168,7 @@ let package = Package(
                 "SQLiteSupport",
                 "GzipCodec",
                 "ObjectStorage",
+                "FileDescriptorIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -205,6 +212,7 @@ let package = Package(
             dependencies: ["GzipCodec", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "FileDescriptorIOTests", dependencies: ["FileDescriptorIO"]),
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [

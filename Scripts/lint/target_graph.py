@@ -17,7 +17,8 @@ LAYERS = [
     ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'JSONCore']),
+    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'FileDescriptorIO',
+                'JSONCore']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

@@ -3,13 +3,16 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileDescriptorIO
 
 /// Appends accepted events to a file, one JSON object per line.
 ///
-/// Each request's events go out in one `write`, so an accepted response means the lines are
-/// in the file; `close` also `fsync`s.
+/// Each request's events are written whole (``writeAll(_:to:)``) before it is answered, so an
+/// accepted response means the lines are in the file; `close` also `fsync`s.
 actor NDJSONStore: EventStore {
     private var fd: Int32
+    /// The file, for errors.
+    private let path: String
 
     init(path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -17,6 +20,7 @@ actor NDJSONStore: EventStore {
             throw CollectorStoreError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
+        self.path = path
     }
 
     func append(_ events: [StoredEvent]) throws {
@@ -27,17 +31,10 @@ actor NDJSONStore: EventStore {
             out.append(contentsOf: e.json)
             out.append(0x0A)
         }
-        try out.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                // `raw` is not empty (done < count), so `baseAddress` is non-nil.
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CollectorStoreError(description: "write failed: \(String(cString: strerror(errno)))")
-                }
-                done += n
-            }
+        do {
+            try writeAll(out, to: fd)
+        } catch {
+            throw CollectorStoreError(description: "cannot write \(path): \(error)")
         }
     }
 

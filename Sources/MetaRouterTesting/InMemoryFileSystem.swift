@@ -3,7 +3,7 @@ import MetaRouter
 import Synchronization
 
 /// A ``FileSystem`` held in memory, for the disk queue and the file-backed identity store in
-/// tests: nothing touches the disk.
+/// tests: nothing touches the disk. It has no directories: every directory exists.
 public final class InMemoryFileSystem: FileSystem {
     private let files = Mutex<[String: [UInt8]]>([:])
 
@@ -15,6 +15,9 @@ public final class InMemoryFileSystem: FileSystem {
 
     /// Replaces the file at `path` with `bytes` in one step.
     public func writeAtomically(_ path: String, _ bytes: [UInt8]) throws { files.withLock { $0[path] = bytes } }
+
+    /// Nothing to do: every directory exists.
+    public func createDirectory(_ path: String) throws {}
 
     /// Removes the file at `path`, if there is one.
     public func remove(_ path: String) throws { _ = files.withLock { $0.removeValue(forKey: path) } }

@@ -163,7 +163,8 @@ struct Run: AsyncParsableCommand {
         do {
             try MetricsFile.write(metrics, to: path)
         } catch {
-            FileHandle.standardError.write(Data("mr-replay: warning: cannot write the metrics file \(path): \(error)\n".utf8))
+            // The error names the file.
+            FileHandle.standardError.write(Data("mr-replay: warning: the metrics file was not written: \(error)\n".utf8))
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Logging
+import MetaRouter
 import Testing
 
 @testable import ReplayKit
@@ -28,14 +29,14 @@ import Testing
         return #"{"type":"track","event":"E","anonymousId":"a-\#(i % 5)","messageId":"d-\#(i)","properties":{"pad":"\#(String(repeating: "x", count: padding))"}\#(ts)}"#
     }
 
-    func retry(_ config: String, reason: String? = nil, beforeReplace: (@Sendable (String) throws -> Void)? = nil) async throws
+    func retry(_ config: String, reason: String? = nil, fileSystem: any FileSystem = LocalFileSystem()) async throws
         -> DeadLetterRetryReport
     {
         var logger = Logger(label: "test-retry")
         logger.logLevel = .error
         return try await DeadLetterRetry(
             config: try ConfigLoader.load(path: config, environment: [:]), stateDirectory: state, reason: reason, logger: logger,
-            transport: nil, beforeReplace: beforeReplace
+            transport: nil, fileSystem: fileSystem
         ).run()
     }
 
@@ -169,8 +170,12 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: deadLetterPath))
         let fixed = try config(url: target.url, maxEventBytes: 100_000)
         struct Crash: Error {}
-        await #expect(throws: Crash.self) { _ = try await self.retry(fixed, beforeReplace: { _ in throw Crash() }) }
+        let crashing = CrashableFileSystem { _, _ in throw Crash() }
+        await #expect(throws: Crash.self) { _ = try await self.retry(fixed, fileSystem: crashing) }
+        #expect(crashing.written == [deadLetterPath], "the file is replaced through the file system")
         #expect(try Data(contentsOf: URL(fileURLWithPath: deadLetterPath)) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.count == 1, "the killed replacement's temporary file: \(leftovers)")
         #expect(try DeadLetterListing.read(stateDirectory: state).total == 4, "a leftover temporary file is not read")
         let report = try await retry(fixed)
         #expect(report.delivered == 4)

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 import Testing
 
 @testable import ReplayKit
@@ -107,38 +108,53 @@ import Testing
         #expect(MetricsFile.lastSuccess(in: "mr_replay_last_success_timestamp_seconds_other 5\n") == nil)
     }
 
-    @Test func theFileIsReplacedByRenameNeverWrittenInPlace() throws {
+    @Test func theFileIsReplacedByTheAtomicWriteNeverWrittenInPlace() throws {
         let path = "\(dir)/mr-replay.prom"
         let metrics = RunMetrics(report: Self.report(status: .completed), exitCode: 0, finishedAt: t1, stateDirectory: "s")
         try MetricsFile.write(metrics, to: path)
         let old = try String(contentsOfFile: path, encoding: .utf8)
-        var seenTemporary: String?
         var next = metrics
         next.finishedAt = t2
-        try MetricsFile.write(next, to: path) { temporary in
-            seenTemporary = temporary
-            // Until the rename, readers see the whole old file; the new text is complete beside it.
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == old)
-            let new = try ExpositionText(parsing: try String(contentsOfFile: temporary, encoding: .utf8))
-            #expect(new.value("mr_replay_run_timestamp_seconds") == self.t2.timeIntervalSince1970)
+        let finished = t2.timeIntervalSince1970
+        let fileSystem = CrashableFileSystem { target, bytes in
+            // Until the rename, readers see the whole old file; the new text is complete.
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == old)
+            let new = try ExpositionText(parsing: String(decoding: bytes, as: UTF8.self))
+            #expect(new.value("mr_replay_run_timestamp_seconds") == finished)
         }
-        let temporary = try #require(seenTemporary)
+        try MetricsFile.write(next, to: path, fileSystem: fileSystem)
+        #expect(fileSystem.written == [path], "one atomic write of the whole file")
+        #expect(try read(path).value("mr_replay_run_timestamp_seconds") == finished)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["mr-replay.prom"])
+        // Where the atomic write puts the new text before the rename.
+        let temporary = LocalFileSystem.temporaryPath(for: path)
         #expect((temporary as NSString).deletingLastPathComponent == dir, "same directory, so rename is atomic")
         let name = (temporary as NSString).lastPathComponent
         #expect(name.hasPrefix(".") && !name.hasSuffix(".prom"), "the textfile collector never reads it: \(name)")
-        #expect(try read(path).value("mr_replay_run_timestamp_seconds") == t2.timeIntervalSince1970)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["mr-replay.prom"])
     }
 
-    @Test func aFailedWriteLeavesTheOldFileAndNoTemporary() throws {
+    @Test func aWriteStoppedBeforeTheRenameLeavesTheOldFileForTheCollector() throws {
         let path = "\(dir)/mr-replay.prom"
         let metrics = RunMetrics(report: Self.report(status: .completed), exitCode: 0, finishedAt: t1, stateDirectory: "s")
         try MetricsFile.write(metrics, to: path)
         let old = try String(contentsOfFile: path, encoding: .utf8)
+        var next = metrics
+        next.finishedAt = t2
         struct Interrupted: Error {}
-        #expect(throws: Interrupted.self) { try MetricsFile.write(metrics, to: path) { _ in throw Interrupted() } }
+        #expect(throws: Interrupted.self) {
+            try MetricsFile.write(next, to: path, fileSystem: CrashableFileSystem { _, _ in throw Interrupted() })
+        }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == old)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["mr-replay.prom"])
-        #expect(throws: MetricsFileError.self) { try MetricsFile.write(metrics, to: "\(dir)/missing/m.prom") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.count == 2, "the stopped write's leftover: \(names)")
+        #expect(names.filter { $0.hasSuffix(".prom") } == ["mr-replay.prom"], "the collector reads the old file only: \(names)")
+    }
+
+    @Test func aMissingDirectoryIsAnErrorNamingTheFile() throws {
+        let path = "\(dir)/missing/m.prom"
+        let metrics = RunMetrics(report: nil, exitCode: 2, finishedAt: t1, stateDirectory: "s")
+        let error = try #require(throws: FileSystemError.self) { try MetricsFile.write(metrics, to: path) }
+        #expect(error.description.contains(path), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/missing"))
     }
 }

@@ -69,8 +69,9 @@ package struct DiskQueue: Sendable {
         "\(path).\(label)-\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
     }
 
-    /// Writes `events` atomically.
+    /// Writes `events` atomically (creating the file's directory).
     package func save(_ events: [Event]) throws {
+        try fileSystem.createDirectory(containing: path)
         try fileSystem.writeAtomically(path, Self.encode(events))
     }
 

@@ -10,7 +10,8 @@ public protocol KeyValueStorage: Sendable {
     func set(_ value: String?, forKey key: String) throws
 }
 
-/// A key-value store kept in one JSON file, written atomically on every change.
+/// A key-value store kept in one JSON file, written atomically on every change (its directory
+/// is created on the first).
 public final class FileKeyValueStorage: KeyValueStorage {
     private let path: String
     private let fileSystem: any FileSystem
@@ -33,6 +34,7 @@ public final class FileKeyValueStorage: KeyValueStorage {
         try values.withLock { dict in
             dict[key] = value
             let object = JSONObject(dict.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value)) })
+            try fileSystem.createDirectory(containing: path)
             try fileSystem.writeAtomically(path, JSONValue.object(object).encoded)
         }
     }

@@ -42,41 +42,14 @@ extension DeadLetterRetry {
         return out
     }
 
-    /// Replaces `file` with `bytes`, crash-safe: they are written to a temporary file next to it,
-    /// synced, and renamed over it (a rotated file left empty is removed instead).
+    /// Replaces `file` with `bytes` through the file system's atomic write, so a crash leaves
+    /// it as it was or as it should be (a rotated file left empty is removed instead).
     func replace(_ file: String, with bytes: [UInt8], removeWhenEmpty: Bool) throws {
         if bytes.isEmpty, removeWhenEmpty {
-            guard unlink(file) == 0 || errno == ENOENT else { throw Self.failure("cannot remove", file) }
-            return
+            try fileSystem.remove(file)
+        } else {
+            try fileSystem.writeAtomically(file, bytes)
         }
-        let dir = (file as NSString).deletingLastPathComponent
-        let temp = (dir.isEmpty ? "." : dir) + "/." + (file as NSString).lastPathComponent + ".retry-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.failure("cannot create", temp) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                let error = Self.failure("cannot write", temp)
-                close(fd)
-                unlink(temp)
-                throw error
-            }
-            written += n
-        }
-        guard fsync(fd) == 0, close(fd) == 0 else { throw Self.failure("cannot sync", temp) }
-        try beforeReplace?(temp)
-        guard rename(temp, file) == 0 else { throw Self.failure("cannot rename \(temp) to", file) }
-        let dirFD = open(dir.isEmpty ? "." : dir, O_RDONLY | O_CLOEXEC)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
-        }
-    }
-
-    static func failure(_ what: String, _ path: String) -> InputError {
-        InputError("\(what) \(path): \(String(cString: strerror(errno)))")
     }
 
     /// Opens the state's identity store (the state's lock: no run can use it meanwhile).

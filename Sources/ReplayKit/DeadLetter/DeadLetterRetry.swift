@@ -11,10 +11,10 @@ import Synchronization
 /// reason asked for are enriched again (with their input line number, so a generated messageId
 /// is the one the run gave) and sent; then the file is replaced by what remains: delivered
 /// events are gone, events that fail again stay in place with their new reason, everything else
-/// is kept byte for byte. The new content is written to a temporary file, synced, and renamed
-/// over the file, so a retry killed at any moment leaves each file either as it was or as it
-/// should be: no record is lost or duplicated (a file left as it was is sent again by the next
-/// retry, with the same messageIds, which the destination deduplicates).
+/// is kept byte for byte. The new content replaces the file with the file system's atomic write
+/// (``FileSystem/writeAtomically(_:_:)``), so a retry killed at any moment leaves each file
+/// either as it was or as it should be: no record is lost or duplicated (a file left as it was
+/// is sent again by the next retry, with the same messageIds, which the destination deduplicates).
 ///
 /// It holds the state directory like a run does (no run can append meanwhile), refuses a state
 /// that belongs to another destination, and learns no identities (the state is left unchanged).
@@ -27,9 +27,8 @@ public final class DeadLetterRetry: Sendable {
     let transport: (any DeliveryTransport)?
     /// How long in-flight batches get to settle after a stop request.
     let stopGrace: Duration
-    /// Called with the temporary file once it holds a file's new content, before it replaces the
-    /// file (tests stop there, as a crash would).
-    let beforeReplace: (@Sendable (String) throws -> Void)?
+    /// Where the files are replaced (or removed) once retried.
+    let fileSystem: any FileSystem
 
     /// Prepares a retry of the dead letters of `stateDirectory` with reason `reason` (all when nil).
     /// - Parameters:
@@ -40,15 +39,15 @@ public final class DeadLetterRetry: Sendable {
         embeddedCollector: EmbeddedCollectorFactory? = nil, stopGrace: Duration = .seconds(5)
     ) {
         self.init(config: config, stateDirectory: stateDirectory, reason: reason, logger: logger,
-                  embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace, beforeReplace: nil)
+                  embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace)
     }
 
     /// Prepares a retry as above, sending through `transport` instead of the HTTP transport, and
-    /// calling `beforeReplace` where a crash would stop a replacement (tests).
+    /// replacing the retried files through `fileSystem`.
     package init(
         config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
         embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)?,
-        stopGrace: Duration = .seconds(5), beforeReplace: (@Sendable (String) throws -> Void)? = nil
+        stopGrace: Duration = .seconds(5), fileSystem: any FileSystem = LocalFileSystem()
     ) {
         self.config = config
         self.stateDirectory = stateDirectory
@@ -57,7 +56,7 @@ public final class DeadLetterRetry: Sendable {
         self.embeddedCollector = embeddedCollector
         self.transport = transport
         self.stopGrace = stopGrace
-        self.beforeReplace = beforeReplace
+        self.fileSystem = fileSystem
     }
 
     /// Retries every dead-letter file, oldest first, until done, a stop is requested or the

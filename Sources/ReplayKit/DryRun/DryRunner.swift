@@ -1,3 +1,4 @@
+import FileDescriptorIO
 import Foundation
 
 /// `mr-replay run --dry-run`: everything except the network.
@@ -92,17 +93,12 @@ final class FDWriter {
         if buffer.bytes.count >= Self.blockSize { try flush() }
     }
 
+    /// Writes out every byte of ``buffer`` and empties it.
     func flush() throws {
-        var offset = 0
-        while offset < buffer.bytes.count {
-            // `baseAddress` is non-nil: the bytes are not empty (offset < count), and the
-            // pointer is used only inside the closure, while the array is alive and unchanged.
-            let n = buffer.bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError("write failed: \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        do {
+            try writeAll(buffer.bytes, to: fd)
+        } catch {
+            throw InputError("cannot write the dry run's output (file descriptor \(fd)): \(error)")
         }
         buffer.bytes.removeAll(keepingCapacity: true)
     }

@@ -1,3 +1,4 @@
+import FileDescriptorIO
 import Foundation
 
 /// Appends the run's problem batches to `<state_dir>/batches.ndjson` as they end, and keeps the
@@ -37,7 +38,9 @@ package struct BatchJournal: ~Copyable {
             if fd < 0 { fd = try Self.open(path) }
             var line = try Self.encoder.encode(problem)
             line.append(0x0A)
-            try line.withUnsafeBytes { try Self.writeAll($0, to: fd) }
+            // Safe: the pointer is the line's own storage, alive and unchanged for the closure's
+            // duration, and `writeAll` uses it only during the call.
+            try line.withUnsafeBytes { try writeAll($0, to: fd) }
         } catch {
             failure = "cannot write the batch journal \(path): \(error)"
         }
@@ -68,24 +71,13 @@ package struct BatchJournal: ~Copyable {
         while end > 0 {
             let start = max(0, end - off_t(buffer.count))
             let count = Int(end - start)
+            // Safe: `count` is at most `buffer.count`, so pread writes only into the buffer, which
+            // is alive for the closure's duration.
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, start) }
             guard n == count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             if let i = buffer[0..<count].lastIndex(of: 0x0A) { return start + off_t(i) + 1 }
             end = start
         }
         return 0
-    }
-
-    /// Writes every byte of `bytes`, going on after short writes and EINTR.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            // `baseAddress` is non-nil because `bytes` is not empty (offset < count), and
-            // `offset + (count - offset)` stays within the buffer.
-            let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            offset += n
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 import Prometheus
 
 /// The figures of one finished run in the Prometheus text exposition format, for node_exporter's
@@ -88,17 +89,17 @@ package struct RunMetrics: Sendable {
 
 /// Writes ``RunMetrics`` to a file the textfile collector reads.
 package enum MetricsFile {
-    /// Writes `metrics` to `path`, atomically: the text goes to a temporary file in the same
-    /// directory (a dot file not ending in `.prom`, so the collector never reads it) that is then
-    /// renamed over `path`. The previous file's last success is carried over.
-    ///
-    /// - Parameter beforeRename: called with the temporary file's path once it is complete (tests).
+    /// Writes `metrics` to `path` with `fileSystem`'s atomic write, so the collector reads the
+    /// old file or the new one, never a part (``LocalFileSystem``'s temporary file is a dot file
+    /// not ending in `.prom`, which the collector never reads). The previous file's last success
+    /// is carried over. The directory must exist; errors name `path`.
     package static func write(
-        _ metrics: RunMetrics, to path: String, beforeRename: (String) throws -> Void = { _ in }
+        _ metrics: RunMetrics, to path: String, fileSystem: any FileSystem = LocalFileSystem()
     ) throws {
-        let previous = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap(lastSuccess(in:))
+        let old = (try? fileSystem.read(path)) ?? nil
+        let previous = old.flatMap { lastSuccess(in: String(decoding: $0, as: UTF8.self)) }
         let text = metrics.render(previousLastSuccess: previous)
-        try writeAtomically(Array(text.utf8), to: path, beforeRename: beforeRename)
+        try fileSystem.writeAtomically(path, Array(text.utf8))
     }
 
     /// The value of `mr_replay_last_success_timestamp_seconds` in an exposition text, if any.
@@ -113,30 +114,4 @@ package enum MetricsFile {
         }
         return nil
     }
-
-    /// Writes `bytes` to a temporary file next to `path` and renames it over `path`.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, beforeRename: (String) throws -> Void) throws {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + "." + RunHistory.makeRunId() + ".tmp"
-        do {
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-                throw MetricsFileError("cannot create \(temporary)")
-            }
-            try beforeRename(temporary)
-            guard rename(temporary, path) == 0 else {
-                throw MetricsFileError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
-    }
-}
-
-/// The metrics file could not be written.
-package struct MetricsFileError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong.
-    package let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -53,14 +53,16 @@ package struct RunHistory: Sendable {
         return names.filter(Self.isReportFile).sorted()
     }
 
-    /// Writes `report` (already encoded as `bytes`) as its history file, atomically, then removes
-    /// the oldest files beyond ``keep``. Returns the path written, or nil when ``keep`` is 0.
+    /// Writes `report` (already encoded as `bytes`) as its history file, atomically (creating
+    /// ``directory``), then removes the oldest files beyond ``keep``. Returns the path written,
+    /// or nil when ``keep`` is 0.
     @discardableResult
     package func record(_ report: RunReport, bytes: [UInt8], fileSystem: any FileSystem = LocalFileSystem()) throws
         -> String?
     {
         guard keep > 0 else { return nil }
         let path = directory + "/" + Self.fileName(startedAt: report.startedAt, runId: report.runId)
+        try fileSystem.createDirectory(directory)
         try fileSystem.writeAtomically(path, bytes)
         try prune(fileSystem: fileSystem)
         return path

@@ -1,3 +1,4 @@
+import FileDescriptorIO
 import Foundation
 import Synchronization
 
@@ -62,13 +63,13 @@ public final class StateDirectoryLock: Sendable {
         return text.isEmpty ? "its pid and start time are not recorded yet" : text
     }
 
-    /// Records this process as the holder.
+    /// Records this process as the holder. Best effort: the text only tells a waiting run who
+    /// it waits for, and the lock holds without it.
     private static func writeHolder(_ fd: Int32, startedAt: Date) {
         let started = ISO8601DateFormatter().string(from: startedAt)
         let text = Array("pid \(getpid()) on \(ProcessInfo.processInfo.hostName), started \(started)\n".utf8)
-        _ = ftruncate(fd, 0)
-        // `text` is a live array of `text.count` bytes for the duration of the call.
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { return }
+        try? writeAll(text, to: fd)
     }
 
     /// Blocks a thread of its own in `flock(fd, LOCK_EX)` until the holder ends; true once the
