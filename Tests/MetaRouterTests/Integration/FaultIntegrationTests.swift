@@ -36,16 +36,19 @@ import Testing
         #expect(r.stats.batchesRetried == r.stats.responses[String(status), default: 0])
     }
 
-    @Test func downWindowOpensTheBreakerAndEverythingIsStillDelivered() async throws {
+    /// An outage of the first requests (counted, not timed: a 300 ms window from the collector's
+    /// start was over before a loaded machine sent anything; `DownWindow` itself is checked
+    /// against the injector's clock in CollectorTests).
+    @Test func anOutageOpensTheBreakerAndEverythingIsStillDelivered() async throws {
         let events = Loopback.events(count: 1500)
         let r = try await Loopback.run(events, collector: {
-            $0.faults.down = DownWindow(start: .zero, duration: .milliseconds(300))
+            $0.faults = FaultConfiguration(failureStatus: 503, failFirst: 6)
             $0.faults.latency = .milliseconds(2)
         })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 1500)
         #expect(r.stats.breakerOpened >= 1)
-        #expect(r.stats.responses["503", default: 0] >= 3)
+        #expect(r.stats.responses["503", default: 0] == 6)
         #expect(r.collector.responses(503) == r.stats.responses["503", default: 0])
     }
 
