@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 import Synchronization
 
 /// Another run holds the state directory, and this one did not wait (`--no-wait`), or was
