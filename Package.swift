@@ -82,7 +82,7 @@ let package = Package(
             ]
         ),
         // How the collector and the count-only sink are started and stopped by callers without a
-        // ServiceGroup of their own (tests, the embedded collector), and how their port is awaited.
+        // ServiceGroup of their own (the tests), and how their port is awaited.
         .target(
             name: "ServerLifecycle",
             dependencies: [
@@ -174,6 +174,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),  // the delivery transport's event loops
+                // A run as a Service (RunService) and the group it runs in.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // What both command-line tools share: how errors become exit statuses.
@@ -188,6 +193,8 @@ let package = Package(
                 "CommandLineSupport",
                 "Collector",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -235,7 +242,10 @@ let package = Package(
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [
-                "ReplayKit", "MetaRouterTesting", "Timestamps", "Collector",
+                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector",
+                // Graceful shutdowns of a run's ServiceGroup (RunServiceTests).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 // The S3 tests' fault proxy (S3FaultProxy).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -71,7 +71,7 @@ target_linepreparer() {
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
-    Sources/ReplayKit/Config/S3Inputs.swift Sources/ReplayKit/Run/StopSignal.swift Fuzz/Support/ReplayKitS3 \
+    Sources/ReplayKit/Config/S3Inputs.swift Fuzz/Support/ReplayKitS3 \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
     Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
   harness linepreparer Fuzz/linepreparer

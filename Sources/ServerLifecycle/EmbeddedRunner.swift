@@ -3,7 +3,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// Runs one service in a `ServiceGroup` of its own (no signal handling) on a background task,
-/// for callers that start and stop a server by hand: tests and mr-replay's embedded collector.
+/// for callers that start and stop a server by hand, without a group of their own: the tests
+/// (``CollectorServer``'s and ``CountOnlyServer``'s `start()` and `shutdown()`).
 package final class EmbeddedRunner: Sendable {
     private enum State {
         case idle

@@ -81,12 +81,14 @@ struct DeadLetterCommand: AsyncParsableCommand {
                 handler.logLevel = .warning
                 return handler
             }
+            let logger = Logger(label: "mr-replay")
+            let services = CommandServices(config: config, stateDirectory: config.stateDir, logger: logger)
             let retry = DeadLetterRetry(
                 config: config, stateDirectory: config.stateDir, reason: location.reason,
-                logger: Logger(label: "mr-replay"), embeddedCollector: EmbeddedTarget.factory)
+                logger: logger, embeddedCollector: services.embeddedCollectorURL)
             let report: DeadLetterRetryReport
             do {
-                report = try await StopSignals.run { stop in try await retry.run(stop: stop) }
+                report = try await services.run(RunService { stop in try await retry.run(stop: stop) })
             } catch let busy as StateDirectoryBusy {
                 throw CommandFailure(code: 75, message: busy.description)
             } catch {

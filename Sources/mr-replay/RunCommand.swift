@@ -131,10 +131,13 @@ struct Run: AsyncParsableCommand {
         var logger = Logger(label: "mr-replay")
         logger.logLevel = .info
 
-        let runner = ReplayRunner(config: config, options: options, logger: logger, embeddedCollector: EmbeddedTarget.factory)
+        let services = CommandServices(config: config, stateDirectory: stateDirectory, logger: logger)
+        let runner = ReplayRunner(
+            config: config, options: options, logger: logger, embeddedCollector: services.embeddedCollectorURL,
+            eventLoopGroup: services.eventLoopGroup)
         let report: RunReport
         do {
-            report = try await StopSignals.run { stop in try await runner.run(stop: stop) }
+            report = try await services.run(RunService { stop in try await runner.run(stop: stop) })
         } catch let busy as StateDirectoryBusy {
             throw CommandFailure(code: 75, message: busy.description)
         } catch let failure as InputFailure {

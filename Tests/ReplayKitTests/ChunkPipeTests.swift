@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 import Synchronization
 import Testing
 

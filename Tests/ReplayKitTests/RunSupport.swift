@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import Logging
+import MetaRouter
 
 @testable import ReplayKit
 
@@ -104,9 +105,7 @@ func replay(
     options.progress = .off
     var logger = Logger(label: "test-run")
     logger.logLevel = .error
-    return try await ReplayRunner(
-        config: config, options: options, logger: logger, embeddedCollector: TestEmbeddedCollector.factory
-    ).run(stop: stop)
+    return try await replayInGroup(config: config, options: options, logger: logger, stop: stop)
 }
 
 /// Creates the state directory with a fixed device anonymousId, so two state directories

@@ -30,7 +30,8 @@ extension MetaRouterClient {
                 group.addTask { await self.runTimer() }
                 group.addTask {
                     // The shutdown limit: from the stop request, the engine gets `shutdownTimeout`.
-                    await signal.wait()
+                    // (A cancellation ends the wait too; the handler below raises the signal then.)
+                    _ = await signal.requested()
                     let deadline = await self.beginShutdown()
                     do { try await clock.sleep(until: deadline) } catch { return }
                     _ = await engine.cancel(grace: .seconds(1))
@@ -38,7 +39,7 @@ extension MetaRouterClient {
                 await runPump()
                 // The pump also ends when the engine stops early: calls are still taken (and
                 // queued for the snapshot) until the stop is asked for.
-                await signal.wait()
+                _ = await signal.requested()
                 _ = await engine.finish()
                 group.cancelAll()  // the timer, and the limit when the engine finished in time
             }

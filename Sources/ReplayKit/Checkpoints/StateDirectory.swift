@@ -27,7 +27,10 @@ struct StateDirectory: Sendable {
     var pagePath: String { path + "/report.html" }
     /// The problem batches of every run, one JSON object per line.
     var journalPath: String { path + "/batches.ndjson" }
-    var collectedPath: String { path + "/collected.ndjson" }
+    /// What the embedded collector appends to.
+    var collectedPath: String { Self.collectedPath(in: path) }
+    /// The embedded collector's file in the state directory `path`.
+    static func collectedPath(in path: String) -> String { path + "/collected.ndjson" }
     /// A read-only copy of the checkpoint for `mr-replay status` and people; the authoritative
     /// copy lives in `identity.sqlite`, committed together with the learned identities.
     var checkpointMirrorPath: String { path + "/checkpoint.json" }

@@ -23,7 +23,7 @@ public final class DeadLetterRetry: Sendable {
     let stateDirectory: String
     let reason: String?
     let logger: Logger
-    let embeddedCollector: EmbeddedCollectorFactory?
+    let embeddedCollector: EmbeddedCollectorURL?
     let transport: (any DeliveryTransport)?
     /// How long in-flight batches get to settle after a stop request.
     let stopGrace: Duration
@@ -32,11 +32,12 @@ public final class DeadLetterRetry: Sendable {
 
     /// Prepares a retry of the dead letters of `stateDirectory` with reason `reason` (all when nil).
     /// - Parameters:
-    ///   - embeddedCollector: makes the collector that `ingestion.host: embedded` names.
+    ///   - embeddedCollector: the address of the collector that `ingestion.host: embedded` names,
+    ///     which the caller runs.
     ///   - stopGrace: how long in-flight batches get to settle after a stop request.
     public convenience init(
         config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
-        embeddedCollector: EmbeddedCollectorFactory? = nil, stopGrace: Duration = .seconds(5)
+        embeddedCollector: EmbeddedCollectorURL? = nil, stopGrace: Duration = .seconds(5)
     ) {
         self.init(config: config, stateDirectory: stateDirectory, reason: reason, logger: logger,
                   embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace)
@@ -46,7 +47,7 @@ public final class DeadLetterRetry: Sendable {
     /// replacing the retried files through `fileSystem`.
     package init(
         config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
-        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)?,
+        embeddedCollector: EmbeddedCollectorURL? = nil, transport: (any DeliveryTransport)?,
         stopGrace: Duration = .seconds(5), fileSystem: any FileSystem = LocalFileSystem()
     ) {
         self.config = config
@@ -74,33 +75,25 @@ public final class DeadLetterRetry: Sendable {
         var report = DeadLetterRetryReport()
         report.files = DeadLetterFiles(path: state.deadLetterPath).all()
         let enricher = Enricher(config: config, identity: identity)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            let embeddedURL = try await startEmbeddedCollector(
-                embeddedCollector, config: config, state: state, logger: logger, in: &group)
-            let target = DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath)
-            do {
-                let delivery = try target.deliveryConfiguration(config)
-                var sequence: UInt64 = 0
-                for file in report.files {
-                    if stop.isRequested { report.stop(.interrupted, "stopped by a signal") }
-                    if report.stopReason != nil { break }
-                    try await retry(
-                        file: file, enricher: enricher, sequence: &sequence, engine: (delivery, target), stop: stop,
-                        report: &report)
-                }
-            } catch {
-                await target.shutdown()
-                group.cancelAll()
-                throw error
+        let embeddedURL = try await config.embeddedCollectorURL(from: embeddedCollector)
+        let target = DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath)
+        do {
+            let delivery = try target.deliveryConfiguration(config)
+            var sequence: UInt64 = 0
+            for file in report.files {
+                if stop.isRequested { report.stop(.interrupted, "stopped by a signal") }
+                if report.stopReason != nil { break }
+                try await retry(
+                    file: file, enricher: enricher, sequence: &sequence, engine: (delivery, target), stop: stop,
+                    report: &report)
             }
+        } catch {
             await target.shutdown()
-            group.cancelAll()
-            while let result = await group.nextResult() {
-                if case .failure(let error) = result { logger.warning("embedded collector: \(error)") }
-            }
-            if report.status == .completed, !report.deadLetteredAgain.isEmpty { report.status = .completedWithDrops }
-            return report
+            throw error
         }
+        await target.shutdown()
+        if report.status == .completed, !report.deadLetteredAgain.isEmpty { report.status = .completedWithDrops }
+        return report
     }
 
     /// What becomes of one record of a file.

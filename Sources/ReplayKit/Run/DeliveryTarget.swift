@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
+import NIOCore
 import NIOPosix
 
 /// Where a run sends its events: a remote endpoint, or the embedded collector (host
-/// `embedded`), which the runner starts in process and which writes to
+/// `embedded`), which the caller runs in process (``EmbeddedCollectorURL``) and which writes to
 /// `<state_dir>/collected.ndjson`.
 struct DeliveryTarget: Sendable {
     /// The base URL events go to.
@@ -21,12 +22,15 @@ struct DeliveryTarget: Sendable {
     /// when the config names it, and `collectedPath` the file it writes. A remote host gets the
     /// configuration's TLS and proxy settings (`config.ingestion.security`); the embedded
     /// collector, plain http on loopback, gets neither. The transport runs on one event loop of
-    /// `MultiThreadedEventLoopGroup.singleton`, which the engine shares (docs/delivery.md, "Threads").
-    init(config: ReplayConfig, embeddedURL: String?, collectedPath: String) {
+    /// `eventLoopGroup`, which the engine shares (docs/delivery.md, "Threads").
+    init(
+        config: ReplayConfig, embeddedURL: String?, collectedPath: String,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         let security = embeddedURL == nil ? config.ingestion.security : TransportSecurity()
         transport = HTTPTransport(
             host: embeddedURL ?? config.ingestion.host, security: security,
-            maxConnectionsPerHost: max(config.delivery.concurrency, 1), eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next())
+            maxConnectionsPerHost: max(config.delivery.concurrency, 1), eventLoopGroup: eventLoopGroup.next())
         if let embeddedURL {
             host = embeddedURL
             description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"

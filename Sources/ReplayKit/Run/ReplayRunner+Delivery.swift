@@ -34,7 +34,8 @@ extension ReplayRunner {
             await engine.stats.batchesRetried
         }
         let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
-        let settled = Flag()
+        // A stop wakes a read blocked on the network (a stalled S3 object) at once.
+        if let s3 = opened.s3 { stop.whenRequested { s3.cancellation.cancel() } }
         // The engine's lanes. The run ends the engine itself: `finish`, or `cancel` with the grace
         // on a stop or a cancellation of the run's task. So the lanes run in a task of their own,
         // which that cancellation reaches only through `cancel(grace:)`; the run awaits it below.
@@ -43,12 +44,12 @@ extension ReplayRunner {
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay
-            // pending. So does cancelling the run's task: the watcher is then cancelled before
-            // the run ends (a task's children hear of a cancellation before its own handler).
-            // A stop also wakes a read blocked on the network (a stalled S3 object) at once.
-            helpers.addTask { [s3 = opened.s3] in
-                if await stop.requested() { s3?.cancellation.cancel() } else if settled.isRaised { return }
-                _ = await engine.cancel(grace: grace)
+            // pending. The watcher's wait ends without a stop when the run settled (the helpers
+            // are cancelled) or its task was cancelled: every engine call below then returns at
+            // once (their waits are cancellation-aware), and the run's cancellation handler
+            // raises the stop for the reader.
+            helpers.addTask {
+                if await stop.requested() { _ = await engine.cancel(grace: grace) }
             }
             let early = await feed(job: job, engine: engine, pipe: pipe)
             // The reader is done: checkpoints go on being written while the engine settles.
@@ -59,7 +60,6 @@ extension ReplayRunner {
                 }
             }
             let stats = early == nil && !stop.isRequested ? await engine.finish() : await engine.cancel(grace: grace)
-            settled.raise()
             helpers.cancelAll()
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
@@ -192,15 +192,4 @@ extension ReplayRunner {
         }
         return (report, stateFailure)
     }
-}
-
-/// A flag raised once, readable from any task.
-final class Flag: Sendable {
-    private let raised = Atomic<Bool>(false)
-
-    /// Raises the flag.
-    func raise() { raised.store(true, ordering: .releasing) }
-
-    /// Whether ``raise()`` was called.
-    var isRaised: Bool { raised.load(ordering: .acquiring) }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
+import NIOCore
+import NIOPosix
 
 /// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through
 /// the engine, and keeps the checkpoint, the dead-letter file and the report.
@@ -9,26 +11,36 @@ public final class ReplayRunner: Sendable {
     let options: RunOptions
     let logger: Logger
     let transport: (any DeliveryTransport)?
-    let embeddedCollector: EmbeddedCollectorFactory?
+    let embeddedCollector: EmbeddedCollectorURL?
+    /// Where the delivery transport and the engine run.
+    let eventLoopGroup: any EventLoopGroup
 
-    /// Prepares a run.
+    /// Prepares a run; nothing starts until ``run(stop:)``.
     /// - Parameters:
-    ///   - embeddedCollector: makes the collector that `ingestion.host: embedded` names; without
-    ///     it, a config that names it is a usage error.
-    public convenience init(config: ReplayConfig, options: RunOptions, logger: Logger, embeddedCollector: EmbeddedCollectorFactory? = nil) {
-        self.init(config: config, options: options, logger: logger, embeddedCollector: embeddedCollector, transport: nil)
+    ///   - embeddedCollector: the base URL of the collector that `ingestion.host: embedded`
+    ///     names, which the caller runs; without it, a config that names it is a usage error.
+    ///   - eventLoopGroup: where the delivery transport and the engine run (one of its loops).
+    public convenience init(
+        config: ReplayConfig, options: RunOptions, logger: Logger, embeddedCollector: EmbeddedCollectorURL? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.init(
+            config: config, options: options, logger: logger, embeddedCollector: embeddedCollector, transport: nil,
+            eventLoopGroup: eventLoopGroup)
     }
 
     /// Prepares a run that sends through `transport` instead of the HTTP transport (tests).
     package init(
         config: ReplayConfig, options: RunOptions, logger: Logger,
-        embeddedCollector: EmbeddedCollectorFactory? = nil, transport: (any DeliveryTransport)?
+        embeddedCollector: EmbeddedCollectorURL? = nil, transport: (any DeliveryTransport)?,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.config = config
         self.options = options
         self.logger = logger
         self.embeddedCollector = embeddedCollector
         self.transport = transport
+        self.eventLoopGroup = eventLoopGroup
     }
 
     /// The state directory in use.
@@ -45,8 +57,10 @@ public final class ReplayRunner: Sendable {
     /// `<state_dir>/report.json`; when the state directory fails at the end, the report's status
     /// and stop reason say so). Throws only for usage and setup errors, before anything is sent.
     ///
-    /// Everything the run starts is a child task of this call: the embedded collector, the
-    /// progress line, the stop watcher and the checkpoints written while the engine drains.
+    /// Everything the run starts is a child task of this call: the progress line, the stop
+    /// watcher and the checkpoints written while the engine drains. The embedded collector is the
+    /// caller's (``EmbeddedCollectorURL``); the run asks for its address once it holds the state
+    /// directory.
     public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
         let started = Date()
         let startInstant = ContinuousClock.now
@@ -57,25 +71,18 @@ public final class ReplayRunner: Sendable {
             defer { withExtendedLifetime(lock) {} }
             let opened = try openState(started: started, inputs: try await resolveInputs())
             for warning in opened.plan.warnings { logger.warning("\(warning)") }
-            let (finished, timeline) = try await withThrowingTaskGroup(of: Void.self) { group -> (RunReport, RunTimeline) in
-                let embeddedURL: String?
-                do {
-                    embeddedURL = try await startEmbeddedCollector(
-                        embeddedCollector, config: config, state: opened.state, logger: logger, in: &group)
-                } catch {
-                    opened.identity.close()
-                    throw error
-                }
-                let result = try await deliver(
-                    opened, target: DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath),
-                    stop: stop, started: started, startInstant: startInstant)
-                group.cancelAll()  // the embedded collector flushes and returns
-                while let result = await group.nextResult() {
-                    if case .failure(let error) = result { logger.warning("embedded collector: \(error)") }
-                }
-                return result
+            let embeddedURL: String?
+            do {
+                embeddedURL = try await config.embeddedCollectorURL(from: embeddedCollector)
+            } catch {
+                opened.identity.close()
+                throw error
             }
-            var report = finished
+            let target = DeliveryTarget(
+                config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath,
+                eventLoopGroup: eventLoopGroup)
+            var (report, timeline) = try await deliver(
+                opened, target: target, stop: stop, started: started, startInstant: startInstant)
             report.finish(startInstant: startInstant)
             do {
                 try opened.state.writePage(ReportPage.render(report: report, timeline: timeline))

@@ -1,5 +1,6 @@
 import FileDescriptorIO
 import Foundation
+import MetaRouter
 import Synchronization
 
 /// Another run holds the state directory, and this one did not wait (`--no-wait`), or was

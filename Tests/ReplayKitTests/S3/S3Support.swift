@@ -66,9 +66,7 @@ func replayS3(
     options.progress = .off
     var logger = Logger(label: "s3-test")
     logger.logLevel = .error
-    return try await ReplayRunner(
-        config: config, options: options, logger: logger, embeddedCollector: TestEmbeddedCollector.factory
-    ).run()
+    return try await replayInGroup(config: config, options: options, logger: logger)
 }
 
 /// The checkpoint mirror of `stateDir`, or nil when none was written yet.

@@ -1,11 +1,19 @@
 import Synchronization
 
-/// A request to stop a run early: from a signal (the CLI turns SIGINT and SIGTERM into one), from
-/// a caller, or from cancelling the task that runs ``ReplayRunner/run(stop:)``.
+/// A request to stop, raised once and counted: the one stop signal of the package.
 ///
-/// A stop is graceful: the run stops reading, lets in-flight batches settle (`stopGrace`), and
-/// writes its checkpoint and report. The reader thread polls ``isRequested``; async code awaits
-/// ``requested()``.
+/// - ``MetaRouterClient/run()`` ends on one: ``MetaRouterClient/shutdown()``, a graceful shutdown
+///   of its service group or the cancellation of its task raises it.
+/// - A replay (`ReplayRunner.run(stop:)` in ReplayKit) stops early on one: the graceful shutdown of
+///   `mr-replay`'s service group (SIGINT, SIGTERM), a caller, or the cancellation of the run's
+///   task raises it. The run then stops reading, lets in-flight batches settle and writes its
+///   checkpoint and report.
+///
+/// It is raised from any context (a cancellation handler is synchronous), so its state is behind
+/// a `Mutex`, not an actor. Code waits for it in the way that suits it: async code awaits
+/// ``requested()`` (cancellation-aware); a thread in a tight loop polls ``isRequested`` (an
+/// atomic load, no lock); a thread blocked in a system call registers ``whenRequested(_:)`` to
+/// be woken.
 public final class StopSignal: Sendable {
     private struct State {
         var requests = 0
@@ -20,21 +28,26 @@ public final class StopSignal: Sendable {
     /// Creates a signal that has not been raised.
     public init() {}
 
-    /// Asks the run to stop reading and settle what it can. Returns how many stop requests there
-    /// have been, including this one.
+    /// Raises the signal: wakes every waiter and, on the first request, runs the handlers.
+    /// Returns how many stop requests there have been, including this one.
     @discardableResult
     public func request() -> Int {
         let (count, waiters, handlers) = state.withLock { s -> (Int, [CheckedContinuation<Bool, Never>], [@Sendable () -> Void]) in
             s.requests += 1
             let waiting = Array(s.waiters.values)
             s.waiters.removeAll()
-            return (s.requests, waiting, s.requests == 1 ? s.handlers : [])
+            let handlers = s.handlers
+            s.handlers.removeAll()
+            return (s.requests, waiting, handlers)
         }
         raised.store(true, ordering: .releasing)
         for waiter in waiters { waiter.resume(returning: true) }
         for handler in handlers { handler() }
         return count
     }
+
+    /// Whether a stop was requested.
+    public var isRequested: Bool { raised.load(ordering: .acquiring) }
 
     /// Calls `handler` once when a stop is requested (at once if it already was): for code on
     /// a thread of its own that blocks, to wake it.
@@ -46,9 +59,6 @@ public final class StopSignal: Sendable {
         }
         if now { handler() }
     }
-
-    /// Whether a stop was requested.
-    public var isRequested: Bool { raised.load(ordering: .acquiring) }
 
     /// Suspends until a stop is requested (returns true) or the calling task is cancelled
     /// (returns false, unless a stop was requested too).

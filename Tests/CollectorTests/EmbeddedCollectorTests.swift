@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Collector
+import Foundation
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import Testing
+
+/// `EmbeddedCollector`, the collector that `ingestion.host: embedded` runs in `mr-replay`, as a
+/// Service of a `ServiceGroup`.
+@Suite struct EmbeddedCollectorTests {
+    static func collector(_ path: String) -> EmbeddedCollector {
+        EmbeddedCollector(
+            writeKey: testKey, outputPath: path, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "test"))
+    }
+
+    /// Once asked for its address it serves `/v1/batch` (not `/simpleanalytics`) until the group
+    /// shuts down; then it stops listening, and its file holds what it accepted.
+    @Test(.timeLimit(.minutes(1))) func servesUntilTheGroupShutsDownThenStops() async throws {
+        let path = temporaryPath(".ndjson")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let collector = Self.collector(path)
+        let group = ServiceGroup(configuration: .init(services: [collector], logger: Logger(label: "test")))
+        let running = Task { try await group.run() }
+        let url = try await collector.baseURL()
+        let port = try #require(url.split(separator: ":").last.flatMap { Int($0) })
+        #expect(url == "http://127.0.0.1:\(port)")
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let posting = Posting(client: client, base: url)
+        let batch = try await posting.post(Fixtures.batch([Fixtures.track("e1"), Fixtures.track("e2")])).status
+        let simpleAnalytics = try await posting.post("{}", path: "/simpleanalytics").status
+        try await client.shutdown()
+        #expect(batch == 200)
+        #expect(simpleAnalytics == 404, "a run sends /v1/batch only")
+        _ = try RawConnection(port: port)  // still listening: only the group's shutdown stops it
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(throws: (any Error).self) { _ = try RawConnection(port: port) }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+    }
+
+    /// A group that ends before the run asks for the address (the run stopped on a usage error,
+    /// or another run held the state directory): nothing listened, no file was created, and a
+    /// late request for the address fails instead of waiting.
+    @Test(.timeLimit(.minutes(1))) func aGroupThatEndsBeforeTheRunAsksLeavesNoFile() async throws {
+        let path = temporaryPath(".ndjson")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let collector = Self.collector(path)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: collector),
+                    .init(service: EndsAtOnce(), successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                logger: Logger(label: "test")))
+        try await group.run()
+        #expect(!FileManager.default.fileExists(atPath: path))
+        await #expect(throws: (any Error).self) { _ = try await collector.baseURL() }
+    }
+}
+
+/// A service that returns at once (a run that failed before it sent anything).
+private struct EndsAtOnce: Service {
+    func run() async throws {}
+}
