@@ -64,7 +64,9 @@ enum SnapshotFuzz {
         fuzzCheck(s.elements == whole.elements.count, "elements \(s.elements) but \(whole.elements.count) handed over", input: input)
         var previousEnd: UInt64 = 0
         for (range, element) in zip(whole.ranges, whole.elements) {
-            fuzzCheck(range.lowerBound >= previousEnd && range.upperBound <= UInt64(bytes.count), "element range \(range) out of order or bounds", input: input)
+            fuzzCheck(
+                range.lowerBound >= previousEnd && range.upperBound <= UInt64(bytes.count), "element range \(range) out of order or bounds",
+                input: input)
             fuzzCheck(element == Array(bytes[Int(range.lowerBound)..<Int(range.upperBound)]), "element bytes are not the file's", input: input)
             previousEnd = range.upperBound
         }

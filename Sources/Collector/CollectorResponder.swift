@@ -5,9 +5,9 @@ import Logging
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Answers `POST {base}/v1/batch` and `GET {base}/stats`.

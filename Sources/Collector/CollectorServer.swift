@@ -111,4 +111,3 @@ public final class CollectorServer: Service, Sendable {
     /// A snapshot of the counters (the same as `GET /stats`).
     public func stats() -> CollectorStats { recorder.snapshot() }
 }
-

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FileDescriptorIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Appends accepted events to a file, one JSON object per line.
 ///
@@ -42,9 +43,9 @@ actor NDJSONStore: EventStore {
         guard fd >= 0 else { return }
         _ = fsync(fd)
         #if canImport(Glibc)
-        _ = Glibc.close(fd)
+            _ = Glibc.close(fd)
         #else
-        _ = Darwin.close(fd)
+            _ = Darwin.close(fd)
         #endif
         fd = -1
     }

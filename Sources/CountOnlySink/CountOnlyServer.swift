@@ -90,7 +90,8 @@ package final class CountOnlyServer: Service, Sendable {
             // Batch bodies are tens of kilobytes: read them in few, large reads.
             .childChannelOption(
                 .recvAllocator,
-                value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024))
+                value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024)
+            )
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations

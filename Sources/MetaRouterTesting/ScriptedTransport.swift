@@ -75,8 +75,10 @@ public final class ScriptedTransport: DeliveryTransport {
     ///   - holdingAll: every request waits for ``release()``.
     ///   - holding: the requests (by their events) that wait for ``release()``.
     ///   - inner: where requests the script returns nil for go; without one they are answered 200.
-    public init(clock: (any EngineClock)? = nil, holdingAll: Bool = false, holding: (@Sendable ([JSONObject]) -> Bool)? = nil,
-                forwardingTo inner: (any DeliveryTransport)? = nil, script: @escaping Script) {
+    public init(
+        clock: (any EngineClock)? = nil, holdingAll: Bool = false, holding: (@Sendable ([JSONObject]) -> Bool)? = nil,
+        forwardingTo inner: (any DeliveryTransport)? = nil, script: @escaping Script
+    ) {
         self.clock = clock
         self.holding = holding
         self.inner = inner
@@ -86,8 +88,10 @@ public final class ScriptedTransport: DeliveryTransport {
 
     /// A transport answering 200 to every request (or passing it to `inner`), after a hold for
     /// those `holdingAll` or `holding` picks.
-    public convenience init(clock: (any EngineClock)? = nil, holdingAll: Bool = false,
-                            holding: (@Sendable ([JSONObject]) -> Bool)? = nil, forwardingTo inner: (any DeliveryTransport)? = nil) {
+    public convenience init(
+        clock: (any EngineClock)? = nil, holdingAll: Bool = false,
+        holding: (@Sendable ([JSONObject]) -> Bool)? = nil, forwardingTo inner: (any DeliveryTransport)? = nil
+    ) {
         self.init(clock: clock, holdingAll: holdingAll, holding: holding, forwardingTo: inner, script: { _, _ in nil })
     }
 
@@ -165,8 +169,10 @@ public final class ScriptedTransport: DeliveryTransport {
         } else {
             response = .networkError("cancelled while held by the scripted transport")
         }
-        record(RecordedRequest(index: index, at: clock?.now ?? .zero, request: request, body: body, events: events,
-                               response: response))
+        record(
+            RecordedRequest(
+                index: index, at: clock?.now ?? .zero, request: request, body: body, events: events,
+                response: response))
         return response
     }
 

@@ -40,8 +40,10 @@ package struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     package var code: String?
 
     /// An error; `message` must not contain a secret.
-    package init(_ kind: Kind, _ message: String, bucket: String? = nil, key: String? = nil, status: Int? = nil,
-                 code: String? = nil) {
+    package init(
+        _ kind: Kind, _ message: String, bucket: String? = nil, key: String? = nil, status: Int? = nil,
+        code: String? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.bucket = bucket

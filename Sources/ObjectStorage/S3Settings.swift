@@ -32,9 +32,11 @@ package struct S3Settings: Sendable, Equatable {
     package var stsEndpoint: String?
 
     /// Settings; the defaults suit AWS.
-    package init(endpoint: String? = nil, region: String? = nil, addressing: Addressing = .automatic,
-                 requestPayer: Bool = false, idleTimeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(),
-                 readBufferBytes: Int = 4 << 20, stsEndpoint: String? = nil) {
+    package init(
+        endpoint: String? = nil, region: String? = nil, addressing: Addressing = .automatic,
+        requestPayer: Bool = false, idleTimeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(),
+        readBufferBytes: Int = 4 << 20, stsEndpoint: String? = nil
+    ) {
         self.endpoint = endpoint
         self.region = region
         self.addressing = addressing
@@ -51,7 +53,8 @@ package struct S3Settings: Sendable, Equatable {
         if let region { return region }
         if let region = sources.value("AWS_REGION") ?? sources.value("AWS_DEFAULT_REGION") { return region }
         if let path = sources.configFilePath, let text = sources.readFile(path),
-           let region = ProfileFile(parsing: text, kind: .config).profile(sources.profileName)?["region"] {
+            let region = ProfileFile(parsing: text, kind: .config).profile(sources.profileName)?["region"]
+        {
             return region
         }
         return "us-east-1"

@@ -13,9 +13,11 @@ package struct S3Timing: Sendable {
     package var blockingSleep: @Sendable (Duration) -> Void
 
     /// Timing from the given functions.
-    package init(now: @escaping @Sendable () -> Date, random: @escaping @Sendable () -> Double,
-                 sleep: @escaping @Sendable (Duration) async throws -> Void,
-                 blockingSleep: @escaping @Sendable (Duration) -> Void) {
+    package init(
+        now: @escaping @Sendable () -> Date, random: @escaping @Sendable () -> Double,
+        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        blockingSleep: @escaping @Sendable (Duration) -> Void
+    ) {
         self.now = now
         self.random = random
         self.sleep = sleep

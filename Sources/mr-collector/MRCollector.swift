@@ -107,7 +107,8 @@ struct MRCollector: AsyncParsableCommand {
         if countOnly {
             // The count-only server injects no faults, keeps nothing and checks no event fields:
             // refuse those flags rather than silently ignore them.
-            let refused = faultFlags + (store != nil ? ["--store"] : []) + (strict ? ["--strict"] : [])
+            let refused =
+                faultFlags + (store != nil ? ["--store"] : []) + (strict ? ["--strict"] : [])
                 + (simpleAnalyticsStore != nil ? ["--simpleanalytics-store"] : [])
                 + (tlsCert != nil ? ["--tls-cert", "--tls-key"] : []) + (tlsClientCA != nil ? ["--tls-client-ca"] : [])
             if !refused.isEmpty {
@@ -157,7 +158,8 @@ struct MRCollector: AsyncParsableCommand {
         let logger = Logger(label: "mr-collector")
         // The count-only sink gets event loops of its own (1 thread unless --threads says
         // otherwise); the full collector serves on NIO's shared singleton.
-        let ownLoops = countOnly
+        let ownLoops =
+            countOnly
             ? MultiThreadedEventLoopGroup(numberOfThreads: threads ?? CountOnlyServer.defaultEventLoopThreads) : nil
         let sink: RunningSink
         if let ownLoops {
@@ -201,4 +203,3 @@ struct MRCollector: AsyncParsableCommand {
         }
     }
 }
-

@@ -28,7 +28,8 @@ struct CommandServices {
     ) {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        collector = config.sendsToEmbeddedCollector
+        collector =
+            config.sendsToEmbeddedCollector
             ? EmbeddedCollector(
                 writeKey: config.writeKey, outputPath: ReplayConfig.collectedPath(stateDirectory: stateDirectory),
                 eventLoopGroup: eventLoopGroup, logger: logger)

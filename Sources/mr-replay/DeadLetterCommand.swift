@@ -41,7 +41,8 @@ struct DeadLetterCommand: AsyncParsableCommand {
         func run() throws {
             do {
                 // Needs only state_dir: no write key.
-                let directory = try location.stateDir
+                let directory =
+                    try location.stateDir
                     ?? ConfigLoader.stateDirectory(path: location.configPath, environment: ProcessInfo.processInfo.environment)
                 let listing = try DeadLetterListing.read(stateDirectory: directory, reason: location.reason)
                 print(json ? listing.json : listing.text, terminator: json ? "\n" : "")
@@ -54,7 +55,8 @@ struct DeadLetterCommand: AsyncParsableCommand {
     /// `mr-replay dead-letter retry`.
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send the dead-lettered events again (same enrichment, privacy rules and engine as a run): delivered ones leave the dead-letter files, the others stay with their new reason.",
+            abstract:
+                "Send the dead-lettered events again (same enrichment, privacy rules and engine as a run): delivered ones leave the dead-letter files, the others stay with their new reason.",
             discussion: """
                 Exit codes: 0 every event sent again was delivered; 1 some were dead-lettered again; 2 usage or \
                 config error, nothing sent; 3 the destination refused the credentials or the path; 75 interrupted \

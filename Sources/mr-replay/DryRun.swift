@@ -24,11 +24,14 @@ enum DryRun {
             // read exits as InputFailure says (3 refused, 75 retries ran out).
             throw CommonOptions.failure(error)
         }
-        FileHandle.standardError.write(Data(
-            "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n"
+                    .utf8))
         if stats.invalid > 0 {
-            FileHandle.standardError.write(Data(
-                "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
             throw ExitCode(1)  // like a real run: some lines would be dead-lettered
         }
     }

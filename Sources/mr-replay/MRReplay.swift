@@ -36,7 +36,8 @@ struct CommonOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "Overrides inputs.max_event_age: auto (7d for SDK snapshots, counted from the file's time; none for NDJSON), off, or e.g. 7d, 36h, 90m.")
+        help: "Overrides inputs.max_event_age: auto (7d for SDK snapshots, counted from the file's time; none for NDJSON), off, or e.g. 7d, 36h, 90m."
+    )
     var maxEventAge: String?
 
     /// Loads the configuration, or exits with code 2. `requireWriteKey: false` for commands that
@@ -123,4 +124,3 @@ struct Validate: AsyncParsableCommand {
         if !summary.allValid { throw ExitCode(1) }
     }
 }
-

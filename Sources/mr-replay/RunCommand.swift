@@ -32,7 +32,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "With --shard/--shards: identity (the default) or file. Split by identity (every shard reads every input and sends one share of the identities; carry-forward as unsharded) or by file (every shard reads only its share of the inputs).")
+        help:
+            "With --shard/--shards: identity (the default) or file. Split by identity (every shard reads every input and sends one share of the identities; carry-forward as unsharded) or by file (every shard reads only its share of the inputs)."
+    )
     var shardBy: ShardMode?
 
     @Flag(name: .long, help: "If another run holds the state directory, exit 75 at once instead of waiting for it to end.")
@@ -43,7 +45,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Send only events whose time (timestamp, else originalTimestamp) is at or after this ISO 8601 time, e.g. 2024-05-01 or 2024-05-01T12:00:00+02:00 (no zone: UTC). Kept by a resume.")
+        help:
+            "Send only events whose time (timestamp, else originalTimestamp) is at or after this ISO 8601 time, e.g. 2024-05-01 or 2024-05-01T12:00:00+02:00 (no zone: UTC). Kept by a resume."
+    )
     var since: String?
 
     @Option(name: .long, help: "Send only events whose time is before this ISO 8601 time (exclusive; no zone: UTC). Kept by a resume.")
@@ -146,11 +150,13 @@ struct Run: AsyncParsableCommand {
             throw CommandFailure.usage("\(error)")
         }
         if logFormat == .json {
-            logger.info("finished", metadata: [
-                "status": "\(report.status.rawValue)", "delivered": "\(report.events.delivered)",
-                "dead_lettered": "\(report.events.deadLettered)", "pending": "\(report.events.pending)",
-                "report": "\(stateDirectory)/report.json",
-            ])
+            logger.info(
+                "finished",
+                metadata: [
+                    "status": "\(report.status.rawValue)", "delivered": "\(report.events.delivered)",
+                    "dead_lettered": "\(report.events.deadLettered)", "pending": "\(report.events.pending)",
+                    "report": "\(stateDirectory)/report.json",
+                ])
         } else {
             FileHandle.standardError.write(Data((report.summary + "\n  report: \(stateDirectory)/report.json\n").utf8))
         }
@@ -173,9 +179,11 @@ struct Run: AsyncParsableCommand {
 
     /// The state directory of a run that did not start, as far as it can be known.
     func metricsStateDirectory() -> String {
-        let root = stateDir ?? (try? ConfigLoader.stateDirectory(
-            path: MRReplay.configPath(common.config),
-            environment: ProcessInfo.processInfo.environment)) ?? ""
+        let root =
+            stateDir
+            ?? (try? ConfigLoader.stateDirectory(
+                path: MRReplay.configPath(common.config),
+                environment: ProcessInfo.processInfo.environment)) ?? ""
         return ((try? resolveShard()) ?? nil).map { root + "/" + $0.directoryName } ?? root
     }
 

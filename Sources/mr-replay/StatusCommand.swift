@@ -5,7 +5,8 @@ import ReplayKit
 
 /// `mr-replay status`.
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show where each input of a state directory stands, how the last run ended, and the last runs.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show where each input of a state directory stands, how the last run ended, and the last runs.")
 
     @Option(name: .long, help: "Configuration file (for state_dir).")
     var config: String?

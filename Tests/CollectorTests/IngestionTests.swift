@@ -37,7 +37,8 @@ import Testing
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let h = try await Harness.start { $0.store = .ndjson(path) }
-        let body = "{\n  \"batch\": [\n    {\n      \"type\": \"track\",\n      \"event\": \"A\",\n      \"userId\": \"u\",\n      \"n\": 1.50\n    }\n  ]\n}"
+        let body =
+            "{\n  \"batch\": [\n    {\n      \"type\": \"track\",\n      \"event\": \"A\",\n      \"userId\": \"u\",\n      \"n\": 1.50\n    }\n  ]\n}"
         let r = try await h.post(body)
         #expect(r.status == 200)
         try await h.stop()

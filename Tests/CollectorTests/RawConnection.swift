@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One plain TCP connection to 127.0.0.1 with blocking reads (60 s timeout), to see exactly
@@ -26,9 +26,9 @@ final class RawConnection {
 
     init(port: Int) throws {
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+            fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)  // a guard against a hang, not a speed check: a loaded CI machine can take seconds

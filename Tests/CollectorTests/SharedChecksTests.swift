@@ -52,28 +52,37 @@ struct RefusedRequest: Sendable, CustomTestStringConvertible {
         Fixtures.batch([Fixtures.track("h", extra: ",\"p\":\"\(String(repeating: "y", count: 33 * 1024))\"")]).utf8)
 
     static let all: [RefusedRequest] = [
-        RefusedRequest(name: "wrong key", body: threeEvents, auth: basic("other"), status: 401,
-                       reason: "missing or invalid write key"),
+        RefusedRequest(
+            name: "wrong key", body: threeEvents, auth: basic("other"), status: 401,
+            reason: "missing or invalid write key"),
         RefusedRequest(name: "no key", body: threeEvents, auth: nil, status: 401, reason: "missing or invalid write key"),
-        RefusedRequest(name: "a password", body: threeEvents, auth: basic(password: "secret"), status: 401,
-                       reason: "missing or invalid write key"),
-        RefusedRequest(name: "unsupported content encoding", body: threeEvents, headers: [("Content-Encoding", "br")],
-                       status: 400, reason: "unsupported Content-Encoding br"),
-        RefusedRequest(name: "corrupt gzip", body: [0x1F, 0x8B, 1, 2, 3], gzip: true, status: 400,
-                       reason: "invalid gzip body"),
-        RefusedRequest(name: "truncated gzip", body: Array(try! GzipCodec.compress(threeEvents).dropLast(12)),
-                       gzip: true, status: 400, reason: "invalid gzip body"),
+        RefusedRequest(
+            name: "a password", body: threeEvents, auth: basic(password: "secret"), status: 401,
+            reason: "missing or invalid write key"),
+        RefusedRequest(
+            name: "unsupported content encoding", body: threeEvents, headers: [("Content-Encoding", "br")],
+            status: 400, reason: "unsupported Content-Encoding br"),
+        RefusedRequest(
+            name: "corrupt gzip", body: [0x1F, 0x8B, 1, 2, 3], gzip: true, status: 400,
+            reason: "invalid gzip body"),
+        RefusedRequest(
+            name: "truncated gzip", body: Array(try! GzipCodec.compress(threeEvents).dropLast(12)),
+            gzip: true, status: 400, reason: "invalid gzip body"),
         RefusedRequest(name: "body over 500,000 bytes", body: bigBody, status: nil, reason: "body over 500000 bytes"),
-        RefusedRequest(name: "gzip body over 500,000 bytes", body: try! GzipCodec.compress(bigBody), gzip: true,
-                       status: nil, reason: "body over 500000 bytes"),
+        RefusedRequest(
+            name: "gzip body over 500,000 bytes", body: try! GzipCodec.compress(bigBody), gzip: true,
+            status: nil, reason: "body over 500000 bytes"),
         RefusedRequest(name: "2,501 events", body: manyEvents, status: nil, reason: "more than 2500 events"),
         RefusedRequest(name: "an event over 32 KiB", body: hugeEvent, status: nil, reason: "an event is over 32 KiB"),
-        RefusedRequest(name: "no batch array", body: Array("{\"events\":[]}".utf8), status: 400,
-                       reason: "the body has no \"batch\" array"),
-        RefusedRequest(name: "truncated batch", body: Array("{\"batch\":[1,".utf8), status: 400,
-                       reason: "the body has no \"batch\" array"),
-        RefusedRequest(name: "not an object", body: Array("[]".utf8), status: 400,
-                       reason: "the body has no \"batch\" array"),
+        RefusedRequest(
+            name: "no batch array", body: Array("{\"events\":[]}".utf8), status: 400,
+            reason: "the body has no \"batch\" array"),
+        RefusedRequest(
+            name: "truncated batch", body: Array("{\"batch\":[1,".utf8), status: 400,
+            reason: "the body has no \"batch\" array"),
+        RefusedRequest(
+            name: "not an object", body: Array("[]".utf8), status: 400,
+            reason: "the body has no \"batch\" array"),
     ]
 }
 

@@ -4,7 +4,7 @@ import JSONCore
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A submission built and sent the way the SimpleAnalytics Swift package sends one: its
@@ -143,13 +143,19 @@ struct PackageStyleSubmission: Encodable {
         ("{}", "body"),
         (#"{"items": [{"timestamp": "2026-11-23T09:15:04-05:00"}], "counters": []}"#, "items[0].description"),
         (#"{"items": [{"description": "A", "timestamp": "2026-11-23T09:15:04"}], "counters": []}"#, "items[0].timestamp"),
-        (#"{"items": [{"description": "A", "timestamp": "2026-11-23T09:15:04Z", "parameters": {"n": 1}}]}"#,
-            "items[0].parameters.n"),
-        (#"{"items": [], "counters": [{"name": "C", "count": "3", "timestamp": "2026-11-23T09:15:04Z"}]}"#,
-            "counters[0].count"),
+        (
+            #"{"items": [{"description": "A", "timestamp": "2026-11-23T09:15:04Z", "parameters": {"n": 1}}]}"#,
+            "items[0].parameters.n"
+        ),
+        (
+            #"{"items": [], "counters": [{"name": "C", "count": "3", "timestamp": "2026-11-23T09:15:04Z"}]}"#,
+            "counters[0].count"
+        ),
         (#"{"device_id": 7, "items": [], "counters": []}"#, "device_id"),
-        (#"{"items": [], "counters": [{"name": "C", "count": 1, "timestamp": "2026-11-23T09:15:04Z", "app_name": false}]}"#,
-            "counters[0].app_name"),
+        (
+            #"{"items": [], "counters": [{"name": "C", "count": 1, "timestamp": "2026-11-23T09:15:04Z", "app_name": false}]}"#,
+            "counters[0].app_name"
+        ),
     ]
 
     @Test func aMalformedPayloadGets400NamingTheFieldAndIsNotStored() async throws {

@@ -15,14 +15,15 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("{\"batch\":[]}", []),
-        ("{\"batch\":[ ]}", []),
-        (
-            "{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}",
-            ["{\"a\":[1,{\"b\":\"],}\\\"\"}]}", "2", "\"x,\\\\\"", "[[]]", "null"]
-        ),
-    ] as [(String, [String])])
+    @Test(
+        arguments: [
+            ("{\"batch\":[]}", []),
+            ("{\"batch\":[ ]}", []),
+            (
+                "{\"batch\":[ {\"a\":[1,{\"b\":\"],}\\\"\"}]} , 2,\"x,\\\\\" ,[[]] ,null ]}",
+                ["{\"a\":[1,{\"b\":\"],}\\\"\"}]}", "2", "\"x,\\\\\"", "[[]]", "null"]
+            ),
+        ] as [(String, [String])])
     func splitsNestedValuesStringsAndEscapes(body: String, elements: [String]) throws {
         #expect(try split(body) == elements)
     }

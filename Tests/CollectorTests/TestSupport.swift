@@ -20,8 +20,9 @@ enum SQLiteReader {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw Failure() }
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT message_id, body FROM events ORDER BY seq", -1, &statement, nil)
-            == SQLITE_OK
+        guard
+            sqlite3_prepare_v2(db, "SELECT message_id, body FROM events ORDER BY seq", -1, &statement, nil)
+                == SQLITE_OK
         else { throw Failure() }
         defer { sqlite3_finalize(statement) }
         var rows: [Row] = []

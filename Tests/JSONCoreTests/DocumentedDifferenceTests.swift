@@ -13,7 +13,9 @@ struct DocumentedDifferenceTests {
     }
 
     @Test func trailingCommaHelperLeavesStringsAlone() {
-        #expect(FoundationComparison.withoutTrailingCommas(Array(#"{"a":[1, ],"s":",]",}"#.utf8)) == Array(#"{"a":[1 ],"s":",]"}"#.utf8), "the helper leaves commas inside strings alone")
+        #expect(
+            FoundationComparison.withoutTrailingCommas(Array(#"{"a":[1, ],"s":",]",}"#.utf8)) == Array(#"{"a":[1 ],"s":",]"}"#.utf8),
+            "the helper leaves commas inside strings alone")
     }
 
     @Test func numbersBeyondDoubleRangeAreKeptAsText() throws {

@@ -53,11 +53,12 @@ struct ObjectEditorTests {
 
     @Test func appendToEmptyAndNonEmptyObjects() throws {
         #expect(try edited("{}") { e, b in e.set("k", string: "v\"\n", in: b) } == #"{"k":"v\"\n"}"#)
-        #expect(try edited(" { } ") { e, b in
-            e.set("a", raw: Array("[1]".utf8), in: b)
-            e.set("b", raw: Array("{}".utf8), in: b)
-            e.set("a", raw: Array("2".utf8), in: b)  // updates the appended member
-        } == #"{"a":2,"b":{}}"#)
+        #expect(
+            try edited(" { } ") { e, b in
+                e.set("a", raw: Array("[1]".utf8), in: b)
+                e.set("b", raw: Array("{}".utf8), in: b)
+                e.set("a", raw: Array("2".utf8), in: b)  // updates the appended member
+            } == #"{"a":2,"b":{}}"#)
         #expect(try edited(#"{"x":0}"#) { e, b in e.set("new key é", string: "😀", in: b) } == #"{"x":0,"new key é":"😀"}"#)
     }
 
@@ -72,10 +73,11 @@ struct ObjectEditorTests {
     }
 
     @Test func setAfterRemoveRestoresTheMember() throws {
-        #expect(try edited(#"{"a":1,"b":2}"#) { e, b in
-            e.remove("a", in: b)
-            e.set("a", raw: Array("5".utf8), in: b)
-        } == #"{"a":5,"b":2}"#)
+        #expect(
+            try edited(#"{"a":1,"b":2}"#) { e, b in
+                e.remove("a", in: b)
+                e.set("a", raw: Array("5".utf8), in: b)
+            } == #"{"a":5,"b":2}"#)
     }
 
     @Test func renderAppendsToExistingOutput() throws {

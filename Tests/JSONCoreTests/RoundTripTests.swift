@@ -42,7 +42,9 @@ struct RoundTripTests {
         #expect(e.doubleValue == 100_000)
         #expect(neg.intValue == -7)
         #expect(i.intValue == 42)
-        #expect(JSONValue.number(JSONNumber(uncheckedText: "1.0")) != JSONValue.number(JSONNumber(uncheckedText: "1")), "numbers compare by text, so 1.0 and 1 stay distinct")
+        #expect(
+            JSONValue.number(JSONNumber(uncheckedText: "1.0")) != JSONValue.number(JSONNumber(uncheckedText: "1")),
+            "numbers compare by text, so 1.0 and 1 stay distinct")
     }
 
     @Test func numberFromDoubleIsValidJSON() throws {

@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
-@testable import ObjectStorage
 import Testing
+
+@testable import ObjectStorage
 
 /// The bounded buffer between a body and the blocking reader, without a network.
 struct BodyHandoffTests {

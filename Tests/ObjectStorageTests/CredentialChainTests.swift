@@ -38,14 +38,17 @@ struct CredentialChainTests {
         """
 
     static func sources(_ environment: [String: String]) -> ConfigurationSources {
-        let files = ["/home/me/.aws/credentials": credentialsFile, "/home/me/.aws/config": configFile,
-                     "/etc/creds": "[prod]\naws_access_key_id = AKIAOTHERFILE0000004\naws_secret_access_key = otherFileSecret0123456789\n"]
+        let files = [
+            "/home/me/.aws/credentials": credentialsFile, "/home/me/.aws/config": configFile,
+            "/etc/creds": "[prod]\naws_access_key_id = AKIAOTHERFILE0000004\naws_secret_access_key = otherFileSecret0123456789\n",
+        ]
         return ConfigurationSources(environment: ["HOME": "/home/me"].merging(environment) { $1 }) { files[$0] }
     }
 
     static func resolve(_ environment: [String: String]) async throws -> (source: String, credentials: AWSCredentials) {
-        let provider = try CredentialChain.resolve(sources: sources(environment), settings: S3Settings(), region: "us-east-1",
-                                                   httpClient: HTTPClient.shared, timing: .live)
+        let provider = try CredentialChain.resolve(
+            sources: sources(environment), settings: S3Settings(), region: "us-east-1",
+            httpClient: HTTPClient.shared, timing: .live)
         return (provider.source, try await provider.credentials())
     }
 
@@ -54,18 +57,22 @@ struct CredentialChainTests {
             "AWS_ACCESS_KEY_ID": "AKIAENVIRONMENT00009", "AWS_SECRET_ACCESS_KEY": "envSecretValue/0123456789",
             "AWS_SESSION_TOKEN": "envToken", "AWS_PROFILE": "prod",
         ])
-        #expect(credentials == AWSCredentials(accessKeyID: "AKIAENVIRONMENT00009", secretAccessKey: "envSecretValue/0123456789",
-                                              sessionToken: "envToken"))
+        #expect(
+            credentials
+                == AWSCredentials(
+                    accessKeyID: "AKIAENVIRONMENT00009", secretAccessKey: "envSecretValue/0123456789",
+                    sessionToken: "envToken"))
         #expect(source == "the environment (AWS_ACCESS_KEY_ID ****************0009 with AWS_SESSION_TOKEN)")
     }
 
-    @Test(arguments: [
-        ([:], "AKIADEFAULT000000001", nil, "profile \"default\" in /home/me/.aws/credentials"),
-        (["AWS_PROFILE": "prod"], "AKIAPROD000000000002", "prodSessionToken", "profile \"prod\" in /home/me/.aws/credentials"),
-        (["AWS_PROFILE": "onlyconfig"], "AKIACONFIG0000000003", nil, "profile \"onlyconfig\" in /home/me/.aws/config"),
-        (["AWS_PROFILE": "prod", "AWS_SHARED_CREDENTIALS_FILE": "/etc/creds"], "AKIAOTHERFILE0000004", nil, "profile \"prod\" in /etc/creds"),
-        (["AWS_ACCESS_KEY_ID": "AKIAONLYHALF", "AWS_PROFILE": "prod"], "AKIAPROD000000000002", "prodSessionToken", "profile \"prod\""),
-    ] as [([String: String], String, String?, String)])
+    @Test(
+        arguments: [
+            ([:], "AKIADEFAULT000000001", nil, "profile \"default\" in /home/me/.aws/credentials"),
+            (["AWS_PROFILE": "prod"], "AKIAPROD000000000002", "prodSessionToken", "profile \"prod\" in /home/me/.aws/credentials"),
+            (["AWS_PROFILE": "onlyconfig"], "AKIACONFIG0000000003", nil, "profile \"onlyconfig\" in /home/me/.aws/config"),
+            (["AWS_PROFILE": "prod", "AWS_SHARED_CREDENTIALS_FILE": "/etc/creds"], "AKIAOTHERFILE0000004", nil, "profile \"prod\" in /etc/creds"),
+            (["AWS_ACCESS_KEY_ID": "AKIAONLYHALF", "AWS_PROFILE": "prod"], "AKIAPROD000000000002", "prodSessionToken", "profile \"prod\""),
+        ] as [([String: String], String, String?, String)])
     func profiles(_ environment: [String: String], _ keyID: String, _ token: String?, _ sourcePrefix: String) async throws {
         let (source, credentials) = try await Self.resolve(environment)
         #expect(credentials.accessKeyID == keyID)
@@ -91,13 +98,16 @@ struct CredentialChainTests {
 
     @Test func webIdentityFromEnvironmentOrProfile() throws {
         let fromEnvironment = try CredentialChain.resolve(
-            sources: Self.sources(["AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/eks/token", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r",
-                                   "AWS_ENDPOINT_URL_STS": "http://127.0.0.1:1"]),
+            sources: Self.sources([
+                "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/eks/token", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r",
+                "AWS_ENDPOINT_URL_STS": "http://127.0.0.1:1",
+            ]),
             settings: S3Settings(), region: "eu-west-1", httpClient: HTTPClient.shared, timing: .live)
         #expect(fromEnvironment.source.contains("role arn:aws:iam::1:role/r with the token in /var/run/eks/token"))
         #expect(fromEnvironment.source.contains("through STS at http://127.0.0.1:1"))
-        let fromProfile = try CredentialChain.resolve(sources: Self.sources(["AWS_PROFILE": "web"]), settings: S3Settings(),
-                                                      region: "eu-west-1", httpClient: HTTPClient.shared, timing: .live)
+        let fromProfile = try CredentialChain.resolve(
+            sources: Self.sources(["AWS_PROFILE": "web"]), settings: S3Settings(),
+            region: "eu-west-1", httpClient: HTTPClient.shared, timing: .live)
         #expect(fromProfile.source.contains("profile \"web\" in /home/me/.aws/config"))
         #expect(fromProfile.source.contains("through STS at https://sts.eu-west-1.amazonaws.com"))
     }

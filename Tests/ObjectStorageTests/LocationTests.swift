@@ -43,12 +43,13 @@ struct LocationTests {
         #expect(!S3Location.isS3("-"))
     }
 
-    @Test(arguments: [
-        ("http://127.0.0.1:9000", "http", "127.0.0.1", 9000, "127.0.0.1:9000"),
-        ("https://storage.googleapis.com/", "https", "storage.googleapis.com", nil, "storage.googleapis.com"),
-        ("HTTPS://acct.r2.cloudflarestorage.com:443", "https", "acct.r2.cloudflarestorage.com", 443, "acct.r2.cloudflarestorage.com"),
-        ("http://[::1]:9000", "http", "::1", 9000, "[::1]:9000"),
-    ] as [(String, String, String, Int?, String)])
+    @Test(
+        arguments: [
+            ("http://127.0.0.1:9000", "http", "127.0.0.1", 9000, "127.0.0.1:9000"),
+            ("https://storage.googleapis.com/", "https", "storage.googleapis.com", nil, "storage.googleapis.com"),
+            ("HTTPS://acct.r2.cloudflarestorage.com:443", "https", "acct.r2.cloudflarestorage.com", 443, "acct.r2.cloudflarestorage.com"),
+            ("http://[::1]:9000", "http", "::1", 9000, "[::1]:9000"),
+        ] as [(String, String, String, Int?, String)])
     func parsesEndpoints(_ text: String, _ scheme: String, _ host: String, _ port: Int?, _ authority: String) throws {
         let endpoint = try S3Endpoint(parsing: text)
         #expect(endpoint.scheme == scheme)

@@ -26,11 +26,14 @@ extension MotoTests {
             let moto = try MotoFixture.shared
             try await Self.withDirectory { dir in
                 let keys = moto.iamCredentials
-                try "[default]\naws_access_key_id = AKIAWRONG\naws_secret_access_key = wrong\n\n[replay]\naws_access_key_id = \(keys.accessKeyID)\naws_secret_access_key = \(keys.secretAccessKey)\n"
+                try
+                    "[default]\naws_access_key_id = AKIAWRONG\naws_secret_access_key = wrong\n\n[replay]\naws_access_key_id = \(keys.accessKeyID)\naws_secret_access_key = \(keys.secretAccessKey)\n"
                     .write(toFile: "\(dir)/credentials", atomically: true, encoding: .utf8)
                 try "[profile replay]\nregion = eu-west-3\n".write(toFile: "\(dir)/config", atomically: true, encoding: .utf8)
-                let sources = Self.sources(["AWS_PROFILE": "replay", "AWS_SHARED_CREDENTIALS_FILE": "\(dir)/credentials",
-                                            "AWS_CONFIG_FILE": "\(dir)/config", "AWS_ENDPOINT_URL_S3": moto.iam.endpoint])
+                let sources = Self.sources([
+                    "AWS_PROFILE": "replay", "AWS_SHARED_CREDENTIALS_FILE": "\(dir)/credentials",
+                    "AWS_CONFIG_FILE": "\(dir)/config", "AWS_ENDPOINT_URL_S3": moto.iam.endpoint,
+                ])
                 let client = try S3Client(httpClient: moto.httpClient, settings: S3Settings(), sources: sources)
                 #expect(client.region == "eu-west-3")
                 #expect(client.credentials.source == "profile \"replay\" in \(dir)/credentials (key \(keys.maskedAccessKeyID))")
@@ -92,8 +95,10 @@ extension MotoTests {
 
         @Test func unreadableTokenFile() async throws {
             let moto = try MotoFixture.shared
-            let sources = Self.sources(["AWS_WEB_IDENTITY_TOKEN_FILE": "/nonexistent/token", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r",
-                                        "AWS_ENDPOINT_URL": moto.open.endpoint])
+            let sources = Self.sources([
+                "AWS_WEB_IDENTITY_TOKEN_FILE": "/nonexistent/token", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r",
+                "AWS_ENDPOINT_URL": moto.open.endpoint,
+            ])
             let client = try S3Client(httpClient: moto.httpClient, settings: S3Settings(), sources: sources)
             await #expect {
                 _ = try await client.listObjects(bucket: "replay-objects", prefix: "")

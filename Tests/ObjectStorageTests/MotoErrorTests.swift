@@ -45,7 +45,8 @@ extension MotoTests {
         @Test func forbiddenBucketNamesBucketAndSourceButNoSecret() async throws {
             let moto = try MotoFixture.shared
             let credentials = moto.iamCredentials
-            let client = try moto.client(moto.iam, credentials: credentials, source: "profile \"replay\" in /tmp/credentials (key \(credentials.maskedAccessKeyID))")
+            let client = try moto.client(
+                moto.iam, credentials: credentials, source: "profile \"replay\" in /tmp/credentials (key \(credentials.maskedAccessKeyID))")
             var listing: S3Error?
             do {
                 _ = try await client.listObjects(bucket: "forbidden-bucket", prefix: "")
@@ -67,9 +68,13 @@ extension MotoTests {
         func badCredentialsAreRefused(_ variant: String) async throws {
             let moto = try MotoFixture.shared
             var credentials = moto.iamCredentials
-            if variant == "wrong-secret" { credentials.secretAccessKey = "ThisIsNotTheSecret/0123456789abcdefghijk" }
-            else { credentials.accessKeyID = "AKIAUNKNOWN000000000" }
-            let client = try moto.client(moto.iam, credentials: credentials, source: "the environment (AWS_ACCESS_KEY_ID \(credentials.maskedAccessKeyID))")
+            if variant == "wrong-secret" {
+                credentials.secretAccessKey = "ThisIsNotTheSecret/0123456789abcdefghijk"
+            } else {
+                credentials.accessKeyID = "AKIAUNKNOWN000000000"
+            }
+            let client = try moto.client(
+                moto.iam, credentials: credentials, source: "the environment (AWS_ACCESS_KEY_ID \(credentials.maskedAccessKeyID))")
             await #expect {
                 _ = try await client.listObjects(bucket: "replay-iam", prefix: "")
             } throws: { error in
@@ -85,15 +90,17 @@ extension MotoTests {
         @Test func transientFailuresRunOut() async throws {
             let port = try MotoServer.freePort()
             let recording = RecordingTiming()
-            let httpClient = HTTPClient(eventLoopGroupProvider: .singleton,
-                                        configuration: HTTPClient.Configuration(timeout: .init(connect: .milliseconds(200))))
+            let httpClient = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: HTTPClient.Configuration(timeout: .init(connect: .milliseconds(200))))
             defer { Task { try? await httpClient.shutdown() } }
             var settings = S3Settings(endpoint: "http://127.0.0.1:\(port)", retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(100)))
             settings.region = "us-east-1"
-            let client = S3Client(httpClient: httpClient, settings: settings, region: "us-east-1",
-                                  endpoint: try S3Endpoint(parsing: "http://127.0.0.1:\(port)"),
-                                  credentials: StaticCredentialProvider(MotoFixture.openCredentials, source: "test"),
-                                  timing: recording.timing)
+            let client = S3Client(
+                httpClient: httpClient, settings: settings, region: "us-east-1",
+                endpoint: try S3Endpoint(parsing: "http://127.0.0.1:\(port)"),
+                credentials: StaticCredentialProvider(MotoFixture.openCredentials, source: "test"),
+                timing: recording.timing)
             await #expect {
                 _ = try await client.listObjects(bucket: "replay-listing", prefix: "")
             } throws: { error in

@@ -15,10 +15,11 @@ extension MotoTests {
             let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: fault, afterBytes: 100_000)
             defer { Task { try? await proxy.stop() } }
             let recording = RecordingTiming()
-            let client = try moto.client(settings: {
-                $0.endpoint = "http://127.0.0.1:\(proxy.port)"
-                $0.idleTimeout = .seconds(1)
-            }, timing: recording.timing)
+            let client = try moto.client(
+                settings: {
+                    $0.endpoint = "http://127.0.0.1:\(proxy.port)"
+                    $0.idleTimeout = .seconds(1)
+                }, timing: recording.timing)
             let expected = moto.open.object(Self.key)
             let result = await readOnThread(chunk: 8192) { client.reader(bucket: "replay-objects", key: Self.key, etag: nil) }
             #expect(result.error == nil)

@@ -27,7 +27,8 @@ struct ResponseParsingTests {
     }
 
     @Test func lastPageAndPlainKeys() throws {
-        let xml = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a+b &amp; c</Key><Size>1</Size><ETag>\"e\"</ETag></Contents></ListBucketResult>"
+        let xml =
+            "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a+b &amp; c</Key><Size>1</Size><ETag>\"e\"</ETag></Contents></ListBucketResult>"
         let page = try ListPage(parsing: Data(xml.utf8))
         #expect(page.objects.map(\.key) == ["a+b & c"])
         #expect(page.nextContinuationToken == nil)
@@ -39,15 +40,19 @@ struct ResponseParsingTests {
     }
 
     @Test func errorDocuments() {
-        let s3 = S3ErrorBody(parsing: Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message><Region>eu-west-1</Region><RequestId>1</RequestId></Error>
-            """.utf8))
+        let s3 = S3ErrorBody(
+            parsing: Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message><Region>eu-west-1</Region><RequestId>1</RequestId></Error>
+                """.utf8))
         #expect(s3.code == "PermanentRedirect")
         #expect(s3.region == "eu-west-1")
-        let sts = S3ErrorBody(parsing: Data("""
-            <ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>InvalidIdentityToken</Code><Message>No OpenIDConnect provider found</Message></Error><RequestId>x</RequestId></ErrorResponse>
-            """.utf8))
+        let sts = S3ErrorBody(
+            parsing: Data(
+                """
+                <ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>InvalidIdentityToken</Code><Message>No OpenIDConnect provider found</Message></Error><RequestId>x</RequestId></ErrorResponse>
+                """.utf8))
         #expect(sts.code == "InvalidIdentityToken")
         #expect(sts.message == "No OpenIDConnect provider found")
         #expect(S3ErrorBody(parsing: Data()) == S3ErrorBody())
@@ -68,8 +73,11 @@ struct ResponseParsingTests {
             </AssumeRoleWithWebIdentityResponse>
             """
         let credentials = try #require(STSResponse.credentials(parsing: Data(xml.utf8)))
-        #expect(credentials == AWSCredentials(accessKeyID: "ASIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
-                                              sessionToken: "FwoGZXIvYXdzEExample", expiration: Date(timeIntervalSince1970: 1_717_246_800)))
+        #expect(
+            credentials
+                == AWSCredentials(
+                    accessKeyID: "ASIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+                    sessionToken: "FwoGZXIvYXdzEExample", expiration: Date(timeIntervalSince1970: 1_717_246_800)))
         #expect(STSResponse.credentials(parsing: Data("<ErrorResponse/>".utf8)) == nil)
     }
 

@@ -3,17 +3,20 @@ import Testing
 
 /// The retry policy as a pure state machine: failures in, decisions out, with the randomness given.
 struct RetryPolicyTests {
-    static let policy = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300),
-                                    throttleFloor: .milliseconds(250))
+    static let policy = RetryPolicy(
+        maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300),
+        throttleFloor: .milliseconds(250))
 
-    @Test(arguments: [
-        (500, nil, S3Failure.internalError), (503, "SlowDown", .slowDown), (502, nil, .serverError(status: 502)),
-        (504, nil, .serverError(status: 504)), (429, nil, .throttled(status: 429)), (400, "RequestTimeout", .throttled(status: 400)),
-        (403, "AccessDenied", .forbidden(code: "AccessDenied")), (401, nil, .forbidden(code: nil)),
-        (400, "ExpiredToken", .forbidden(code: "ExpiredToken")), (404, "NoSuchKey", .notFound(code: "NoSuchKey")),
-        (412, "PreconditionFailed", .preconditionFailed), (400, "InvalidArgument", .clientError(status: 400, code: "InvalidArgument")),
-        (416, "InvalidRange", .clientError(status: 416, code: "InvalidRange")), (301, "PermanentRedirect", .clientError(status: 301, code: "PermanentRedirect")),
-    ] as [(Int, String?, S3Failure)])
+    @Test(
+        arguments: [
+            (500, nil, S3Failure.internalError), (503, "SlowDown", .slowDown), (502, nil, .serverError(status: 502)),
+            (504, nil, .serverError(status: 504)), (429, nil, .throttled(status: 429)), (400, "RequestTimeout", .throttled(status: 400)),
+            (403, "AccessDenied", .forbidden(code: "AccessDenied")), (401, nil, .forbidden(code: nil)),
+            (400, "ExpiredToken", .forbidden(code: "ExpiredToken")), (404, "NoSuchKey", .notFound(code: "NoSuchKey")),
+            (412, "PreconditionFailed", .preconditionFailed), (400, "InvalidArgument", .clientError(status: 400, code: "InvalidArgument")),
+            (416, "InvalidRange", .clientError(status: 416, code: "InvalidRange")),
+            (301, "PermanentRedirect", .clientError(status: 301, code: "PermanentRedirect")),
+        ] as [(Int, String?, S3Failure)])
     func classifiesAnswers(_ status: Int, _ code: String?, _ expected: S3Failure) {
         #expect(S3Failure.classify(status: status, code: code) == expected)
     }

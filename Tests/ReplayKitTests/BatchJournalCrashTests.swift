@@ -39,9 +39,11 @@ struct BatchJournalCrashTests {
         let first = try ChildProcess.launch(try builtBinary("mr-replay"), args, in: dir)
         // Kill as soon as the run has journaled a problem batch, while it goes on: the watch
         // wakes on each change under `dir` and kills from its own thread.
-        let journaled = await watch.wait(whileRunning: first.pid, until: {
-            ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
-        }, then: { first.send(SIGKILL) })
+        let journaled = await watch.wait(
+            whileRunning: first.pid,
+            until: {
+                ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
+            }, then: { first.send(SIGKILL) })
         #expect(journaled == .held, "the run journaled a problem batch while it ran")
         #expect(await first.exit().killed(by: SIGKILL), "the kill must land mid-run")
         let beforeResume = try Self.journalRecords(journal)

@@ -2,9 +2,9 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
+import NIOPosix
 import Synchronization
 import Testing
-import NIOPosix
 
 @testable import ReplayKit
 
@@ -44,14 +44,17 @@ import NIOPosix
         // 3,000 events; line 1501 is one over the collector's 32 KiB limit (400 for its batch).
         var (text, valid) = generateEvents(count: 3000)
         var lines = text.split(separator: "\n").map(String.init)
-        let big = #"{"type":"track","event":"Big","anonymousId":"big-1","timestamp":"2026-11-20T10:00:00Z","properties":{"blob":"\#(String(repeating: "x", count: 40_000))"}}"#
+        let big =
+            #"{"type":"track","event":"Big","anonymousId":"big-1","timestamp":"2026-11-20T10:00:00Z","properties":{"blob":"\#(String(repeating: "x", count: 40_000))"}}"#
         lines.insert(big, at: 1500)
         text = lines.joined(separator: "\n") + "\n"
         valid += 1
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
-        try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-            of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
+        try writeFile(
+            config,
+            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
         let http = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, maxConnectionsPerHost: 4)
         let faulty = Self.faulty(http)
         let report = try await Self.run(dir: dir, config: config, transport: faulty)

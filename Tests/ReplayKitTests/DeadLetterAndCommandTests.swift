@@ -82,8 +82,10 @@ import Testing
     /// The device anonymousId is the state's, so the dry run shows what the real run sends.
     @Test func dryRunLeavesTheStateIdentitiesAlone() throws {
         let path = dir + "/in.ndjson"
-        try writeFile(path, #"{"type":"track","event":"A","timestamp":"2024-01-01T00:00:00Z"}"# + "\n"
-            + #"{"type":"identify","userId":"u1","timestamp":"2024-01-01T00:00:01Z"}"# + "\n")
+        try writeFile(
+            path,
+            #"{"type":"track","event":"A","timestamp":"2024-01-01T00:00:00Z"}"# + "\n"
+                + #"{"type":"identify","userId":"u1","timestamp":"2024-01-01T00:00:01Z"}"# + "\n")
         let config = try testConfig(stateDir: dir + "/state")
         var outputs: [String] = []
         for n in 0..<2 {

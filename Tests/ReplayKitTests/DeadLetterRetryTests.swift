@@ -18,15 +18,18 @@ import Testing
     /// A config for the collector at `url` with `max_event_bytes` and extra YAML.
     func config(url: String, maxEventBytes: Int, extra: String = "") throws -> String {
         let path = try writeRunConfig(dir: dir, url: url, extra: extra)
-        try writeFile(path, try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
-            of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: \(maxEventBytes)"))
+        try writeFile(
+            path,
+            try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+                of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: \(maxEventBytes)"))
         return path
     }
 
     /// A track event line with a `pad` property of `padding` bytes.
     func event(_ i: Int, padding: Int = 0, timestamp: Bool = true) -> String {
         let ts = timestamp ? #","timestamp":"2024-05-01T10:00:00Z""# : ""
-        return #"{"type":"track","event":"E","anonymousId":"a-\#(i % 5)","messageId":"d-\#(i)","properties":{"pad":"\#(String(repeating: "x", count: padding))"}\#(ts)}"#
+        return
+            #"{"type":"track","event":"E","anonymousId":"a-\#(i % 5)","messageId":"d-\#(i)","properties":{"pad":"\#(String(repeating: "x", count: padding))"}\#(ts)}"#
     }
 
     func retry(_ config: String, reason: String? = nil, fileSystem: any FileSystem = LocalFileSystem()) async throws

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ReplayKit
 
 struct EnricherReasonTests {
@@ -15,28 +16,28 @@ struct EnricherReasonTests {
 
     /// Lines and the reason each is dead-lettered for (nil: it becomes an event).
     static let reasonCases: [(String, String?)] = [
-            ("{\"type\":\"track\",", "invalid_json"),
-            ("[1,2,3]", "not_an_object"),
-            ("\"text\"", "not_an_object"),
-            ("{\"event\":\"x\",\(ts)}", "missing_type"),
-            ("{\"type\":5,\(ts)}", "missing_type"),
-            ("{\"type\":\"purchase\",\(ts)}", "unknown_type"),
-            ("{\"type\":\"track\",\(ts)}", "missing_event_name"),
-            ("{\"type\":\"track\",\"event\":\"\",\(ts)}", "missing_event_name"),
-            ("{\"type\":\"group\",\(ts)}", "missing_group_id"),
-            ("{\"type\":\"page\"}", "missing_timestamp"),
-            ("{\"type\":\"page\",\"timestamp\":\"yesterday\"}", "invalid_timestamp"),
-            ("{\"type\":\"page\",\(ts),\"p\":\"\(String(repeating: "x", count: 200))\"}", "too_large"),
-            ("{\"type\":\"alias\",\(ts),\"userId\":\"u\"}", "invalid_alias"),
-            ("{\"type\":\"alias\",\(ts),\"previousId\":\"p\"}", "invalid_alias"),
-            ("{\"type\":\"alias\",\(ts),\"previousId\":\"\",\"userId\":\"u\"}", "invalid_alias"),
-            ("{\"type\":\"page\",\(ts),\"context\":[]}", "invalid_context"),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"device\":\"phone\"}}", "invalid_context"),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"os\":[1]}}", "invalid_context"),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"app\":null,\"os\":{}}}", nil),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":true}}}", nil),
-            ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":false}}}", nil),
-        ]
+        ("{\"type\":\"track\",", "invalid_json"),
+        ("[1,2,3]", "not_an_object"),
+        ("\"text\"", "not_an_object"),
+        ("{\"event\":\"x\",\(ts)}", "missing_type"),
+        ("{\"type\":5,\(ts)}", "missing_type"),
+        ("{\"type\":\"purchase\",\(ts)}", "unknown_type"),
+        ("{\"type\":\"track\",\(ts)}", "missing_event_name"),
+        ("{\"type\":\"track\",\"event\":\"\",\(ts)}", "missing_event_name"),
+        ("{\"type\":\"group\",\(ts)}", "missing_group_id"),
+        ("{\"type\":\"page\"}", "missing_timestamp"),
+        ("{\"type\":\"page\",\"timestamp\":\"yesterday\"}", "invalid_timestamp"),
+        ("{\"type\":\"page\",\(ts),\"p\":\"\(String(repeating: "x", count: 200))\"}", "too_large"),
+        ("{\"type\":\"alias\",\(ts),\"userId\":\"u\"}", "invalid_alias"),
+        ("{\"type\":\"alias\",\(ts),\"previousId\":\"p\"}", "invalid_alias"),
+        ("{\"type\":\"alias\",\(ts),\"previousId\":\"\",\"userId\":\"u\"}", "invalid_alias"),
+        ("{\"type\":\"page\",\(ts),\"context\":[]}", "invalid_context"),
+        ("{\"type\":\"page\",\(ts),\"context\":{\"device\":\"phone\"}}", "invalid_context"),
+        ("{\"type\":\"page\",\(ts),\"context\":{\"os\":[1]}}", "invalid_context"),
+        ("{\"type\":\"page\",\(ts),\"context\":{\"app\":null,\"os\":{}}}", nil),
+        ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":true,\"hasConsentForDataUsage\":true}}}", nil),
+        ("{\"type\":\"page\",\(ts),\"context\":{\"consent\":{\"isUserSubjectToGDPR\":false}}}", nil),
+    ]
 
     @Test(arguments: reasonCases)
     func reasonOfLine(line: String, want: String?) {

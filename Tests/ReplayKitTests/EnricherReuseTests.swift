@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
+
 @testable import ReplayKit
 
 /// The enricher's per-line shortcuts and reused scratch storage give what the general path and
@@ -82,7 +83,9 @@ struct EnricherReuseTests {
         let freshStore = try IdentityStore(stateDirectory: dir + "/b", makeUUID: { "dev" })
         for (n, line) in lines.enumerated() {
             let fresh = Enricher(config: try testConfig(), identity: freshStore, nowMillis: { 0 })
-            #expect(enrich(reused, line, lineNumber: n + 1, sequence: UInt64(n + 1)) == enrich(fresh, line, lineNumber: n + 1, sequence: UInt64(n + 1)), "\(line)")
+            #expect(
+                enrich(reused, line, lineNumber: n + 1, sequence: UInt64(n + 1)) == enrich(fresh, line, lineNumber: n + 1, sequence: UInt64(n + 1)),
+                "\(line)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Testing
+
 @testable import ReplayKit
 
 final class EnricherRuleTests {
@@ -11,7 +12,8 @@ final class EnricherRuleTests {
     @Test func fieldsKeptExactlyAndSentAtDropped() throws {
         let id = try IdentityStore(stateDirectory: nil)
         let e = Enricher(config: try testConfig(), identity: id)
-        let line = "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"a1\",\"messageId\":\"m-1\",\"timestamp\":\"2024-01-01T00:00:00.123456+01:00\",\"sentAt\":\"2024-01-02T00:00:00Z\",\"properties\":{\"price\":1.50e0,\"u\":\"\\u00e9\"}}"
+        let line =
+            "{\"type\":\"track\",\"event\":\"E\",\"anonymousId\":\"a1\",\"messageId\":\"m-1\",\"timestamp\":\"2024-01-01T00:00:00.123456+01:00\",\"sentAt\":\"2024-01-02T00:00:00Z\",\"properties\":{\"price\":1.50e0,\"u\":\"\\u00e9\"}}"
         let r = enrich(e, line)
         guard case .event(let event) = r, case let (bytes, key) = (event.bytes, event.orderingKey) else {
             Issue.record("\(r)")
@@ -131,7 +133,11 @@ final class EnricherRuleTests {
                 timezone: UTC
             """
         let e = Enricher(config: try testConfig(yaml), identity: try IdentityStore(stateDirectory: nil))
-        let obj = try eventObject(enrich(e, "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\",\"context\":{\"app\":{\"name\":\"mine\"},\"locale\":\"fr-FR\",\"library\":{\"name\":\"old\"}}}"))
+        let obj = try eventObject(
+            enrich(
+                e,
+                "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\",\"context\":{\"app\":{\"name\":\"mine\"},\"locale\":\"fr-FR\",\"library\":{\"name\":\"old\"}}}"
+            ))
         #expect(obj["context", "app", "name"] == .string("mine"))
         #expect(obj["context", "app", "version"] == .string("9"))
         #expect(obj["context", "device", "model"] == .string("M1"))
@@ -163,7 +169,11 @@ final class EnricherRuleTests {
 
     @Test func dropProperties() throws {
         let e = Enricher(config: try testConfig("privacy:\n  drop_properties: [email, phone]\n"), identity: try IdentityStore(stateDirectory: nil))
-        let obj = try eventObject(enrich(e, "{\"type\":\"identify\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\",\"traits\":{\"email\":\"x@y\",\"plan\":\"pro\"},\"properties\":{\"phone\":\"1\",\"email\":\"e\"},\"context\":{\"traits\":{\"email\":\"z\"}}}"))
+        let obj = try eventObject(
+            enrich(
+                e,
+                "{\"type\":\"identify\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\",\"traits\":{\"email\":\"x@y\",\"plan\":\"pro\"},\"properties\":{\"phone\":\"1\",\"email\":\"e\"},\"context\":{\"traits\":{\"email\":\"z\"}}}"
+            ))
         #expect(obj["traits", "email"] == nil)
         #expect(obj["traits", "plan"] == .string("pro"))
         #expect(obj["properties"] == .object(JSONObject()))

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
+
 @testable import ReplayKit
 
 /// The identity store answers misses from memory only while its cache is provably complete.

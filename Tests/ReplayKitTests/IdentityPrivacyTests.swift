@@ -45,7 +45,8 @@ struct IdentityPrivacyTests {
         let enricher = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         var derivedOwner: [String: String] = [:]
         var userOnlyLines = 0
-        try LineWalker.walk(inputs: [InputSource(path: dir + "/backfill.ndjson", kind: .ndjson)], config: try testConfig(), enricher: enricher) { item in
+        try LineWalker.walk(inputs: [InputSource(path: dir + "/backfill.ndjson", kind: .ndjson)], config: try testConfig(), enricher: enricher) {
+            item in
             guard case .event(let event) = item.result, let o = try JSONValue(parsing: event.bytes).objectValue else {
                 Issue.record("line \(item.line.lineNumber) did not become an event")
                 return false
@@ -91,7 +92,8 @@ struct IdentityPrivacyTests {
             case let k where k % 3 == 1: ids = #""userId":"u-\#(u)","#  // userId only: with the above, a third lack an anonymousId
             default: ids = #""anonymousId":"a-\#(u)","userId":"u-\#(u)","#
             }
-            let kind = n % 4 == 0 ? #""type":"identify","# : (n % 4 == 1 ? #""type":"group","groupId":"g-\#(u % 9)","# : #""type":"track","event":"E","#)
+            let kind =
+                n % 4 == 0 ? #""type":"identify","# : (n % 4 == 1 ? #""type":"group","groupId":"g-\#(u % 9)","# : #""type":"track","event":"E","#)
             let message = n % 2 == 0 ? #""messageId":"m-\#(n)","# : ""
             lines.append("{" + kind + ids + message + Self.ts + "}")
         }
@@ -164,9 +166,12 @@ struct IdentityPrivacyTests {
         let marker = "PAYLOAD-THE-USER-REFUSED-\(UUID().uuidString)"
         var lines: [String] = []
         for n in 0..<40 {
-            let consent = n % 4 == 0
+            let consent =
+                n % 4 == 0
                 ? #"{"isUserSubjectToGDPR":true,"hasConsentForDataUsage":false}"# : #"{"isUserSubjectToGDPR":true,"hasConsentForDataUsage":true}"#
-            lines.append(#"{"type":"track","event":"\#(marker)","anonymousId":"a-\#(n)","properties":{"secret":"\#(marker)"},"context":{"consent":\#(consent)},\#(Self.ts)}"#)
+            lines.append(
+                #"{"type":"track","event":"\#(marker)","anonymousId":"a-\#(n)","properties":{"secret":"\#(marker)"},"context":{"consent":\#(consent)},\#(Self.ts)}"#
+            )
         }
         try writeFile(dir + "/in.ndjson", lines.joined(separator: "\n") + "\n")
         let target = try await RunTarget.start(dir: dir)
@@ -184,7 +189,9 @@ struct IdentityPrivacyTests {
         let required = try testConfig("privacy:\n  require_consent: true\n")
         let e = Enricher(config: required, identity: try IdentityStore(stateDirectory: nil))
         #expect(enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts)}"#) == .skipped(.consentDropped))
-        #expect(enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts),"context":{"consent":{"isUserSubjectToGDPR":false}}}"#) != .skipped(.consentDropped))
+        #expect(
+            enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts),"context":{"consent":{"isUserSubjectToGDPR":false}}}"#)
+                != .skipped(.consentDropped))
     }
 
     @Test func theSameStateAgainstAnotherDestinationIsRefused() async throws {
@@ -193,7 +200,9 @@ struct IdentityPrivacyTests {
         let (text, _) = generateEvents(count: 20)
         try writeFile(dir + "/in.ndjson", text)
         let first = try await RunTarget.start(dir: dir, name: "first", writeKey: "key-one")
-        #expect(try await replay(config: try writeRunConfig(dir: dir, url: first.url, writeKey: "key-one"), inputs: [dir + "/in.ndjson"]).events.delivered == 20)
+        #expect(
+            try await replay(config: try writeRunConfig(dir: dir, url: first.url, writeKey: "key-one"), inputs: [dir + "/in.ndjson"]).events.delivered
+                == 20)
         _ = try await first.received()
         let second = try await RunTarget.start(dir: dir, name: "second", writeKey: "key-two")
         let config = try writeRunConfig(dir: dir, url: second.url, writeKey: "key-two")
@@ -217,7 +226,8 @@ struct IdentityPrivacyTests {
 
     @Test func dropPropertiesTakesDottedPaths() throws {
         let yaml = "privacy:\n  drop_properties: [email, properties.user.phone, context.traits.phone, address.street]\n"
-        let line = #"{"type":"identify","anonymousId":"a",\#(Self.ts),"properties":{"email":"x","user":{"phone":"1","name":"n"}},"traits":{"email":"y","address":{"street":"s","city":"c"}},"context":{"traits":{"phone":"2","email":"z","plan":"p"}}}"#
+        let line =
+            #"{"type":"identify","anonymousId":"a",\#(Self.ts),"properties":{"email":"x","user":{"phone":"1","name":"n"}},"traits":{"email":"y","address":{"street":"s","city":"c"}},"context":{"traits":{"phone":"2","email":"z","plan":"p"}}}"#
         let o = try #require(try Self.event(line, yaml))
         let properties = o["properties"]?.objectValue
         #expect(properties?["email"] == nil && properties?["user"]?.objectValue?["phone"] == nil)

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Testing
+
 @testable import ReplayKit
 
 final class IdentityTests {

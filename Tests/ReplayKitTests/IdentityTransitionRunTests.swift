@@ -171,6 +171,7 @@ import Testing
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
         let withoutUser = expected.values.filter { $0 == nil }.count
-        #expect(withoutUser > 100 && withoutUser < lines.count - 100, "the log has logged-in and logged-out stretches (\(withoutUser) without a user)")
+        #expect(
+            withoutUser > 100 && withoutUser < lines.count - 100, "the log has logged-in and logged-out stretches (\(withoutUser) without a user)")
     }
 }

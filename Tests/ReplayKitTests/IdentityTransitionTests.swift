@@ -34,15 +34,17 @@ final class IdentityTransitionTests {
 
     @Test func logoutEventCarriesTheUserAndEndsCarryForwardAfterIt() throws {
         let e = Enricher(config: try testConfig(logout), identity: try IdentityStore(stateDirectory: nil))
-        let got = try ids(e, [
-            identify("A", "U1"),
-            "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
-            track("A", "Signed Out"),
-            track("A"),
-            "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}",
-            "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G2\",\(t)}",
-            track("A"),
-        ])
+        let got = try ids(
+            e,
+            [
+                identify("A", "U1"),
+                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
+                track("A", "Signed Out"),
+                track("A"),
+                "{\"type\":\"page\",\"anonymousId\":\"A\",\(t)}",
+                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G2\",\(t)}",
+                track("A"),
+            ])
         #expect(got[2].user == "U1" && got[2].group == "G1", "the logout event happened while logged in")
         #expect(got[3].user == nil && got[3].group == nil)
         #expect(got[4].user == nil && got[4].group == nil)
@@ -53,18 +55,20 @@ final class IdentityTransitionTests {
 
     @Test func onlyTrackEventsWithAConfiguredNameLogOut() throws {
         let e = Enricher(config: try testConfig(logout), identity: try IdentityStore(stateDirectory: nil))
-        let got = try ids(e, [
-            identify("A", "U1"),
-            "{\"type\":\"page\",\"name\":\"Signed Out\",\"anonymousId\":\"A\",\(t)}",
-            "{\"type\":\"screen\",\"event\":\"Signed Out\",\"anonymousId\":\"A\",\(t)}",
-            track("A", "Signed out"),
-            track("A", "Signed Out "),
-            track("A", "Signed"),
-            track("A"),
-            // An escaped spelling is the same name.
-            track("A", "Logged\\u0020Out"),
-            track("A"),
-        ])
+        let got = try ids(
+            e,
+            [
+                identify("A", "U1"),
+                "{\"type\":\"page\",\"name\":\"Signed Out\",\"anonymousId\":\"A\",\(t)}",
+                "{\"type\":\"screen\",\"event\":\"Signed Out\",\"anonymousId\":\"A\",\(t)}",
+                track("A", "Signed out"),
+                track("A", "Signed Out "),
+                track("A", "Signed"),
+                track("A"),
+                // An escaped spelling is the same name.
+                track("A", "Logged\\u0020Out"),
+                track("A"),
+            ])
         #expect(got[1...6].allSatisfy { $0.user == "U1" })
         #expect(got[7].user == "U1")
         #expect(got[8].user == nil)
@@ -85,10 +89,12 @@ final class IdentityTransitionTests {
 
     @Test func loginAsSomeoneElseCarriesNothingOfThePreviousUser() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
-        _ = try ids(e, [
-            identify("A", "U1", traits: "{\"email\":\"u1@example.com\",\"plan\":\"pro\"}"),
-            "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
-        ])
+        _ = try ids(
+            e,
+            [
+                identify("A", "U1", traits: "{\"email\":\"u1@example.com\",\"plan\":\"pro\"}"),
+                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
+            ])
         let login = try eventObject(enrich(e, identify("A", "U2", traits: "{\"plan\":\"free\"}"), sequence: 3))
         let after = enrich(e, track("A"), sequence: 4)
         let text = try #require(after.eventText)
@@ -100,28 +106,32 @@ final class IdentityTransitionTests {
 
     @Test func modifyKeepsTheUserAndGroup() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
-        let got = try ids(e, [
-            identify("A", "U1", traits: "{\"email\":\"old@example.com\"}"),
-            "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
-            identify("A", "U1", traits: "{\"email\":\"new@example.com\"}"),
-            track("A"),
-        ])
+        let got = try ids(
+            e,
+            [
+                identify("A", "U1", traits: "{\"email\":\"old@example.com\"}"),
+                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G1\",\(t)}",
+                identify("A", "U1", traits: "{\"email\":\"new@example.com\"}"),
+                track("A"),
+            ])
         #expect(got[2].user == "U1" && got[2].group == "G1")
         #expect(got[3].user == "U1" && got[3].group == "G1")
     }
 
     @Test func aliasMovesCarryForwardAndGroupToTheNewUserId() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
-        let got = try ids(e, [
-            identify("A", "P"),
-            "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G\",\(t)}",
-            "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",
-            track("A"),
-            "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"U\",\(t)}",
-            // previousId as an anonymousId (an alias line without anonymousId).
-            "{\"type\":\"alias\",\"previousId\":\"anon-9\",\"userId\":\"V\",\(t)}",
-            track("anon-9"),
-        ])
+        let got = try ids(
+            e,
+            [
+                identify("A", "P"),
+                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G\",\(t)}",
+                "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",
+                track("A"),
+                "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"U\",\(t)}",
+                // previousId as an anonymousId (an alias line without anonymousId).
+                "{\"type\":\"alias\",\"previousId\":\"anon-9\",\"userId\":\"V\",\(t)}",
+                track("anon-9"),
+            ])
         #expect(got[2].user == "U" && got[2].group == "G", "the alias event is the new user's, in the moved group")
         #expect(got[3].user == "U" && got[3].group == "G")
         #expect(got[4].group == "G")
@@ -131,12 +141,14 @@ final class IdentityTransitionTests {
 
     @Test func aliasKeepsTheNewUsersOwnGroup() throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
-        let got = try ids(e, [
-            "{\"type\":\"group\",\"userId\":\"P\",\"groupId\":\"GP\",\(t)}",
-            "{\"type\":\"group\",\"userId\":\"W\",\"groupId\":\"GW\",\(t)}",
-            "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"W\",\(t)}",
-            track("A"),
-        ])
+        let got = try ids(
+            e,
+            [
+                "{\"type\":\"group\",\"userId\":\"P\",\"groupId\":\"GP\",\(t)}",
+                "{\"type\":\"group\",\"userId\":\"W\",\"groupId\":\"GW\",\(t)}",
+                "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"W\",\(t)}",
+                track("A"),
+            ])
         #expect(got[2].group == "GW" && got[3].user == "W" && got[3].group == "GW")
     }
 
@@ -147,16 +159,20 @@ final class IdentityTransitionTests {
         do {
             let store = try IdentityStore(stateDirectory: dir)
             let e = Enricher(config: config, identity: store)
-            _ = try ids(e, [
-                identify("A", "P"),
-                "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G\",\(t)}",
-                identify("B", "X"),
-            ])
+            _ = try ids(
+                e,
+                [
+                    identify("A", "P"),
+                    "{\"type\":\"group\",\"anonymousId\":\"A\",\"groupId\":\"G\",\(t)}",
+                    identify("B", "X"),
+                ])
             try store.commit(throughSequence: 3)
-            _ = try ids(e, [
-                "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",  // 4
-                track("B", "Signed Out"),  // 5
-            ], firstSequence: 4)
+            _ = try ids(
+                e,
+                [
+                    "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",  // 4
+                    track("B", "Signed Out"),  // 5
+                ], firstSequence: 4)
             try store.commit(throughSequence: 3)
             store.close()  // "crash" before the alias line was checkpointed
         }
@@ -167,10 +183,12 @@ final class IdentityTransitionTests {
             #expect(try store.userId(forAnonymousId: "B") == "X")
             // The resumed run re-reads lines 4 and 5 and commits them.
             let e = Enricher(config: config, identity: store)
-            _ = try ids(e, [
-                "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",
-                track("B", "Signed Out"),
-            ], firstSequence: 4)
+            _ = try ids(
+                e,
+                [
+                    "{\"type\":\"alias\",\"anonymousId\":\"A\",\"previousId\":\"P\",\"userId\":\"U\",\(t)}",
+                    track("B", "Signed Out"),
+                ], firstSequence: 4)
             try store.commit(throughSequence: 4)
             store.close()  // crash after the alias, before the logout
         }
@@ -195,10 +213,12 @@ final class IdentityTransitionTests {
         do {
             let store = try IdentityStore(stateDirectory: dir)
             let e = Enricher(config: config, identity: store)
-            _ = try ids(e, [
-                identify("A", "U1"), track("A", "Signed Out"), identify("A", "U2"),
-                identify("B", "U3"), track("B", "Signed Out"),
-            ])
+            _ = try ids(
+                e,
+                [
+                    identify("A", "U1"), track("A", "Signed Out"), identify("A", "U2"),
+                    identify("B", "U3"), track("B", "Signed Out"),
+                ])
             try store.commitAll()
             store.close()
         }

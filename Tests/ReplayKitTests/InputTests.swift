@@ -83,7 +83,9 @@ import Testing
         defer { close(fds[0]) }
         let reader = try InputReader(source: InputSource(path: "-", kind: .ndjson), stdinDescriptor: fds[0])
         var got: [String] = []
-        try reader.forEachLine { got.append(String(decoding: $0.bytes, as: UTF8.self)); return true }
+        try reader.forEachLine {
+            got.append(String(decoding: $0.bytes, as: UTF8.self)); return true
+        }
         #expect(got == ["{\"s\":1}", "{\"s\":2}"])
         #expect(reader.fileSize == nil)
     }
@@ -130,7 +132,9 @@ import Testing
         try writeFile(dir + "/s.ndjson", "1\n2\n3\n")
         let reader = try InputReader(source: InputSource(path: dir + "/s.ndjson", kind: .ndjson))
         var n = 0
-        try reader.forEachLine { _ in n += 1; return n < 2 }
+        try reader.forEachLine { _ in
+            n += 1; return n < 2
+        }
         #expect(n == 2)
     }
 
@@ -197,7 +201,8 @@ import Testing
         let data = try Data(contentsOf: URL(fileURLWithPath: gz))
         try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: gz))
         try writeFile(dir + "/b.ndjson", "{\"type\":\"page\",\"anonymousId\":\"a\",\"timestamp\":\"2024-01-01T00:00:00Z\"}\n")
-        let s = try Validator.validate(config: try testConfig(), inputs: [InputSource(path: gz, kind: .ndjson), InputSource(path: dir + "/b.ndjson", kind: .ndjson)])
+        let s = try Validator.validate(
+            config: try testConfig(), inputs: [InputSource(path: gz, kind: .ndjson), InputSource(path: dir + "/b.ndjson", kind: .ndjson)])
         #expect(s.reasons == ["read_error": 1])
         #expect(s.valid > 1)
         #expect(s.valid < 5001)

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Testing
+
 @testable import ReplayKit
 
 /// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
@@ -80,7 +81,8 @@ final class PropertyTests {
                 skipped += 1
             case .deadLetter(let reason, let detail):
                 dead += 1
-                records.append(DeadLetterWriter.record(reason: reason, detail: detail, source: path, line: item.line.lineNumber, raw: item.line.bytes))
+                records.append(
+                    DeadLetterWriter.record(reason: reason, detail: detail, source: path, line: item.line.lineNumber, raw: item.line.bytes))
             }
             return true
         }

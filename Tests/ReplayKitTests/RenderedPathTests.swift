@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
+
 @testable import ReplayKit
 
 /// A dry run (events rendered into one buffer and written out) gives exactly the events the

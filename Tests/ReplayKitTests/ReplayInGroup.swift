@@ -8,7 +8,8 @@ import ReplayKit
 /// `ServiceGroup` with the embedded collector (`Collector`'s `EmbeddedCollector`) when the
 /// config names it.
 func replayInGroup(config: ReplayConfig, options: RunOptions, logger: Logger, stop: StopSignal = StopSignal()) async throws -> RunReport {
-    let collector = config.sendsToEmbeddedCollector
+    let collector =
+        config.sendsToEmbeddedCollector
         ? EmbeddedCollector(
             writeKey: config.writeKey,
             outputPath: ReplayConfig.collectedPath(stateDirectory: options.stateDirectory ?? config.stateDir),

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 @testable import ReplayKit
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// `report.html`: well-formed, one chart per series, the problem batches under the charts.
 @Suite struct ReportPageTests {
@@ -15,8 +15,10 @@ import FoundationXML
         var polylines: [String: Int] = [:]
         var rows = 0
         var current: String?
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             if name == "figure", let s = attributes["data-series"] {
                 series.append(s)
                 current = s

@@ -53,18 +53,20 @@ private func repositoryFile(_ relative: String) -> String {
         #expect(missing == ["/: missing required 'run_id'"])
         let status = validator.errors(mutated { $0["status"] = .string("done") })
         #expect(status.count == 1 && status[0].hasPrefix("/status: "))
-        let nested = validator.errors(mutated { o in
-            var events = o["events"]!.objectValue!
-            events["delivered"] = .number(JSONNumber(-1))
-            events["read"] = .string("9")
-            o["events"] = .object(events)
-        })
+        let nested = validator.errors(
+            mutated { o in
+                var events = o["events"]!.objectValue!
+                events["delivered"] = .number(JSONNumber(-1))
+                events["read"] = .string("9")
+                o["events"] = .object(events)
+            })
         #expect(Set(nested) == ["/events/delivered: -1 is below the minimum 0", "/events/read: expected integer, found string"])
-        let inInput = validator.errors(mutated { o in
-            var input = o["inputs"]!.arrayValue![0].objectValue!
-            input["lines_total"] = .number(JSONNumber(3))
-            o["inputs"] = .array([.object(input)])
-        })
+        let inInput = validator.errors(
+            mutated { o in
+                var input = o["inputs"]!.arrayValue![0].objectValue!
+                input["lines_total"] = .number(JSONNumber(3))
+                o["inputs"] = .array([.object(input)])
+            })
         #expect(inInput == ["/inputs/0/lines_total: not in the schema (additionalProperties is false)"])
     }
 
@@ -101,8 +103,10 @@ private func repositoryFile(_ relative: String) -> String {
         let (text, _) = generateEvents(count: 400, bigEveryNth: 100)
         try writeFile("\(dir)/in.ndjson", text + "not json\n\n")
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
-        try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-            of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
+        try writeFile(
+            config,
+            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
 
         let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"], shard: try Shard(index: 0, count: 1))
         _ = try await target.received()
@@ -120,8 +124,10 @@ private func repositoryFile(_ relative: String) -> String {
         let outage = try await RunTarget.start(dir: dir, faults: FaultConfiguration(down: DownWindow(start: .zero, duration: .seconds(3600))))
         try writeFile("\(dir)/in.ndjson", generateEvents(count: 120).text)
         let config = try writeRunConfig(dir: dir, url: outage.url)
-        try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-            of: "max_attempts: 100", with: "max_attempts: 2"))
+        try writeFile(
+            config,
+            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "max_attempts: 100", with: "max_attempts: 2"))
 
         let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
         _ = try await outage.received()

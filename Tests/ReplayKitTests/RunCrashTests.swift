@@ -69,13 +69,15 @@ final class RunCrashTests {
             let before = Self.modified(mirror)
             let p = try launch(args)
             let mark = Mutex<Int?>(nil)  // the events stored when the mirror changed
-            _ = await watch.wait(whileRunning: p.pid, until: {
-                let stored = target.server.stats().events
-                return mark.withLock { mark in
-                    if mark == nil, let now = Self.modified(mirror), now != before { mark = stored }
-                    return mark.map { stored >= $0 + eventsPastCheckpoint } ?? false
-                }
-            }, then: { p.send(SIGKILL) })
+            _ = await watch.wait(
+                whileRunning: p.pid,
+                until: {
+                    let stored = target.server.stats().events
+                    return mark.withLock { mark in
+                        if mark == nil, let now = Self.modified(mirror), now != before { mark = stored }
+                        return mark.map { stored >= $0 + eventsPastCheckpoint } ?? false
+                    }
+                }, then: { p.send(SIGKILL) })
             if await p.exit().killed(by: SIGKILL) { kills += 1 }
         }
         #expect(kills >= 2, "the kills must land while the run is going")

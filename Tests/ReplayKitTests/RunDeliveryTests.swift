@@ -58,8 +58,10 @@ import Testing
         let (text, valid) = generateEvents(count: 300, bigEveryNth: 50)
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
-        try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-            of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
+        try writeFile(
+            config,
+            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
 
         let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
         let got = try await target.received()
@@ -130,8 +132,10 @@ import Testing
         let (text, valid) = generateEvents(count: 300)
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: outage.url)
-        try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-            of: "max_attempts: 100", with: "max_attempts: 3"))
+        try writeFile(
+            config,
+            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "max_attempts: 100", with: "max_attempts: 3"))
         let stopped = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
         #expect(stopped.status == .stoppedTransient, "\(stopped.summary)")
         #expect(stopped.status.exitCode == 75)
@@ -338,7 +342,8 @@ import Testing
         #expect(saved["status"] == "completed")
         #expect(saved["events"]?.objectValue?["dead_lettered"] != nil)
         #expect(saved["throughput"]?.objectValue?["events_per_second"] != nil)
-        #expect(try !String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8).contains("mr-replay-local"),
-                "the write key only appears masked")
+        #expect(
+            try !String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8).contains("mr-replay-local"),
+            "the write key only appears masked")
     }
 }

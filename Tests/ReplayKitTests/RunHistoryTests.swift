@@ -10,9 +10,10 @@ import Testing
         #expect(RunHistory.fileName(startedAt: "2026-11-23T19:15:00.123Z", runId: "3f9a2c1b") == "20261123T191500.123Z-3f9a2c1b.json")
         #expect(RunHistory.fileName(startedAt: "2026-11-23T19:15:00Z", runId: "00000001") == "20261123T191500.000Z-00000001.json")
         #expect(RunHistory.isReportFile("20261123T191500.123Z-3f9a2c1b.json"))
-        for other in ["report.json", "notes.json", "20261123T191500Z-3f9a2c1b.json", ".20261123T191500.123Z-3f9a2c1b.json.tmp",
-            "2026112xT191500.123Z-3f9a2c1b.json"]
-        {
+        for other in [
+            "report.json", "notes.json", "20261123T191500Z-3f9a2c1b.json", ".20261123T191500.123Z-3f9a2c1b.json.tmp",
+            "2026112xT191500.123Z-3f9a2c1b.json",
+        ] {
             #expect(!RunHistory.isReportFile(other), "\(other)")
         }
         // Names sort in start order, across days and within a second.

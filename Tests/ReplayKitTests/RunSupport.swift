@@ -49,7 +49,9 @@ struct RunTarget {
 /// A config file pointing at `url`, with fast retries for tests.
 func writeRunConfig(dir: String, url: String, writeKey: String = "test-key", extra: String = "") throws -> String {
     let path = "\(dir)/replay.yaml"
-    try writeFile(path, """
+    try writeFile(
+        path,
+        """
         ingestion:
           host: \(url)
           write_key: \(writeKey)
@@ -77,8 +79,10 @@ func generateEvents(count: Int, identities: Int = 20, seed: Int = 1, bigEveryNth
         let ts = "2024-05-01T10:\(String(format: "%02d", (i / 60) % 60)):\(String(format: "%02d", i % 60)).000Z"
         let id = i % 3 == 0 ? "" : #","messageId":"m-\#(seed)-\#(i)""#
         switch i % 10 {
-        case 0: lines.append(#"{"type":"identify","anonymousId":"\#(anon)","userId":"user-\#(anon)","traits":{"n":\#(i)},"timestamp":"\#(ts)"\#(id)}"#)
-        case 1: lines.append(#"{"type":"group","anonymousId":"\#(anon)","userId":"user-\#(anon)","groupId":"g-\#(i % 4)","timestamp":"\#(ts)"\#(id)}"#)
+        case 0:
+            lines.append(#"{"type":"identify","anonymousId":"\#(anon)","userId":"user-\#(anon)","traits":{"n":\#(i)},"timestamp":"\#(ts)"\#(id)}"#)
+        case 1:
+            lines.append(#"{"type":"group","anonymousId":"\#(anon)","userId":"user-\#(anon)","groupId":"g-\#(i % 4)","timestamp":"\#(ts)"\#(id)}"#)
         case 2: lines.append(#"{"type":"page","anonymousId":"\#(anon)","name":"P\#(i)","timestamp":"\#(ts)"\#(id)}"#)
         case 3: lines.append(#"{"type":"screen","anonymousId":"\#(anon)","name":"Écran \#(i)","timestamp":"\#(ts)"\#(id)}"#)
         default:
@@ -137,8 +141,10 @@ func hasBuiltBinary(_ name: String) -> Bool { findBuiltBinary(name) != nil }
 
 /// Runs the built `mr-replay` in `dir` with `env` as its whole environment and `stdin` as its
 /// input (none when nil), and returns its exit status and output.
-func runReplayBinary(_ args: [String], in dir: String, stdin: String? = nil,
-                     env: [String: String] = [:]) throws -> (code: Int32, out: String, err: String) {
+func runReplayBinary(
+    _ args: [String], in dir: String, stdin: String? = nil,
+    env: [String: String] = [:]
+) throws -> (code: Int32, out: String, err: String) {
     let p = Process()
     p.executableURL = try builtBinary("mr-replay")
     p.arguments = args

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
-import Testing
-
 @_spi(PerLine) import MetaRouter
+import Testing
 
 @testable import ReplayKit
 
@@ -59,13 +58,15 @@ struct SDKAliasTests {
 
     @Test func anSDKAliasMovesCarryForwardAndTheGroupFromItsAnonymousId() throws {
         let e = try enricher()
-        let got = try ids(e, [
-            #"{"type":"identify","anonymousId":"A","userId":"U1",\#(Self.t)}"#,
-            #"{"type":"group","anonymousId":"A","groupId":"G1",\#(Self.t)}"#,
-            #"{"type":"alias","anonymousId":"A","userId":"U2",\#(Self.t)}"#,
-            #"{"type":"track","anonymousId":"A","event":"Viewed",\#(Self.t)}"#,
-            #"{"type":"track","userId":"U2","event":"Paid",\#(Self.t)}"#,
-        ])
+        let got = try ids(
+            e,
+            [
+                #"{"type":"identify","anonymousId":"A","userId":"U1",\#(Self.t)}"#,
+                #"{"type":"group","anonymousId":"A","groupId":"G1",\#(Self.t)}"#,
+                #"{"type":"alias","anonymousId":"A","userId":"U2",\#(Self.t)}"#,
+                #"{"type":"track","anonymousId":"A","event":"Viewed",\#(Self.t)}"#,
+                #"{"type":"track","userId":"U2","event":"Paid",\#(Self.t)}"#,
+            ])
         #expect(got[2].user == "U2" && got[2].group == "G1", "the alias is the new user's, in the device's group")
         #expect(got[3].user == "U2" && got[3].group == "G1", "later events of the device carry the new user")
         #expect(got[4].group == "G1", "the new user's other events carry the moved group")
@@ -75,22 +76,26 @@ struct SDKAliasTests {
 
     @Test func anAliasWithoutAGroupToMoveCarriesTheUserOnly() throws {
         let e = try enricher()
-        let got = try ids(e, [
-            #"{"type":"alias","anonymousId":"A","userId":"U2",\#(Self.t)}"#,
-            #"{"type":"screen","anonymousId":"A","name":"Home",\#(Self.t)}"#,
-        ])
+        let got = try ids(
+            e,
+            [
+                #"{"type":"alias","anonymousId":"A","userId":"U2",\#(Self.t)}"#,
+                #"{"type":"screen","anonymousId":"A","name":"Home",\#(Self.t)}"#,
+            ])
         #expect(got[0].user == "U2" && got[0].group == nil)
         #expect(got[1].user == "U2" && got[1].group == nil)
     }
 
     @Test func theIOSPropertiesPreviousIdIsThePreviousUser() throws {
         let e = try enricher()
-        let got = try ids(e, [
-            #"{"type":"group","userId":"U1","groupId":"G1",\#(Self.t)}"#,
-            #"{"type":"alias","anonymousId":"A","userId":"U2","properties":{"previousId":"U1"},\#(Self.t)}"#,
-            #"{"type":"track","anonymousId":"U1","event":"Viewed",\#(Self.t)}"#,
-            #"{"type":"track","anonymousId":"A","event":"Viewed",\#(Self.t)}"#,
-        ])
+        let got = try ids(
+            e,
+            [
+                #"{"type":"group","userId":"U1","groupId":"G1",\#(Self.t)}"#,
+                #"{"type":"alias","anonymousId":"A","userId":"U2","properties":{"previousId":"U1"},\#(Self.t)}"#,
+                #"{"type":"track","anonymousId":"U1","event":"Viewed",\#(Self.t)}"#,
+                #"{"type":"track","anonymousId":"A","event":"Viewed",\#(Self.t)}"#,
+            ])
         #expect(got[1].user == "U2" && got[1].group == "G1", "U1's group moves to U2")
         #expect(got[2].user == "U2", "the previous id, as an anonymousId, carries the new user")
         #expect(got[3].user == "U2" && got[3].group == "G1", "and so does the alias's own anonymousId")
@@ -98,9 +103,11 @@ struct SDKAliasTests {
 
     @Test func aTopLevelPreviousIdStillWins() throws {
         let e = try enricher()
-        _ = try ids(e, [
-            #"{"type":"alias","anonymousId":"A","previousId":"P","userId":"U","properties":{"previousId":"Q"},\#(Self.t)}"#
-        ])
+        _ = try ids(
+            e,
+            [
+                #"{"type":"alias","anonymousId":"A","previousId":"P","userId":"U","properties":{"previousId":"Q"},\#(Self.t)}"#
+            ])
         #expect(try e.identity.userId(forAnonymousId: "P") == "U")
         #expect(try e.identity.userId(forAnonymousId: "Q") == nil)
         #expect(try e.identity.userId(forAnonymousId: "A") == "U")

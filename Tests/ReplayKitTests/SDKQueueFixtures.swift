@@ -57,7 +57,8 @@ enum SDKQueue {
 }
 
 extension SDKQueue {
-    static let iosContext = #"{"app":{"name":"Shop","version":"3.1","build":"310","namespace":"com.example.shop"},"device":{"manufacturer":"Apple","model":"iPhone 15 Pro","type":"phone"},"library":{"name":"metarouter-ios-sdk","version":"1.2.1"},"os":{"name":"iOS","version":"18.1"},"screen":{"density":3,"width":1179,"height":2556},"network":{"wifi":true},"locale":"en_US","timezone":"America\/Denver","additional":{},"providers":{"metarouter":{"sessionID":"1777886100000","sessionCount":3}}}"#
+    static let iosContext =
+        #"{"app":{"name":"Shop","version":"3.1","build":"310","namespace":"com.example.shop"},"device":{"manufacturer":"Apple","model":"iPhone 15 Pro","type":"phone"},"library":{"name":"metarouter-ios-sdk","version":"1.2.1"},"os":{"name":"iOS","version":"18.1"},"screen":{"density":3,"width":1179,"height":2556},"network":{"wifi":true},"locale":"en_US","timezone":"America\/Denver","additional":{},"providers":{"metarouter":{"sessionID":"1777886100000","sessionCount":3}}}"#
 
     /// A session as the iOS SDK queues it (the first two events were put back after a failed send).
     static func ios(_ s: Session, eventsFirst: Bool = false) -> String {
@@ -81,7 +82,8 @@ extension SDKQueue {
 }
 
 extension SDKQueue {
-    static let androidContext = #"{"app":{"name":"Shop","version":"3.1.0","build":"310","namespace":"com.example.shop"},"device":{"manufacturer":"Google","model":"Pixel 8","name":"shiba","type":"android","advertisingId":null},"library":{"name":"metarouter-android-sdk","version":"1.3.1"},"locale":"en-US","network":{"wifi":true},"os":{"name":"Android","version":"15"},"screen":{"width":412,"height":915,"density":2.63},"timezone":"America/Denver"}"#
+    static let androidContext =
+        #"{"app":{"name":"Shop","version":"3.1.0","build":"310","namespace":"com.example.shop"},"device":{"manufacturer":"Google","model":"Pixel 8","name":"shiba","type":"android","advertisingId":null},"library":{"name":"metarouter-android-sdk","version":"1.3.1"},"locale":"en-US","network":{"wifi":true},"os":{"name":"Android","version":"15"},"screen":{"width":412,"height":915,"density":2.63},"timezone":"America/Denver"}"#
 
     /// A session as the Android SDK queues it: every field, in declaration order, nulls written.
     static func android(_ s: Session) -> String {
@@ -107,7 +109,8 @@ extension SDKQueue {
 }
 
 extension SDKQueue {
-    static let rnContext = #"{"library":{"name":"metarouter-react-native-sdk","version":"1.7.0"},"locale":"en-US","timezone":"America/Denver","device":{"manufacturer":"Google","model":"Pixel 8","type":"android","name":"shiba"},"os":{"name":"Android","version":"15"},"app":{"name":"Shop","version":"3.1.0","build":"310","namespace":"com.example.shop"},"screen":{"width":412,"height":915,"density":2.63},"network":{"wifi":true}}"#
+    static let rnContext =
+        #"{"library":{"name":"metarouter-react-native-sdk","version":"1.7.0"},"locale":"en-US","timezone":"America/Denver","device":{"manufacturer":"Google","model":"Pixel 8","type":"android","name":"shiba"},"os":{"name":"Android","version":"15"},"app":{"name":"Shop","version":"3.1.0","build":"310","namespace":"com.example.shop"},"screen":{"width":412,"height":915,"density":2.63},"network":{"wifi":true}}"#
 
     /// A session as the React Native SDK queues it. With `unknownUntil: n`, the first `n` events
     /// were made before the stored identity loaded (`anonymousId: "unknown"`); the first two were

@@ -74,7 +74,9 @@ struct SDKQueueReplayTests {
         // A server-side log of the same device after the queue: its events name no user.
         let later = dir + "/server.ndjson"
         let t = SDKQueue.time(s, 30, millis: true)
-        try writeFile(later, """
+        try writeFile(
+            later,
+            """
             {"type":"track","event":"Refund Requested","anonymousId":"\(s.anonymousId)","messageId":"srv-1","timestamp":"\(t)"}
             {"type":"track","event":"Refund Approved","userId":"\(s.newUserId)","anonymousId":"other-device","messageId":"srv-2","timestamp":"\(t)"}
 

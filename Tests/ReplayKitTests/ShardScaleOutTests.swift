@@ -44,7 +44,8 @@ struct ShardScaleOutTests {
             case 18: lines.append(#"{"type":"identify","anonymousId":"\#(a)","userId":"u-bad-\#(u)","context":{"app":"Shop"},\#(t)}"#)
             case 19: lines.append(#"{"type":"group","anonymousId":"\#(a)","groupId":"g-bad-\#(n)",\#(t)}"#)
             case 20: lines.append(#"{"type":"track","userId":"u-bad-\#(u)","event":"Paid",\#(t)}"#)
-            case 21: lines.append(#"{"type":"group","userId":"u-\#(u)","groupId":"g-denied","context":{"consent":{"isUserSubjectToGDPR":true}},\#(t)}"#)
+            case 21:
+                lines.append(#"{"type":"group","userId":"u-\#(u)","groupId":"g-denied","context":{"consent":{"isUserSubjectToGDPR":true}},\#(t)}"#)
             default: lines.append(#"{"type":"track","anonymousId":"\#(a)","event":"Viewed",\#(t)}"#)
             }
         }
@@ -104,7 +105,9 @@ struct ShardScaleOutTests {
         let identity = try IdentityStore(stateDirectory: nil)
         let enricher = Enricher(config: config, identity: identity)
         for count in [2, 3, 5] {
-            var routers = try (0..<count).map { ShardRouter(shard: try Shard(index: $0, count: count), config: config, deviceAnonymousId: identity.deviceAnonymousId) }
+            var routers = try (0..<count).map {
+                ShardRouter(shard: try Shard(index: $0, count: count), config: config, deviceAnonymousId: identity.deviceAnonymousId)
+            }
             for (n, line) in Self.crossShardLog(lines: 400).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let bytes = Array(line.utf8)
                 let routes = bytes.withUnsafeBufferPointer { buf in routers.indices.map { routers[$0].route(buf) } }

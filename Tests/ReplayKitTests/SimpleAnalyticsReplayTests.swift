@@ -7,7 +7,7 @@ import Testing
 @testable import ReplayKit
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// SimpleAnalytics payloads in, MetaRouter events out: through mr-collector's

@@ -35,8 +35,20 @@ struct SnapshotReplayTests {
             repeat {
                 let c = bytes[k]
                 if inString {
-                    if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
-                } else if c == UInt8(ascii: "\"") { inString = true } else if c == UInt8(ascii: "{") { depth += 1 } else if c == UInt8(ascii: "}") { depth -= 1 }
+                    if escaped {
+                        escaped = false
+                    } else if c == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if c == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else if c == UInt8(ascii: "\"") {
+                    inString = true
+                } else if c == UInt8(ascii: "{") {
+                    depth += 1
+                } else if c == UInt8(ascii: "}") {
+                    depth -= 1
+                }
                 k += 1
             } while depth > 0 || inString
             if bytes[start..<k].firstRange(of: needle) != nil { return start }

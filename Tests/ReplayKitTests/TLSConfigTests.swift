@@ -16,8 +16,10 @@ import Testing
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     /// Loads `ingestion` lines (after a remote host and key) from `c.yaml` in the temp directory.
-    func load(_ lines: [String], host: String = "https://ingest.example.com", env: [String: String] = [:],
-              requireWriteKey: Bool = true) throws -> ReplayConfig {
+    func load(
+        _ lines: [String], host: String = "https://ingest.example.com", env: [String: String] = [:],
+        requireWriteKey: Bool = true
+    ) throws -> ReplayConfig {
         let yaml = (["ingestion:", "  host: \(host)", "  write_key: k"] + lines.map { "  " + $0 }).joined(separator: "\n") + "\n"
         try writeFile(dir + "/c.yaml", yaml)
         return try ConfigLoader.load(path: dir + "/c.yaml", environment: env, requireWriteKey: requireWriteKey)

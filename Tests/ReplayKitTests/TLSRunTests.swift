@@ -41,12 +41,14 @@ final class TLSRunTests {
     /// Writes a config for `https://127.0.0.1:port` with these extra `ingestion` lines and runs
     /// `mr-replay run` with a state directory of its own.
     func replay(port: Int, _ ingestion: [String], state: String, env: [String: String] = [:]) async throws -> ProcessResult {
-        let yaml = (["ingestion:", "  host: https://127.0.0.1:\(port)", "  write_key: tls-key", "  timeout_seconds: 3"]
+        let yaml =
+            (["ingestion:", "  host: https://127.0.0.1:\(port)", "  write_key: tls-key", "  timeout_seconds: 3"]
             + ingestion.map { "  " + $0 } + ["retry:", "  max_attempts: 2", "  min_wait_ms: 10", "state_dir: \(state)"])
             .joined(separator: "\n") + "\n"
         try writeFile(dir + "/\(state).yaml", yaml)
-        return try await runProcess(try builtBinary("mr-replay"), ["run", "--quiet", "--config", "\(state).yaml", "in.ndjson"],
-                                    directory: dir, env: env)
+        return try await runProcess(
+            try builtBinary("mr-replay"), ["run", "--quiet", "--config", "\(state).yaml", "in.ndjson"],
+            directory: dir, env: env)
     }
 
     @Test func untrustedCertificateStopsTheRunWithExit3() async throws {
@@ -115,8 +117,10 @@ final class TLSRunTests {
     func collectorServesTLSFromItsFlags() async throws {
         let collector = Process()
         collector.executableURL = try builtBinary("mr-collector")
-        collector.arguments = ["--port", "0", "--write-key", "tls-key", "--tls-cert", pki.serverCertFile,
-                               "--tls-key", pki.serverKeyFile, "--tls-client-ca", pki.caFile]
+        collector.arguments = [
+            "--port", "0", "--write-key", "tls-key", "--tls-cert", pki.serverCertFile,
+            "--tls-key", pki.serverKeyFile, "--tls-client-ca", pki.caFile,
+        ]
         let out = Pipe(), err = Pipe()
         collector.standardOutput = out
         collector.standardError = err
@@ -190,9 +194,10 @@ func runProcess(_ executable: URL, _ arguments: [String], directory: String, env
             let o = out.fileHandleForReading.readDataToEndOfFile()
             errDone.wait()
             p.waitUntilExit()
-            continuation.resume(returning: ProcessResult(
-                code: p.terminationStatus, out: String(decoding: o, as: UTF8.self),
-                err: String(decoding: errData.withLock { $0 }, as: UTF8.self)))
+            continuation.resume(
+                returning: ProcessResult(
+                    code: p.terminationStatus, out: String(decoding: o, as: UTF8.self),
+                    err: String(decoding: errData.withLock { $0 }, as: UTF8.self)))
         }
     }
 }

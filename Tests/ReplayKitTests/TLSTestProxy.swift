@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A tiny CONNECT-only HTTP proxy for tests, on blocking loopback sockets: it answers
@@ -67,7 +67,7 @@ final class TLSTestProxy: Sendable {
         }
         let words = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first?.split(separator: " ") ?? []
         guard words.count == 3, words[0] == "CONNECT", let colon = words[1].lastIndex(of: ":"),
-              let port = Int(words[1][words[1].index(after: colon)...])
+            let port = Int(words[1][words[1].index(after: colon)...])
         else {
             Self.send(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             close(client)
@@ -121,9 +121,9 @@ final class TLSTestProxy: Sendable {
 
     private static func makeSocket() -> Int32 {
         #if canImport(Glibc)
-        socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        socket(AF_INET, SOCK_STREAM, 0)
+            socket(AF_INET, SOCK_STREAM, 0)
         #endif
     }
 

@@ -18,11 +18,14 @@ import Testing
         func make(_ security: TransportSecurity, url: String) -> HTTPTransport {
             switch self {
             case .asyncHTTPClient:
-                .asyncHTTPClient(HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                                                       maxConnectionsPerHost: 2, security: security))
+                .asyncHTTPClient(
+                    HTTPDeliveryTransport(
+                        eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                        maxConnectionsPerHost: 2, security: security))
             case .lean:
-                HTTPTransport(host: url, security: security, maxConnectionsPerHost: 2,
-                              eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next())
+                HTTPTransport(
+                    host: url, security: security, maxConnectionsPerHost: 2,
+                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next())
             }
         }
     }
@@ -37,8 +40,10 @@ import Testing
 
     /// Sends one batch with `security` to an HTTPS collector (requiring a client certificate from
     /// the test CA when `mutual`) at `host`, and returns the answer and how many events arrived.
-    private func send(_ kind: Kind, _ security: TransportSecurity, mutual: Bool = false,
-                      host: String = "127.0.0.1") async throws -> (DeliveryResponse, Int) {
+    private func send(
+        _ kind: Kind, _ security: TransportSecurity, mutual: Bool = false,
+        host: String = "127.0.0.1"
+    ) async throws -> (DeliveryResponse, Int) {
         var configuration = CollectorConfiguration(writeKey: "tls-key")
         configuration.tls = CollectorTLS(
             certificateFile: pki.serverCertFile, privateKeyFile: pki.serverKeyFile, clientCAFile: mutual ? pki.caFile : nil)
@@ -50,9 +55,12 @@ import Testing
         let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","messageId":"m1","timestamp":"2024-01-01T00:00:00Z"}]}"#
         let request = DeliveryRequest(
             url: url,
-            headers: [("Authorization", "Basic " + Data("tls-key:".utf8).base64EncodedString()),
-                      ("Content-Type", "application/json")],
-            body: Array(body.utf8), timeout: .seconds(30))  // what is checked is trust, not speed: a loaded CI machine needs more than a few seconds for a handshake
+            headers: [
+                ("Authorization", "Basic " + Data("tls-key:".utf8).base64EncodedString()),
+                ("Content-Type", "application/json"),
+            ],
+            // What is checked is trust, not speed: a loaded CI machine needs more than a few seconds for a handshake.
+            body: Array(body.utf8), timeout: .seconds(30))
         let response = await transport.send(request)
         await transport.shutdown()
         let events = server.stats().events

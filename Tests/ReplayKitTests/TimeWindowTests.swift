@@ -3,9 +3,9 @@ import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
 import Testing
+@_spi(PerLine) import Timestamps
 
 @testable import ReplayKit
-@_spi(PerLine) import Timestamps
 
 /// `--since`/`--until` (the time window) and `--limit`.
 @Suite final class TimeWindowTests {
@@ -26,7 +26,8 @@ import Testing
         let w = try TimeWindow(since: "2024-05-01", until: "2024-05-01T12:00:00+02:00")
         #expect(w.sinceMillis == (try Self.foundationMillis("2024-05-01T00:00:00Z")), "a date is midnight UTC")
         #expect(w.untilMillis == (try Self.foundationMillis("2024-05-01T10:00:00Z")))
-        #expect(try TimeWindow(since: "2024-05-01T10:00", until: nil).sinceMillis == (try Self.foundationMillis("2024-05-01T10:00:00Z")),
+        #expect(
+            try TimeWindow(since: "2024-05-01T10:00", until: nil).sinceMillis == (try Self.foundationMillis("2024-05-01T10:00:00Z")),
             "no zone means UTC")
         #expect(try TimeWindow(since: nil, until: nil).isUnbounded)
         #expect(w.description == "since 2024-05-01T00:00:00.000Z until 2024-05-01T10:00:00.000Z")

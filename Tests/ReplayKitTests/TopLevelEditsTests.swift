@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
+
 @testable import ReplayKit
 
 /// The edits of an event's top-level members render the same bytes on the direct path and
@@ -26,8 +27,10 @@ struct TopLevelEditsTests {
     /// missing, in any order, with whitespace and escaped keys) and every subset of edits.
     @Test func directRenderMatchesTheEditor() throws {
         var rng = SeededRandom(state: 20_261_122)
-        let names = ["type", "timestamp", "sentAt", "writeKey", "anonymousId", "userId", "groupId", "messageId",
-                     "properties", "traits", "context", "event", "extra"]
+        let names = [
+            "type", "timestamp", "sentAt", "writeKey", "anonymousId", "userId", "groupId", "messageId",
+            "properties", "traits", "context", "event", "extra",
+        ]
         let values = [#""s""#, "1", "null", #"{"k":[1,{"z":"é"}]}"#, "[]", #""""#, "true"]
         var checked = 0
         for _ in 0..<3_000 {
@@ -90,7 +93,8 @@ struct TopLevelEditsTests {
             let layout = try ObjectLayout.scanDocument(buf)
             var out: [UInt8] = []
             edits.render(layout, TopLevelMembers(layout, buf), buf, into: &out)
-            let expected = #"{"type":"page","userId":"userId","timestamp":"timestamp","anonymousId":"anonymousId","groupId":"groupId","#
+            let expected =
+                #"{"type":"page","userId":"userId","timestamp":"timestamp","anonymousId":"anonymousId","groupId":"groupId","#
                 + #""messageId":"messageId","properties":"properties","traits":"traits","context":"context"}"#
             #expect(String(decoding: out, as: UTF8.self) == expected)
         }

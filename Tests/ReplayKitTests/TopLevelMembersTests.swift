@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
+
 @testable import ReplayKit
 
 /// The single-pass lookups of the enrichment hot path agree with the general layout API,
@@ -35,11 +36,12 @@ struct TopLevelMembersTests {
         #expect(single.sentAt == 3)
     }
 
-    @Test(arguments: [
-        (#""track""#, EventType.track), (#""identify""#, .identify), (#""alias""#, .alias), (#""page""#, .page),
-        (#""screen""#, .screen), (#""group""#, .group), (#""tr\u0061ck""#, .track), (#""Track""#, nil), (#""tracks""#, nil),
-        (#""""#, nil), (#""\"track""#, nil),
-    ] as [(String, EventType?)])
+    @Test(
+        arguments: [
+            (#""track""#, EventType.track), (#""identify""#, .identify), (#""alias""#, .alias), (#""page""#, .page),
+            (#""screen""#, .screen), (#""group""#, .group), (#""tr\u0061ck""#, .track), (#""Track""#, nil), (#""tracks""#, nil),
+            (#""""#, nil), (#""\"track""#, nil),
+        ] as [(String, EventType?)])
     func eventTypeReadsRawAndEscapedSpellings(json: String, expected: EventType?) {
         let bytes = Array(json.utf8)
         #expect(bytes.withUnsafeBufferPointer { EventType(jsonString: $0, 0..<$0.count) } == expected, "\(json)")

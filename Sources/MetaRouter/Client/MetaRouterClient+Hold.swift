@@ -10,8 +10,9 @@ extension MetaRouterClient {
         do {
             let snapshot = try overflow.load()
             guard snapshot.found else { return nil }
-            logger.info("hold overflow file found; its events are sent first",
-                        metadata: ["path": "\(overflow.path)", "events": "\(snapshot.events.count)"])
+            logger.info(
+                "hold overflow file found; its events are sent first",
+                metadata: ["path": "\(overflow.path)", "events": "\(snapshot.events.count)"])
             return snapshot.events.count
         } catch {
             logger.error("cannot read the hold overflow file", metadata: ["path": "\(overflow.path)", "error": "\(error)"])
@@ -35,8 +36,9 @@ extension MetaRouterClient {
             counters.spilledToDisk += count
             counters.droppedQueueFull += dropped
             if dropped > 0 {
-                logger.warning("hold overflow full: oldest events dropped",
-                               metadata: ["dropped": "\(dropped)", "maxDiskEvents": "\(options.maxDiskEvents)"])
+                logger.warning(
+                    "hold overflow full: oldest events dropped",
+                    metadata: ["dropped": "\(dropped)", "maxDiskEvents": "\(options.maxDiskEvents)"])
             }
             return true
         } catch {

@@ -56,8 +56,9 @@ extension MetaRouterClient {
         if buffer.count > options.maxQueueEvents, !spillHeld() {
             let dropped = buffer.removeFirst()
             counters.droppedQueueFull += 1
-            logger.warning("queue full: oldest event dropped",
-                           metadata: ["messageId": "\(dropped.event.messageId ?? "")", "maxQueueEvents": "\(options.maxQueueEvents)"])
+            logger.warning(
+                "queue full: oldest event dropped",
+                metadata: ["messageId": "\(dropped.event.messageId ?? "")", "maxQueueEvents": "\(options.maxQueueEvents)"])
         }
         wakePump()
     }

@@ -37,8 +37,11 @@ extension MetaRouterClient {
         stats.snapshotExpired = snapshot.expired
         if snapshot.readable, !snapshot.damaged {
             if snapshot.found {
-                logger.info("disk queue loaded", metadata: [
-                    "events": "\(events.count)", "expired": "\(snapshot.expired)", "corrupt": "\(snapshot.corrupt)"])
+                logger.info(
+                    "disk queue loaded",
+                    metadata: [
+                        "events": "\(events.count)", "expired": "\(snapshot.expired)", "corrupt": "\(snapshot.corrupt)",
+                    ])
             }
             return (events, stats, snapshot.found ? .remove : .none)
         }
@@ -65,14 +68,19 @@ extension MetaRouterClient {
             do {
                 let aside = try queue.setAside(now: clock.wallClock)
                 counters.snapshotsSetAside += 1
-                let what = readable
+                let what =
+                    readable
                     ? "the disk queue is damaged; its \(events) complete events are sent and the file was moved aside"
                     : "the disk queue could not be read; it was moved aside, its events are not sent"
-                logger.warning("\(what)", metadata: [
-                    "path": "\(queue.path)", "moved_to": "\(aside)", "version": "\(version.map(String.init) ?? "none")"])
+                logger.warning(
+                    "\(what)",
+                    metadata: [
+                        "path": "\(queue.path)", "moved_to": "\(aside)", "version": "\(version.map(String.init) ?? "none")",
+                    ])
             } catch {
-                logger.error("the disk queue could not be read nor moved aside; it is left as it is",
-                             metadata: ["path": "\(queue.path)", "error": "\(error)"])
+                logger.error(
+                    "the disk queue could not be read nor moved aside; it is left as it is",
+                    metadata: ["path": "\(queue.path)", "error": "\(error)"])
                 protectSnapshot = true
             }
         }
@@ -91,23 +99,27 @@ extension MetaRouterClient {
             let path = diskQueue.besidePath("unsent", now: clock.wallClock)
             do {
                 try DiskQueue(path: path, maxAge: diskQueue.maxAge, fileSystem: diskQueue.fileSystem).save(leftovers.map(\.event))
-                logger.error("the disk queue file is in the way; undelivered events were saved beside it",
-                             metadata: ["events": "\(leftovers.count)", "path": "\(path)"])
+                logger.error(
+                    "the disk queue file is in the way; undelivered events were saved beside it",
+                    metadata: ["events": "\(leftovers.count)", "path": "\(path)"])
             } catch {
-                logger.error("cannot write the undelivered events; \(leftovers.count) events are lost",
-                             metadata: ["path": "\(path)", "error": "\(error)"])
+                logger.error(
+                    "cannot write the undelivered events; \(leftovers.count) events are lost",
+                    metadata: ["path": "\(path)", "error": "\(error)"])
             }
             return
         }
         do {
             if leftovers.isEmpty { try diskQueue.remove() } else { try diskQueue.save(leftovers.map(\.event)) }
             if !leftovers.isEmpty {
-                logger.info("undelivered events saved to the disk queue",
-                            metadata: ["events": "\(leftovers.count)", "path": "\(diskQueue.path)"])
+                logger.info(
+                    "undelivered events saved to the disk queue",
+                    metadata: ["events": "\(leftovers.count)", "path": "\(diskQueue.path)"])
             }
         } catch {
-            logger.error("cannot write the disk queue; \(leftovers.count) events are lost",
-                         metadata: ["path": "\(diskQueue.path)", "error": "\(error)"])
+            logger.error(
+                "cannot write the disk queue; \(leftovers.count) events are lost",
+                metadata: ["path": "\(diskQueue.path)", "error": "\(error)"])
         }
     }
 }

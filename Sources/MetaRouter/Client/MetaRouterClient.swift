@@ -85,24 +85,30 @@ public actor MetaRouterClient: Service {
     ///   - clock: time for the flush timer, the shutdown limit and the engine (tests inject one).
     ///   - logger: where the client and the engine log.
     /// - Throws: ``DeliveryConfigurationError`` for a bad setting, or a storage error when the identity cannot be persisted.
-    public init(options: ClientOptions, transport: (any DeliveryTransport)? = nil,
-                eventLoopGroup: (any EventLoopGroup)? = nil,
-                clock: any EngineClock = SystemEngineClock(), logger: Logger = Logger(label: "mr.client")) throws {
+    public init(
+        options: ClientOptions, transport: (any DeliveryTransport)? = nil,
+        eventLoopGroup: (any EventLoopGroup)? = nil,
+        clock: any EngineClock = SystemEngineClock(), logger: Logger = Logger(label: "mr.client")
+    ) throws {
         try options.validate()
         let ledger = OutcomeLedger(logger: logger)
-        let owned = transport == nil
-            ? OwnedHTTPTransport(host: options.delivery.endpointURL, eventLoopGroup: eventLoopGroup,
-                                 maxConnectionsPerHost: options.delivery.concurrency, security: options.security) : nil
+        let owned =
+            transport == nil
+            ? OwnedHTTPTransport(
+                host: options.delivery.endpointURL, eventLoopGroup: eventLoopGroup,
+                maxConnectionsPerHost: options.delivery.concurrency, security: options.security) : nil
         self.options = options
         self.ledger = ledger
         self.clock = clock
         self.logger = logger
         self.ownedTransport = owned
         self.identity = try PersistedIdentity(storage: options.identityStorage.open())
-        self.engine = DeliveryEngine(configuration: options.delivery, transport: transport ?? owned!, clock: clock,
-                                     logger: logger, onOutcomes: { ledger.record($0) })
+        self.engine = DeliveryEngine(
+            configuration: options.delivery, transport: transport ?? owned!, clock: clock,
+            logger: logger, onOutcomes: { ledger.record($0) })
         self.diskQueue = options.diskQueuePath.map { DiskQueue(path: $0, maxAge: options.diskQueueMaxAge) }
-        self.overflow = options.maxDiskEvents > 0
+        self.overflow =
+            options.maxDiskEvents > 0
             ? options.diskQueuePath.map { DiskQueue(path: DiskQueue.overflowPath(forQueue: $0), maxAge: nil) } : nil
         var gate = PrivacyGate(autoStart: options.autoStart, waitForTracking: options.waitForTrackingAuthorization)
         if let consent = options.consent { _ = gate.setConsent(consent) }

@@ -43,8 +43,12 @@ final class OutcomeLedger: Sendable {
                 case .delivered: s.stats.delivered += 1
                 case .gaveUp(let reason, let detail):
                     s.stats.givenUp[reason.rawValue, default: 0] += 1
-                    logger.warning("event given up", metadata: ["messageId": "\(o.messageId)", "reason": "\(reason)",
-                                                                 "detail": "\(detail)"])
+                    logger.warning(
+                        "event given up",
+                        metadata: [
+                            "messageId": "\(o.messageId)", "reason": "\(reason)",
+                            "detail": "\(detail)",
+                        ])
                 case .notDelivered(let cause):
                     s.stats.notDelivered += 1
                     if let event { s.undelivered.append((o.tag, event)) }

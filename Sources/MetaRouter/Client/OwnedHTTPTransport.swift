@@ -22,8 +22,10 @@ final class OwnedHTTPTransport: DeliveryTransport {
 
     /// A transport to `host` that will use `eventLoopGroup`, or the singleton group when nil
     /// (never shut down here), with the TLS and proxy settings of `security`.
-    init(host: String, eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
-         security: TransportSecurity = TransportSecurity()) {
+    init(
+        host: String, eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
+        security: TransportSecurity = TransportSecurity()
+    ) {
         self.host = host
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -35,8 +37,9 @@ final class OwnedHTTPTransport: DeliveryTransport {
         let transport = state.withLock { s -> HTTPTransport? in
             switch s {
             case .idle:
-                let made = HTTPTransport(host: host, security: security, maxConnectionsPerHost: maxConnectionsPerHost,
-                                         eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+                let made = HTTPTransport(
+                    host: host, security: security, maxConnectionsPerHost: maxConnectionsPerHost,
+                    eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
                 s = .started(made)
                 return made
             case .started(let t): return t

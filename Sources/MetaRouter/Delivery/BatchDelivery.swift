@@ -122,8 +122,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
     ///   - now: the engine's monotonic time when the answer came.
     ///   - wallClock: the wall time then, for an HTTP-date `Retry-After`.
     ///   - random: a value in `0..<1` for the breaker's jitter.
-    mutating func received(_ response: DeliveryResponse, now: Duration, wallClock: Date, random: Double,
-                           policy: inout DeliveryPolicy) -> Verdict {
+    mutating func received(
+        _ response: DeliveryResponse, now: Duration, wallClock: Date, random: Double,
+        policy: inout DeliveryPolicy
+    ) -> Verdict {
         guard var piece = current, let probe = piece.inFlight else {
             preconditionFailure("received() without a request in flight")
         }
@@ -143,9 +145,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
             guard piece.events.count > 1 else { return giveUp(.tooLarge) }
             policy.batchLimit = max(1, min(policy.batchLimit, piece.events.count / 2))
             let size = policy.batchLimit
-            return split(into: stride(from: 0, to: piece.events.count, by: size).map {
-                Array(piece.events[$0..<min($0 + size, piece.events.count)])
-            })
+            return split(
+                into: stride(from: 0, to: piece.events.count, by: size).map {
+                    Array(piece.events[$0..<min($0 + size, piece.events.count)])
+                })
         case .reject(let status):
             policy.breaker.recordSuccess()
             guard piece.events.count > 1 else { return giveUp(.rejected(status: status)) }
@@ -163,8 +166,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
     }
 
     /// A retryable failure: schedules the retry, or stops when the retry budget is used up.
-    private mutating func retry(after response: DeliveryResponse, probe: Bool, now: Duration, wallClock: Date,
-                                random: Double, policy: inout DeliveryPolicy) -> Verdict {
+    private mutating func retry(
+        after response: DeliveryResponse, probe: Bool, now: Duration, wallClock: Date,
+        random: Double, policy: inout DeliveryPolicy
+    ) -> Verdict {
         guard var piece = current else { preconditionFailure("retry() without a piece") }
         let opened = policy.breaker.recordFailure(now: now, probe: probe, random: random)
         if case .status(429, _) = response { policy.limiter.throttle(now: now) }
@@ -174,13 +179,16 @@ struct BatchDelivery<Event: Sendable>: Sendable {
         let count = piece.events.count
         if piece.attempts >= policy.maxAttempts {
             stopped = true
-            return .stop(.retriesExhausted(
-                "a batch of \(count) events failed \(piece.attempts) attempts (maxAttempts \(policy.maxAttempts)); last answer \(response.statsKey)"))
+            return .stop(
+                .retriesExhausted(
+                    "a batch of \(count) events failed \(piece.attempts) attempts (maxAttempts \(policy.maxAttempts)); last answer \(response.statsKey)"
+                ))
         }
         if now + wait - first > policy.maxElapsed {
             stopped = true
-            return .stop(.retriesExhausted(
-                "a batch of \(count) events kept failing for longer than maxElapsed \(policy.maxElapsed); last answer \(response.statsKey)"))
+            return .stop(
+                .retriesExhausted(
+                    "a batch of \(count) events kept failing for longer than maxElapsed \(policy.maxElapsed); last answer \(response.statsKey)"))
         }
         piece.notBefore = now + wait
         current = piece
@@ -189,12 +197,15 @@ struct BatchDelivery<Event: Sendable>: Sendable {
 
     /// wait = max(Retry-After, the breaker's remaining cooldown, the retry floor); `honored` when
     /// Retry-After set it.
-    static func retryWait(after response: DeliveryResponse, now: Duration, wallClock: Date,
-                          policy: DeliveryPolicy) -> (wait: Duration, honored: Bool) {
+    static func retryWait(
+        after response: DeliveryResponse, now: Duration, wallClock: Date,
+        policy: DeliveryPolicy
+    ) -> (wait: Duration, honored: Bool) {
         var wait = policy.retryFloor
         if let until = policy.breaker.openUntil, until - now > wait { wait = until - now }
         if let value = response.header("Retry-After"),
-           let asked = HTTPTime.retryAfter(value, now: wallClock), asked >= wait {
+            let asked = HTTPTime.retryAfter(value, now: wallClock), asked >= wait
+        {
             return (asked, true)
         }
         return (wait, false)

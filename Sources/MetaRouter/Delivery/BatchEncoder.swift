@@ -124,8 +124,9 @@ struct BatchEncoder: Sendable {
             events[i].storage.withUnsafeBufferPointer { all in
                 let b = UnsafeBufferPointer(rebasing: all[events[i].range])
                 if events[i].checkBytes {
-                    precondition(Self.isOneNonEmptyObject(b),
-                                 "an EventChunk entry (\(events[i].range)) is not exactly one non-empty JSON object of its storage")
+                    precondition(
+                        Self.isOneNonEmptyObject(b),
+                        "an EventChunk entry (\(events[i].range)) is not exactly one non-empty JSON object of its storage")
                 }
                 out.appendBytes(UnsafeBufferPointer(rebasing: b[..<close]))
                 if !empty { out.appendByte(UInt8(ascii: ",")) }

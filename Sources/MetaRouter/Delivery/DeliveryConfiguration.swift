@@ -94,8 +94,9 @@ public struct DeliveryConfiguration: Sendable {
         if maxEventBytes < 2 { throw .init(setting: "maxEventBytes", "must be at least 2, got \(maxEventBytes)") }
         let smallest = Self.smallestBatchBytes(forEventsOf: maxEventBytes)
         if maxBatchBytes < smallest {
-            throw .init(setting: "maxBatchBytes",
-                        "must hold one event of maxEventBytes with its envelope (at least \(smallest)), got \(maxBatchBytes)")
+            throw .init(
+                setting: "maxBatchBytes",
+                "must hold one event of maxEventBytes with its envelope (at least \(smallest)), got \(maxBatchBytes)")
         }
         if !Self.concurrencyRange.contains(concurrency) {
             throw .init(setting: "concurrency", "must be in \(Self.concurrencyRange), got \(concurrency)")

@@ -20,11 +20,13 @@ extension DeliveryEngine {
             if mustWaitForRoom, !(await waitForRoom()) { break }
             guard stopCauseStorage == nil && !closing else { break }
             let entry = chunk.entries[i]
-            precondition(entry.range.lowerBound >= 0 && entry.range.upperBound <= storage.count && entry.range.count >= 2,
-                         "EventChunk entry \(i) (\(entry.range)) is not inside the chunk's \(storage.count) bytes")
-            enqueue(storage: storage, range: entry.range, closingBrace: (entry.range.count - 1, false), checkBytes: true,
-                    tag: entry.tag, messageId: "", lane: LaneRouting.lane(forKey: entry.laneKey, laneCount: lanes.count),
-                    wakeLanes: false)
+            precondition(
+                entry.range.lowerBound >= 0 && entry.range.upperBound <= storage.count && entry.range.count >= 2,
+                "EventChunk entry \(i) (\(entry.range)) is not inside the chunk's \(storage.count) bytes")
+            enqueue(
+                storage: storage, range: entry.range, closingBrace: (entry.range.count - 1, false), checkBytes: true,
+                tag: entry.tag, messageId: "", lane: LaneRouting.lane(forKey: entry.laneKey, laneCount: lanes.count),
+                wakeLanes: false)
             accepted += 1
         }
         // The lanes run only once this call suspends or returns, so one pass over them after the

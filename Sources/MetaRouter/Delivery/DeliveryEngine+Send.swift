@@ -32,8 +32,9 @@ extension DeliveryEngine {
             case .send(let events, _):
                 let sentAt = clock.wallClock
                 let (response, bodyBytes) = await send(events, sentAt: sentAt, reusing: &body)
-                let verdict = machine.received(response, now: clock.now, wallClock: clock.wallClock,
-                                               random: random.nextDouble(), policy: &policy)
+                let verdict = machine.received(
+                    response, now: clock.now, wallClock: clock.wallClock,
+                    random: random.nextDouble(), policy: &policy)
                 // Any answer may have closed the breaker or ended a probe: waiting lanes ask again.
                 wakeProbeWaiters()
                 if batchObserver != nil {
@@ -63,8 +64,9 @@ extension DeliveryEngine {
         let finished = tracer.answered(
             verdict, attempt: attempt,
             makeTrace: {
-                BatchTrace(id: 0, parent: nil, lane: lane, tags: traceTags(events), bodyBytes: bodyBytes,
-                           attempts: [], outcome: .pending)
+                BatchTrace(
+                    id: 0, parent: nil, lane: lane, tags: traceTags(events), bodyBytes: bodyBytes,
+                    attempts: [], outcome: .pending)
             },
             newId: { takeTraceId() })
         if let finished { batchObserver?(finished) }
@@ -79,8 +81,9 @@ extension DeliveryEngine {
         case .retry(let retry):
             if retry.breakerOpened {
                 counters.breakerOpened += 1
-                logger.warning("circuit breaker opened",
-                               metadata: ["cooldown": "\(policy.breaker.lastCooldown)", "last": "\(response.statsKey)"])
+                logger.warning(
+                    "circuit breaker opened",
+                    metadata: ["cooldown": "\(policy.breaker.lastCooldown)", "last": "\(response.statsKey)"])
             }
             if retry.retryAfterHonored { counters.retryAfterHonored += 1 }
             counters.batchesRetried += 1
@@ -122,8 +125,9 @@ extension DeliveryEngine {
             // isolation: on the transport's event loop, there is no thread hop.
             let buffer = self.body(for: batch, sentAt: sentAt, reusing: &body, allocator: lean.allocator)
             bodyBytes = buffer.readableBytes
-            response = await lean.send(url: configuration.endpointURL, headers: baseHeaders, body: buffer,
-                                       timeout: configuration.requestTimeout, isolation: self)
+            response = await lean.send(
+                url: configuration.endpointURL, headers: baseHeaders, body: buffer,
+                timeout: configuration.requestTimeout, isolation: self)
         } else {
             // Encoding is a plain copy: it stays on the actor.
             let body = encoder.body(batch, sentAt: sentAt)
@@ -136,8 +140,10 @@ extension DeliveryEngine {
 
     /// The body for `batch` stamped with `sentAt`: `body`'s buffer restamped when it holds the
     /// same events, else a new one (kept in `body`).
-    private func body(for batch: [Pending], sentAt: String, reusing body: inout BatchBody?,
-                      allocator: ByteBufferAllocator) -> ByteBuffer {
+    private func body(
+        for batch: [Pending], sentAt: String, reusing body: inout BatchBody?,
+        allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
         if var reused = body, reused.holds(batch) {
             body = nil  // the buffer is then uniquely referenced: restamped in place
             encoder.restamp(&reused.buffer, events: batch, sentAt: sentAt)

@@ -10,8 +10,10 @@ extension DeliveryEngine {
         if case .gaveUp = result { givenUp = true }
         for i in events.indices {
             guard let ref = unsettled.remove(events[i].seq) else { continue }
-            outcomes.append(EventOutcome(tag: ref.tag, messageId: ref.messageId, result: result,
-                                         givenUpBytes: givenUp ? Array(events[i].storage[events[i].range]) : nil))
+            outcomes.append(
+                EventOutcome(
+                    tag: ref.tag, messageId: ref.messageId, result: result,
+                    givenUpBytes: givenUp ? Array(events[i].storage[events[i].range]) : nil))
         }
         count(outcomes.count, result)
         if !outcomes.isEmpty { onOutcomes(outcomes) }

@@ -124,42 +124,53 @@ public actor DeliveryEngine: Service {
     /// event from elsewhere the default actor is the faster choice. On an event loop, the lanes
     /// run there too, and so do the transport's `send` and the callbacks (`onOutcomes`, batch
     /// observers): none of them may block.
-    public init(configuration: DeliveryConfiguration, transport: any DeliveryTransport,
-                clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
-                logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
-                onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
-        self.init(configuration: configuration, sender: .requests(transport), clock: clock, random: random, logger: logger,
-                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+    public init(
+        configuration: DeliveryConfiguration, transport: any DeliveryTransport,
+        clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+        logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
+        onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void
+    ) {
+        self.init(
+            configuration: configuration, sender: .requests(transport), clock: clock, random: random, logger: logger,
+            eventLoop: eventLoop, onOutcomes: onOutcomes)
     }
 
     /// Creates an engine sending through the transport ``HTTPTransport`` chose; a lean transport
     /// gets each body as the buffer the engine writes it into. Otherwise as
     /// ``init(configuration:transport:clock:random:logger:eventLoop:onOutcomes:)``: give it
     /// `transport.eventLoop` as `eventLoop` when few calls come from other threads.
-    public init(configuration: DeliveryConfiguration, transport: HTTPTransport,
-                clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
-                logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
-                onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+    public init(
+        configuration: DeliveryConfiguration, transport: HTTPTransport,
+        clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+        logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
+        onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void
+    ) {
         let sender: Sender
         switch transport {
         case .lean(let lean): sender = .buffers(lean)
         case .asyncHTTPClient(let client): sender = .requests(client)
         }
-        self.init(configuration: configuration, sender: sender, clock: clock, random: random, logger: logger,
-                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+        self.init(
+            configuration: configuration, sender: sender, clock: clock, random: random, logger: logger,
+            eventLoop: eventLoop, onOutcomes: onOutcomes)
     }
 
     /// Creates an engine handing `transport` its bodies as buffers (tests of transports that do).
-    package init(configuration: DeliveryConfiguration, bufferTransport transport: any BufferDeliveryTransport,
-                 clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
-                 logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
-                 onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
-        self.init(configuration: configuration, sender: .buffers(transport), clock: clock, random: random, logger: logger,
-                  eventLoop: eventLoop, onOutcomes: onOutcomes)
+    package init(
+        configuration: DeliveryConfiguration, bufferTransport transport: any BufferDeliveryTransport,
+        clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
+        logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
+        onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void
+    ) {
+        self.init(
+            configuration: configuration, sender: .buffers(transport), clock: clock, random: random, logger: logger,
+            eventLoop: eventLoop, onOutcomes: onOutcomes)
     }
 
-    private init(configuration: DeliveryConfiguration, sender: Sender, clock: any EngineClock, random: any RandomSource,
-                 logger: Logger, eventLoop: (any EventLoop)?, onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void) {
+    private init(
+        configuration: DeliveryConfiguration, sender: Sender, clock: any EngineClock, random: any RandomSource,
+        logger: Logger, eventLoop: (any EventLoop)?, onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void
+    ) {
         self.configuration = configuration
         self.sender = sender
         if let loop = eventLoop {
@@ -228,15 +239,18 @@ public actor DeliveryEngine: Service {
     /// Queues `event` on its lane (the engine takes events and has room).
     func enqueue(_ event: EncodedEvent) {
         let brace = BatchEncoder.closingBrace(of: event.bytes)
-        enqueue(storage: event.bytes, range: 0..<event.bytes.count, closingBrace: brace, tag: event.tag,
-                messageId: event.messageId, lane: laneIndex(for: event))
+        enqueue(
+            storage: event.bytes, range: 0..<event.bytes.count, closingBrace: brace, tag: event.tag,
+            messageId: event.messageId, lane: laneIndex(for: event))
     }
 
     /// Queues the event `storage[range]` on lane `index` (the engine takes events and has room).
     /// With `wakeLanes` false the caller wakes the lanes that became ready itself
     /// (``wakeReadyLanes()``), once for many events: nothing else runs on the engine meanwhile.
-    func enqueue(storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), checkBytes: Bool = false,
-                 tag: UInt64, messageId: String, lane index: Int, wakeLanes: Bool = true) {
+    func enqueue(
+        storage: [UInt8], range: Range<Int>, closingBrace brace: (index: Int, empty: Bool), checkBytes: Bool = false,
+        tag: UInt64, messageId: String, lane index: Int, wakeLanes: Bool = true
+    ) {
         counters.eventsSubmitted += 1
         let seq = nextSeq
         nextSeq += 1
@@ -245,8 +259,11 @@ public actor DeliveryEngine: Service {
             seq: seq, storage: storage, range: range, closingBrace: brace, checkBytes: checkBytes,
             size: encoder.sentSize(count: range.count, closingBrace: brace))
         if pending.size > configuration.maxEventBytes {
-            settle([pending], .gaveUp(reason: .tooLarge,
-                                      detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
+            settle(
+                [pending],
+                .gaveUp(
+                    reason: .tooLarge,
+                    detail: "event is \(pending.size) bytes as sent, over maxEventBytes \(configuration.maxEventBytes)"))
             return
         }
         lanes[index].queue.append(pending)

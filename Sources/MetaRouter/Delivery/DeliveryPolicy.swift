@@ -23,9 +23,10 @@ struct DeliveryPolicy: Sendable {
     init(configuration: DeliveryConfiguration, now: Duration) {
         let lanes = max(configuration.concurrency, 1)
         breaker = CircuitBreaker(configuration: configuration.breaker)
-        limiter = RateLimiter(eventsPerSecond: configuration.eventsPerSecond,
-                              requestsPerSecond: configuration.requestsPerSecond,
-                              unlimitedFallback: Double(lanes), now: now)
+        limiter = RateLimiter(
+            eventsPerSecond: configuration.eventsPerSecond,
+            requestsPerSecond: configuration.requestsPerSecond,
+            unlimitedFallback: Double(lanes), now: now)
         maxBatchEvents = configuration.effectiveMaxBatchEvents
         batchLimit = maxBatchEvents
         maxAttempts = configuration.maxAttempts

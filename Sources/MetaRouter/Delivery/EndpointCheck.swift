@@ -4,7 +4,7 @@ import Foundation
 enum EndpointCheck {
     static func check(host: String, allowInsecureHTTP: Bool) throws(DeliveryConfigurationError) {
         guard let url = URLComponents(string: host), let scheme = url.scheme?.lowercased(),
-              let name = url.host, !name.isEmpty
+            let name = url.host, !name.isEmpty
         else {
             throw .init(setting: "host", "\"\(host)\" is not an absolute http(s) URL")
         }
@@ -15,8 +15,9 @@ enum EndpointCheck {
             throw .init(setting: "host", "must not contain a query or fragment")
         }
         if scheme == "http" && !allowInsecureHTTP && !isLoopback(name) {
-            throw .init(setting: "host",
-                        "plain http is only allowed to loopback hosts (set allowInsecureHTTP to send to \(name))")
+            throw .init(
+                setting: "host",
+                "plain http is only allowed to loopback hosts (set allowInsecureHTTP to send to \(name))")
         }
     }
 

@@ -26,7 +26,8 @@ public enum GiveUpReason: Sendable, Hashable, CustomStringConvertible, RawRepres
         if rawValue == "too_large" {
             self = .tooLarge
         } else if rawValue.hasPrefix("rejected_"), let status = Int(rawValue.dropFirst("rejected_".count)),
-                  String(status) == rawValue.dropFirst("rejected_".count) {
+            String(status) == rawValue.dropFirst("rejected_".count)
+        {
             self = .rejected(status: status)
         } else {
             return nil

@@ -95,7 +95,11 @@ package struct DiskQueue: Sendable {
         var reader = SnapshotReader(bytes: bytes)
         var raw: [[UInt8]] = []
         // In memory, the source cannot fail.
-        guard let summary = try? reader.walk(onEvent: { raw.append(Array($0.bytes)); return true }) else {
+        guard
+            let summary = try? reader.walk(onEvent: {
+                raw.append(Array($0.bytes)); return true
+            })
+        else {
             return Snapshot(events: [], corrupt: 0, expired: 0, version: nil)
         }
         let found: Int? = if case .integer(let v) = summary.version { v } else { nil }

@@ -212,9 +212,10 @@ package struct SnapshotReader {
             // Safe: `pos..<end` was delimited inside the buffered window `base..<base + storage.count`,
             // and `Element.bytes` is documented valid only during `onEvent`, so the pointer does not escape.
             let keepGoing = try storage.withUnsafeBufferPointer { buf in
-                try onEvent(Element(
-                    bytes: UnsafeBufferPointer(rebasing: buf[(pos - base)..<(end - base)]), index: summary.elements,
-                    startOffset: UInt64(pos), endOffset: UInt64(end)))
+                try onEvent(
+                    Element(
+                        bytes: UnsafeBufferPointer(rebasing: buf[(pos - base)..<(end - base)]), index: summary.elements,
+                        startOffset: UInt64(pos), endOffset: UInt64(end)))
             }
             summary.elements += 1
             if !keepGoing { return .stoppedEarly }
@@ -307,7 +308,11 @@ package struct SnapshotReader {
             while k < base + storage.count {
                 let c = storage[k - base]
                 if inString {
-                    if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") {
+                    if escaped {
+                        escaped = false
+                    } else if c == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if c == UInt8(ascii: "\"") {
                         inString = false
                         if depth == 0 { return k + 1 }
                     }

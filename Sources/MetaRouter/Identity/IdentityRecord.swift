@@ -35,7 +35,7 @@ package struct IdentityRecord: Sendable, Equatable {
     /// Reads a stored record; nil when it is not one (no anonymousId, or not JSON).
     package init?(decoding text: String) {
         guard let o = (try? JSONValue(parsing: text))?.objectValue,
-              let anonymousId = o[PersistedIdentity.Key.anonymousId]?.stringValue, !anonymousId.isEmpty
+            let anonymousId = o[PersistedIdentity.Key.anonymousId]?.stringValue, !anonymousId.isEmpty
         else { return nil }
         self.init(
             identity: Identity(

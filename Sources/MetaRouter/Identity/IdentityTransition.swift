@@ -60,8 +60,10 @@ package enum IdentityTransition: Sendable, Equatable {
         }
     }
 
-    private static func login(_ userId: String, _ ids: UserIdentities, from current: IdentityRecord,
-                              newAnonymousId: () -> String) -> Outcome {
+    private static func login(
+        _ userId: String, _ ids: UserIdentities, from current: IdentityRecord,
+        newAnonymousId: () -> String
+    ) -> Outcome {
         let previous = current.identity
         if previous.userId == userId {
             let record = IdentityRecord(identity: previous, traits: merge(current.traits, ids.traitValues))

@@ -31,11 +31,12 @@ package actor PersistedIdentity {
             return
         }
         let legacy = storage.string(forKey: Key.anonymousId)
-        let record = IdentityRecord(identity: Identity(
-            anonymousId: legacy.flatMap { $0.isEmpty ? nil : $0 } ?? makeUUID().uuidString.lowercased(),
-            userId: storage.string(forKey: Key.userId),
-            groupId: storage.string(forKey: Key.groupId),
-            advertisingId: AdvertisingID.validated(storage.string(forKey: Key.advertisingId))))
+        let record = IdentityRecord(
+            identity: Identity(
+                anonymousId: legacy.flatMap { $0.isEmpty ? nil : $0 } ?? makeUUID().uuidString.lowercased(),
+                userId: storage.string(forKey: Key.userId),
+                groupId: storage.string(forKey: Key.groupId),
+                advertisingId: AdvertisingID.validated(storage.string(forKey: Key.advertisingId))))
         try storage.set(record.encoded, forKey: IdentityRecord.key)
         current = record
     }

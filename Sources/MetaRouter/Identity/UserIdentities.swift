@@ -25,8 +25,10 @@ public struct UserIdentities: Sendable, Equatable {
     public var traits: JSONObject?
 
     /// Creates a set of identities; all are optional.
-    public init(customerId: String? = nil, email: String? = nil, mobileNumber: String? = nil,
-                other: [String: String] = [:], traits: JSONObject? = nil) {
+    public init(
+        customerId: String? = nil, email: String? = nil, mobileNumber: String? = nil,
+        other: [String: String] = [:], traits: JSONObject? = nil
+    ) {
         self.customerId = customerId
         self.email = email
         self.mobileNumber = mobileNumber

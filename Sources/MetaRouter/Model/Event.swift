@@ -60,31 +60,70 @@ public struct Event: Sendable, Equatable {
     mutating func setObject(_ key: String, _ value: JSONObject?) { members[key] = value.map { .object($0) } }
 
     /// The track event name.
-    public var event: String? { get { string("event") } set { setString("event", newValue) } }
+    public var event: String? {
+        get { string("event") }
+        set { setString("event", newValue) }
+    }
     /// The screen or page name.
-    public var name: String? { get { string("name") } set { setString("name", newValue) } }
+    public var name: String? {
+        get { string("name") }
+        set { setString("name", newValue) }
+    }
     /// Event properties (track, screen, page).
-    public var properties: JSONObject? { get { object("properties") } set { setObject("properties", newValue) } }
+    public var properties: JSONObject? {
+        get { object("properties") }
+        set { setObject("properties", newValue) }
+    }
     /// User or group traits (identify, group).
-    public var traits: JSONObject? { get { object("traits") } set { setObject("traits", newValue) } }
+    public var traits: JSONObject? {
+        get { object("traits") }
+        set { setObject("traits", newValue) }
+    }
     /// The known user.
-    public var userId: String? { get { string("userId") } set { setString("userId", newValue) } }
+    public var userId: String? {
+        get { string("userId") }
+        set { setString("userId", newValue) }
+    }
     /// The device or visitor before identification.
-    public var anonymousId: String? { get { string("anonymousId") } set { setString("anonymousId", newValue) } }
+    public var anonymousId: String? {
+        get { string("anonymousId") }
+        set { setString("anonymousId", newValue) }
+    }
     /// The group (account, organisation) for group events.
-    public var groupId: String? { get { string("groupId") } set { setString("groupId", newValue) } }
+    public var groupId: String? {
+        get { string("groupId") }
+        set { setString("groupId", newValue) }
+    }
     /// The previous id on alias events.
-    public var previousId: String? { get { string("previousId") } set { setString("previousId", newValue) } }
+    public var previousId: String? {
+        get { string("previousId") }
+        set { setString("previousId", newValue) }
+    }
     /// The unique message id, `<epochMillis>-<uuid>` when generated here.
-    public var messageId: String? { get { string("messageId") } set { setString("messageId", newValue) } }
+    public var messageId: String? {
+        get { string("messageId") }
+        set { setString("messageId", newValue) }
+    }
     /// When the event happened (ISO 8601), kept exactly as given.
-    public var timestamp: String? { get { string("timestamp") } set { setString("timestamp", newValue) } }
+    public var timestamp: String? {
+        get { string("timestamp") }
+        set { setString("timestamp", newValue) }
+    }
     /// The event context (library, app, device, os, locale, timezone, ...).
-    public var context: JSONObject? { get { object("context") } set { setObject("context", newValue) } }
+    public var context: JSONObject? {
+        get { object("context") }
+        set { setObject("context", newValue) }
+    }
     /// Per-destination switches.
-    public var integrations: JSONObject? { get { object("integrations") } set { setObject("integrations", newValue) } }
+    public var integrations: JSONObject? {
+        get { object("integrations") }
+        set { setObject("integrations", newValue) }
+    }
     /// When the event was sent. The engine stamps this at each attempt; a captured value is never forwarded.
-    public var sentAt: String? { get { string("sentAt") } set { setString("sentAt", newValue) } }
+    public var sentAt: String? {
+        get { string("sentAt") }
+        set { setString("sentAt", newValue) }
+    }
 }
 
 /// Why a JSON document is not an event.

@@ -31,8 +31,10 @@ import Foundation
             let halves = withUnsafeBytes(of: uuid.uuid) { raw in
                 // `raw` is the 16-byte tuple's bytes; loadUnaligned reads them with no
                 // alignment or binding requirement.
-                (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                (
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                )
             }
             self.init(millis: millis, a: halves.0, b: halves.1)
         }

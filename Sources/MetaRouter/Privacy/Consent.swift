@@ -18,8 +18,10 @@ public struct Consent: Sendable, Equatable {
     public var hasConsentForAdStorage: Bool
 
     /// Creates a consent decision.
-    public init(isUserSubjectToGDPR: Bool, hasConsentForDataUsage: Bool,
-                hasConsentForAdsPersonalization: Bool, hasConsentForAdStorage: Bool) {
+    public init(
+        isUserSubjectToGDPR: Bool, hasConsentForDataUsage: Bool,
+        hasConsentForAdsPersonalization: Bool, hasConsentForAdStorage: Bool
+    ) {
         self.isUserSubjectToGDPR = isUserSubjectToGDPR
         self.hasConsentForDataUsage = hasConsentForDataUsage
         self.hasConsentForAdsPersonalization = hasConsentForAdsPersonalization

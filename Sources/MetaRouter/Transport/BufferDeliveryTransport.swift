@@ -10,6 +10,8 @@ package protocol BufferDeliveryTransport: DeliveryTransport {
     /// Allocates the buffers bodies are written into.
     var allocator: ByteBufferAllocator { get }
     /// Sends like ``DeliveryTransport/send(_:)``, with the body as a buffer, on `isolation`.
-    func send(url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
-              isolation: isolated (any Actor)?) async -> DeliveryResponse
+    func send(
+        url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
+        isolation: isolated (any Actor)?
+    ) async -> DeliveryResponse
 }

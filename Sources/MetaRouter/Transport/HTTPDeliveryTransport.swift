@@ -23,8 +23,10 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
 
     /// Creates a transport with its own client on the caller's `eventLoopGroup`;
     /// `maxConnectionsPerHost` should be at least the engine's concurrency.
-    public init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
-                security: TransportSecurity = TransportSecurity()) {
+    public init(
+        eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
+        security: TransportSecurity = TransportSecurity()
+    ) {
         var config = HTTPClient.Configuration()
         config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
         config.timeout.connect = .nanoseconds(Int64(connectTimeout.seconds * 1e9))

@@ -42,7 +42,7 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible, CustomDeb
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let url = URLComponents(string: withScheme), let scheme = url.scheme?.lowercased(),
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else { throw .init(setting: "proxy", "\"\(text)\" is not a proxy URL such as http://proxy.example:3128") }
         guard scheme == "http" else {
             throw .init(setting: "proxy", "\"\(text)\": only http:// proxies are supported, not \(scheme)://")
@@ -100,7 +100,8 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible, CustomDeb
         } else {
             return nil
         }
-        let bypass = noProxy.flatMap { $0.isEmpty ? nil : $0 }
+        let bypass =
+            noProxy.flatMap { $0.isEmpty ? nil : $0 }
             ?? ["no_proxy", "NO_PROXY"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         if let bypass, NoProxyList(bypass).bypasses(host: host) { return nil }
         do {

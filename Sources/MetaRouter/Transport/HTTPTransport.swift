@@ -17,14 +17,20 @@ public enum HTTPTransport: DeliveryTransport {
     /// lean for an `http://` or `https://` host without a proxy, AsyncHTTPClient otherwise. Give
     /// one `EventLoop` to keep every connection on one thread (and run the engine there too).
     /// It starts nothing: connections open on the first request.
-    public init(host: String, security: TransportSecurity = TransportSecurity(), maxConnectionsPerHost: Int,
-                eventLoopGroup: any EventLoopGroup) {
+    public init(
+        host: String, security: TransportSecurity = TransportSecurity(), maxConnectionsPerHost: Int,
+        eventLoopGroup: any EventLoopGroup
+    ) {
         if security.proxy == nil, LeanHTTPTransport.canSend(to: host) {
-            self = .lean(LeanHTTPTransport(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: maxConnectionsPerHost,
-                                           security: security))
+            self = .lean(
+                LeanHTTPTransport(
+                    eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: maxConnectionsPerHost,
+                    security: security))
         } else {
-            self = .asyncHTTPClient(HTTPDeliveryTransport(eventLoopGroup: eventLoopGroup,
-                                                          maxConnectionsPerHost: maxConnectionsPerHost, security: security))
+            self = .asyncHTTPClient(
+                HTTPDeliveryTransport(
+                    eventLoopGroup: eventLoopGroup,
+                    maxConnectionsPerHost: maxConnectionsPerHost, security: security))
         }
     }
 

@@ -90,8 +90,10 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let exchange = unwrapOutboundIn(data)
         guard inFlight == nil else {
-            exchange.promise.succeed(LeanHTTPAnswer(response: .networkError("a request is already in flight on this connection"),
-                                                    reusable: false))
+            exchange.promise.succeed(
+                LeanHTTPAnswer(
+                    response: .networkError("a request is already in flight on this connection"),
+                    reusable: false))
             promise?.succeed()
             return
         }

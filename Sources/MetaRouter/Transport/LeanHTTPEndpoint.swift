@@ -23,7 +23,8 @@ struct LeanHTTPEndpoint: Sendable {
     /// Parses `url`; nil unless it is an `http://` or `https://` URL with a host.
     init?(url: String) {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty else { return nil }
+            scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty
+        else { return nil }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.host = bare
         tls = scheme == "https"

@@ -53,8 +53,10 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     /// least the engine's concurrency); `connectTimeout` bounds opening a connection (and so does
     /// the request's own timeout). HTTPS connections trust and present what `security` says (its
     /// proxy is not used: choose ``HTTPDeliveryTransport`` for a proxy).
-    public init(eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
-                security: TransportSecurity = TransportSecurity()) {
+    public init(
+        eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
+        security: TransportSecurity = TransportSecurity()
+    ) {
         group = eventLoopGroup
         self.security = security
         maxIdlePerHost = max(1, maxConnectionsPerHost)
@@ -82,8 +84,10 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     /// POSTs `body` to `url` like ``send(_:)``, running on `isolation`: on an actor whose executor
     /// is the connection's event loop, the request is written and its answer resumes the caller
     /// without a thread hop.
-    package func send(url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
-                      isolation: isolated (any Actor)? = #isolation) async -> DeliveryResponse {
+    package func send(
+        url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> DeliveryResponse {
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         let endpoint: LeanHTTPEndpoint
         let head: HTTPRequestHead
@@ -113,8 +117,10 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
                 return .networkError("cannot connect to \(endpoint.authority): \(error)")
             }
         }
-        let answer = await exchange(LeanHTTPExchange(head: head, body: body, deadline: deadline,
-                                                      promise: channel.eventLoop.makePromise()), on: channel, fault: fault)
+        let answer = await exchange(
+            LeanHTTPExchange(
+                head: head, body: body, deadline: deadline,
+                promise: channel.eventLoop.makePromise()), on: channel, fault: fault)
         checkin(channel, key: endpoint.key, reusable: answer.reusable)
         return answer.response
     }
@@ -122,36 +128,42 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     /// Writes `exchange` to `channel` and waits for its answer, on `isolation`; cancelling the task
     /// abandons it. A write to a connection that closed first answers what `fault` says closed it,
     /// if anything.
-    private func exchange(_ exchange: LeanHTTPExchange, on channel: any Channel, fault: LeanConnectionFault?,
-                          isolation: isolated (any Actor)? = #isolation) async -> LeanHTTPAnswer {
+    private func exchange(
+        _ exchange: LeanHTTPExchange, on channel: any Channel, fault: LeanConnectionFault?,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> LeanHTTPAnswer {
         let promise = exchange.promise
-        return await withTaskCancellationHandler(operation: {
-            channel.writeAndFlush(exchange).whenFailure { error in
-                let response = fault?.response ?? .networkError("cannot send the request: \(error)")
-                promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
-            }
-            // Cancelled before the handler was installed: the exchange is in the pipeline now.
-            if Task.isCancelled { channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil) }
-            // The promise is only ever succeeded (failures are answers). Resuming here, rather
-            // than through `EventLoopFuture.get()`, keeps the caller on its own executor.
-            return await withCheckedContinuation(isolation: isolation) { continuation in
-                promise.futureResult.whenComplete { result in
-                    switch result {
-                    case .success(let answer): continuation.resume(returning: answer)
-                    case .failure(let error):
-                        continuation.resume(returning: LeanHTTPAnswer(response: .networkError(String(describing: error)), reusable: false))
+        return await withTaskCancellationHandler(
+            operation: {
+                channel.writeAndFlush(exchange).whenFailure { error in
+                    let response = fault?.response ?? .networkError("cannot send the request: \(error)")
+                    promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
+                }
+                // Cancelled before the handler was installed: the exchange is in the pipeline now.
+                if Task.isCancelled { channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil) }
+                // The promise is only ever succeeded (failures are answers). Resuming here, rather
+                // than through `EventLoopFuture.get()`, keeps the caller on its own executor.
+                return await withCheckedContinuation(isolation: isolation) { continuation in
+                    promise.futureResult.whenComplete { result in
+                        switch result {
+                        case .success(let answer): continuation.resume(returning: answer)
+                        case .failure(let error):
+                            continuation.resume(returning: LeanHTTPAnswer(response: .networkError(String(describing: error)), reusable: false))
+                        }
                     }
                 }
-            }
-        }, onCancel: {
-            channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil)
-        }, isolation: isolation)
+            },
+            onCancel: {
+                channel.triggerUserOutboundEvent(LeanHTTPCancel(), promise: nil)
+            }, isolation: isolation)
     }
 
     /// The endpoint and request head for a request to `url` with `headers` and a body of `length`
     /// bytes, or why it cannot be sent.
-    private func prepare(url: String, headers: [(name: String, value: String)],
-                         length: Int) -> Result<(LeanHTTPEndpoint, HTTPRequestHead), LeanRequestError> {
+    private func prepare(
+        url: String, headers: [(name: String, value: String)],
+        length: Int
+    ) -> Result<(LeanHTTPEndpoint, HTTPRequestHead), LeanRequestError> {
         state.withLockedValue { s in
             if s.heads[url] == nil {
                 guard let endpoint = LeanHTTPEndpoint(url: url) else {
@@ -162,8 +174,9 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
             }
             guard let head = s.heads[url]!.head(headers: headers, length: length) else {
                 let bad = headers.first { !LeanHTTPEndpoint.isValidToSend(name: $0.name, value: $0.value) }?.name ?? "?"
-                return .failure(LeanRequestError(
-                    "the header \"\(bad)\" cannot be sent (its name is not a token, or its value holds CR, LF or NUL)"))
+                return .failure(
+                    LeanRequestError(
+                        "the header \"\(bad)\" cannot be sent (its name is not a token, or its value holds CR, LF or NUL)"))
             }
             return .success((s.heads[url]!.endpoint, head))
         }
@@ -198,11 +211,13 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
 
     /// Keeps `channel` for the next request, or closes it.
     private func checkin(_ channel: any Channel, key: String, reusable: Bool) {
-        let keep = reusable && channel.isActive && state.withLockedValue { s in
-            guard !s.shutDown, s.idle[key, default: []].count < maxIdlePerHost else { return false }
-            s.idle[key, default: []].append(channel)
-            return true
-        }
+        let keep =
+            reusable && channel.isActive
+            && state.withLockedValue { s in
+                guard !s.shutDown, s.idle[key, default: []].count < maxIdlePerHost else { return false }
+                s.idle[key, default: []].append(channel)
+                return true
+            }
         if !keep { channel.close(promise: nil) }
     }
 
@@ -210,8 +225,10 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     /// and waits for the TLS handshake to succeed (by `deadline`).
     /// Also returns where the connection records a TLS refusal that arrives before the first request
     /// (TLS 1.3: a server refusing the client's certificate says so after the handshake).
-    private func connect(_ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?,
-                         deadline: NIODeadline) async throws -> (any Channel, LeanConnectionFault) {
+    private func connect(
+        _ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?,
+        deadline: NIODeadline
+    ) async throws -> (any Channel, LeanConnectionFault) {
         let handshake = tls == nil ? nil : group.next().makePromise(of: Void.self)
         let fault = LeanConnectionFault()
         let channel: any Channel
@@ -235,8 +252,10 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     }
 
     /// Opens the TCP connection with the pipeline (TLS first when `tls` is given).
-    private func bootstrap(_ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
-                           fault: LeanConnectionFault, deadline: NIODeadline) async throws -> any Channel {
+    private func bootstrap(
+        _ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
+        fault: LeanConnectionFault, deadline: NIODeadline
+    ) async throws -> any Channel {
         let encoding = {
             var encoding = HTTPRequestEncoder.Configuration()
             encoding.automaticallySetFramingHeaders = false  // the head carries Content-Length

@@ -54,7 +54,8 @@ package struct NoProxyList: Sendable, Equatable {
         }
         let colons = entry.filter { $0 == ":" }.count
         if colons == 1, let colon = entry.firstIndex(of: ":"),
-           entry[entry.index(after: colon)...].allSatisfy(\.isNumber) {
+            entry[entry.index(after: colon)...].allSatisfy(\.isNumber)
+        {
             return String(entry[..<colon])
         }
         return entry

@@ -36,8 +36,9 @@ extension TransportSecurity {
             return try NIOSSLContext(configuration: tls)
         } catch {
             if let client = clientCertificate {
-                throw .init(setting: Setting.clientPrivateKeyFile,
-                            "\(client.privateKeyFile) is not the private key of \(client.certificateFile) (\(error))")
+                throw .init(
+                    setting: Setting.clientPrivateKeyFile,
+                    "\(client.privateKeyFile) is not the private key of \(client.certificateFile) (\(error))")
             }
             throw .init(setting: Setting.caFile, "cannot set up TLS with these files: \(error)")
         }
@@ -75,8 +76,9 @@ extension TransportSecurity {
         do {
             return try NIOSSLPrivateKey(file: path, format: .pem)
         } catch {
-            throw .init(setting: Setting.clientPrivateKeyFile,
-                        "\(path) is not an unencrypted PEM private key (\(error))")
+            throw .init(
+                setting: Setting.clientPrivateKeyFile,
+                "\(path) is not an unencrypted PEM private key (\(error))")
         }
     }
 

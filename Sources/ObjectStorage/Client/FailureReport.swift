@@ -19,7 +19,8 @@ struct FailureReport: Sendable {
         let message: String
         switch kind {
         case .accessDenied:
-            message = "\(action): access denied (\(said)); the credentials come from \(credentialSource): check that they are valid and may read bucket \"\(bucket)\""
+            message =
+                "\(action): access denied (\(said)); the credentials come from \(credentialSource): check that they are valid and may read bucket \"\(bucket)\""
         case .noSuchBucket:
             message = "\(action): bucket \"\(bucket)\" does not exist (\(said))"
         case .noSuchKey:

@@ -20,7 +20,8 @@ extension S3Client {
             } catch let failure as AttemptFailure {
                 switch state.next(after: failure.failure, random: timing.random()) {
                 case .retry(let delay):
-                    logger.info("\(report.action): \(failure.summary); retrying in \(delay) (attempt \(attempts + 1) of \(settings.retry.maxAttempts))")
+                    logger.info(
+                        "\(report.action): \(failure.summary); retrying in \(delay) (attempt \(attempts + 1) of \(settings.retry.maxAttempts))")
                     try await timing.sleep(delay)
                 case .fail(let kind):
                     throw report.error(kind, last: failure, attempts: attempts)
@@ -76,8 +77,9 @@ extension S3Client {
         let head = ObjectHead(response: response, offset: offset)
         if offset > 0 {
             guard response.status == .partialContent, head.rangeStart == offset else {
-                throw AttemptFailure(.clientError(status: Int(response.status.code), code: nil),
-                                     detail: "asked for bytes from \(offset), the answer starts at \(head.rangeStart.map(String.init) ?? "0")")
+                throw AttemptFailure(
+                    .clientError(status: Int(response.status.code), code: nil),
+                    detail: "asked for bytes from \(offset), the answer starts at \(head.rangeStart.map(String.init) ?? "0")")
             }
         }
         return ObjectStream(head: head, body: response.body)

@@ -24,36 +24,44 @@ package final class S3Client: Sendable {
     let logger: Logger
 
     /// A client for a known region, endpoint and credential provider.
-    package init(httpClient: HTTPClient, settings: S3Settings, region: String, endpoint: S3Endpoint,
-                 credentials: any CredentialProvider, timing: S3Timing = .live,
-                 logger: Logger = Logger(label: "mr-replay.s3")) {
+    package init(
+        httpClient: HTTPClient, settings: S3Settings, region: String, endpoint: S3Endpoint,
+        credentials: any CredentialProvider, timing: S3Timing = .live,
+        logger: Logger = Logger(label: "mr-replay.s3")
+    ) {
         self.httpClient = httpClient
         self.settings = settings
         self.region = region
-        self.builder = S3RequestBuilder(endpoint: endpoint, addressing: settings.addressing,
-                                        requestPayer: settings.requestPayer)
+        self.builder = S3RequestBuilder(
+            endpoint: endpoint, addressing: settings.addressing,
+            requestPayer: settings.requestPayer)
         self.credentials = credentials
         self.timing = timing
         self.logger = logger
     }
 
     /// A client that finds its region, endpoint and credentials as the AWS tools do, from `sources`.
-    package convenience init(httpClient: HTTPClient, settings: S3Settings, sources: ConfigurationSources = .process,
-                             timing: S3Timing = .live, logger: Logger = Logger(label: "mr-replay.s3")) throws(S3Error) {
+    package convenience init(
+        httpClient: HTTPClient, settings: S3Settings, sources: ConfigurationSources = .process,
+        timing: S3Timing = .live, logger: Logger = Logger(label: "mr-replay.s3")
+    ) throws(S3Error) {
         let region = settings.resolveRegion(sources)
         let endpoint = try settings.resolveEndpoint(sources, region: region)
-        let provider = try CredentialChain.resolve(sources: sources, settings: settings, region: region,
-                                                   httpClient: httpClient, timing: timing)
-        self.init(httpClient: httpClient, settings: settings, region: region, endpoint: endpoint,
-                  credentials: provider, timing: timing, logger: logger)
+        let provider = try CredentialChain.resolve(
+            sources: sources, settings: settings, region: region,
+            httpClient: httpClient, timing: timing)
+        self.init(
+            httpClient: httpClient, settings: settings, region: region, endpoint: endpoint,
+            credentials: provider, timing: timing, logger: logger)
     }
 
     /// One page of the keys under `prefix` (ListObjectsV2).
     package func listPage(bucket: String, prefix: String, continuationToken: String?, maxKeys: Int? = nil) async throws -> ListPage {
         let report = report("listing s3://\(bucket)/\(prefix)", bucket: bucket, key: nil)
         return try await withRetries(report) {
-            let request = builder.listObjectsV2(bucket: bucket, prefix: prefix, continuationToken: continuationToken,
-                                                maxKeys: maxKeys)
+            let request = builder.listObjectsV2(
+                bucket: bucket, prefix: prefix, continuationToken: continuationToken,
+                maxKeys: maxKeys)
             let body = try await fetchWhole(request)
             do {
                 return try ListPage(parsing: body)
@@ -105,10 +113,13 @@ package final class S3Client: Sendable {
     }
 
     /// A blocking, resumable reader of one object, for a reader thread (``S3ObjectReader``).
-    package func reader(bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
-                        cancellation: ReadCancellation = ReadCancellation()) -> S3ObjectReader {
-        S3ObjectReader(client: self, bucket: bucket, key: key, etag: etag, offset: offset, size: size,
-                       cancellation: cancellation)
+    package func reader(
+        bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
+        cancellation: ReadCancellation = ReadCancellation()
+    ) -> S3ObjectReader {
+        S3ObjectReader(
+            client: self, bucket: bucket, key: key, etag: etag, offset: offset, size: size,
+            cancellation: cancellation)
     }
 
     /// The report for failures of `action`.

@@ -9,8 +9,10 @@ import AsyncHTTPClient
 package enum CredentialChain {
     /// The first source that has credentials; throws ``S3Error/Kind/credentials`` when none has,
     /// or the profile asked for is missing or uses a method this reader does not support.
-    package static func resolve(sources: ConfigurationSources, settings: S3Settings, region: String,
-                                httpClient: HTTPClient, timing: S3Timing) throws(S3Error) -> any CredentialProvider {
+    package static func resolve(
+        sources: ConfigurationSources, settings: S3Settings, region: String,
+        httpClient: HTTPClient, timing: S3Timing
+    ) throws(S3Error) -> any CredentialProvider {
         if let provider = environment(sources) { return provider }
         let sts = { () throws(S3Error) in try settings.resolveSTSEndpoint(sources, region: region) }
         if let tokenFile = sources.value("AWS_WEB_IDENTITY_TOKEN_FILE"), let role = sources.value("AWS_ROLE_ARN") {
@@ -29,7 +31,9 @@ package enum CredentialChain {
                     httpClient: httpClient, sources: sources, timing: timing, origin: origin)
             }
         }
-        throw S3Error(.credentials, """
+        throw S3Error(
+            .credentials,
+            """
             no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a \
             profile in \(sources.credentialsFilePath ?? "~/.aws/credentials"), or AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN
             """)
@@ -40,8 +44,9 @@ package enum CredentialChain {
         guard let keyID = sources.value("AWS_ACCESS_KEY_ID"), let secret = sources.value("AWS_SECRET_ACCESS_KEY") else {
             return nil
         }
-        let credentials = AWSCredentials(accessKeyID: keyID, secretAccessKey: secret,
-                                         sessionToken: sources.value("AWS_SESSION_TOKEN"))
+        let credentials = AWSCredentials(
+            accessKeyID: keyID, secretAccessKey: secret,
+            sessionToken: sources.value("AWS_SESSION_TOKEN"))
         let token = credentials.sessionToken == nil ? "" : " with AWS_SESSION_TOKEN"
         return StaticCredentialProvider(
             credentials, source: "the environment (AWS_ACCESS_KEY_ID \(credentials.maskedAccessKeyID)\(token))")
@@ -67,25 +72,31 @@ enum ProfileCredentials {
         var found: [(path: String, settings: [String: String])] = []
         for file in files {
             guard let text = sources.readFile(file.path),
-                  let settings = ProfileFile(parsing: text, kind: file.kind).profile(name) else { continue }
+                let settings = ProfileFile(parsing: text, kind: file.kind).profile(name)
+            else { continue }
             found.append((file.path, settings))
         }
         for (path, settings) in found {
             guard let keyID = settings["aws_access_key_id"], let secret = settings["aws_secret_access_key"] else { continue }
-            let credentials = AWSCredentials(accessKeyID: keyID, secretAccessKey: secret,
-                                             sessionToken: settings["aws_session_token"])
-            return .keys(StaticCredentialProvider(
-                credentials, source: "profile \"\(name)\" in \(path) (key \(credentials.maskedAccessKeyID))"))
+            let credentials = AWSCredentials(
+                accessKeyID: keyID, secretAccessKey: secret,
+                sessionToken: settings["aws_session_token"])
+            return .keys(
+                StaticCredentialProvider(
+                    credentials, source: "profile \"\(name)\" in \(path) (key \(credentials.maskedAccessKeyID))"))
         }
         for (path, settings) in found {
             if let tokenFile = settings["web_identity_token_file"], let role = settings["role_arn"] {
-                return .webIdentity(tokenFile: tokenFile, role: role, sessionName: settings["role_session_name"],
-                                    origin: "profile \"\(name)\" in \(path)")
+                return .webIdentity(
+                    tokenFile: tokenFile, role: role, sessionName: settings["role_session_name"],
+                    origin: "profile \"\(name)\" in \(path)")
             }
         }
         if let (path, settings) = found.first {
             let method = ["role_arn", "credential_process", "sso_session", "sso_start_url"].first { settings[$0] != nil }
-            throw S3Error(.credentials, """
+            throw S3Error(
+                .credentials,
+                """
                 profile "\(name)" in \(path) has no aws_access_key_id and aws_secret_access_key\
                 \(method.map { " (it uses \($0), which this reader does not support; export the credentials instead)" } ?? "")
                 """)

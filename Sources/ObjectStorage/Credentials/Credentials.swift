@@ -23,7 +23,8 @@ package struct AWSCredentials: Sendable, Equatable, CustomStringConvertible {
 
     /// The access key id with all but its last four characters masked, as `aws configure list` shows it.
     package var maskedAccessKeyID: String {
-        accessKeyID.count <= 4 ? String(repeating: "*", count: accessKeyID.count)
+        accessKeyID.count <= 4
+            ? String(repeating: "*", count: accessKeyID.count)
             : String(repeating: "*", count: accessKeyID.count - 4) + accessKeyID.suffix(4)
     }
 

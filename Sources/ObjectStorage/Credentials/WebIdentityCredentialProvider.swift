@@ -25,8 +25,10 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
     private var refreshing: Task<AWSCredentials, any Error>?
 
     /// A provider; `origin` says where the token file and role were configured.
-    package init(tokenFile: String, roleARN: String, sessionName: String?, stsEndpoint: S3Endpoint,
-                 httpClient: HTTPClient, sources: ConfigurationSources, timing: S3Timing, origin: String) {
+    package init(
+        tokenFile: String, roleARN: String, sessionName: String?, stsEndpoint: S3Endpoint,
+        httpClient: HTTPClient, sources: ConfigurationSources, timing: S3Timing, origin: String
+    ) {
         self.tokenFile = tokenFile
         self.roleARN = roleARN
         self.sessionName = sessionName
@@ -40,7 +42,8 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
     /// The cached credentials while they have more than ``refreshMargin`` left, else new ones.
     package func credentials() async throws -> AWSCredentials {
         if let cached, let expiration = cached.expiration,
-           expiration.timeIntervalSince(timing.now()) > Self.refreshMargin {
+            expiration.timeIntervalSince(timing.now()) > Self.refreshMargin
+        {
             return cached
         }
         if let refreshing { return try await refreshing.value }
@@ -69,8 +72,9 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
             case .retry(let delay):
                 try await timing.sleep(delay)
             case .fail:
-                throw S3Error(.credentials, "\(source): STS refused AssumeRoleWithWebIdentity (\(failure.summary))",
-                              status: failure.status, code: failure.body.code)
+                throw S3Error(
+                    .credentials, "\(source): STS refused AssumeRoleWithWebIdentity (\(failure.summary))",
+                    status: failure.status, code: failure.body.code)
             }
         }
     }

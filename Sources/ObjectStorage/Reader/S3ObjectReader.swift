@@ -53,8 +53,10 @@ package final class S3ObjectReader: ObjectByteStream {
     /// A reader of `bucket`/`key` from `offset`. Pass the listing's `etag` and `size` when known:
     /// the ETag is then pinned from the first request, and a reader at the end makes no request.
     /// `cancellation` may be shared by the readers of one run, so one stop request ends them all.
-    package init(client: S3Client, bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
-                 cancellation: ReadCancellation = ReadCancellation()) {
+    package init(
+        client: S3Client, bucket: String, key: String, etag: String?, offset: UInt64 = 0, size: UInt64? = nil,
+        cancellation: ReadCancellation = ReadCancellation()
+    ) {
         self.cancellation = cancellation
         self.client = client
         self.bucket = bucket
@@ -157,8 +159,9 @@ package final class S3ObjectReader: ObjectByteStream {
         guard let head = handoff.openedHead else { return }
         if let pinned = etag, let seen = head.etag, pinned != seen {
             close()
-            throw report.error(.objectChanged, last: AttemptFailure(.preconditionFailed, detail: "the store answered with ETag \(seen)"),
-                               attempts: 1)
+            throw report.error(
+                .objectChanged, last: AttemptFailure(.preconditionFailed, detail: "the store answered with ETag \(seen)"),
+                attempts: 1)
         }
         if etag == nil { etag = head.etag }
         if size == nil { size = head.size }
@@ -168,8 +171,9 @@ package final class S3ObjectReader: ObjectByteStream {
     private func finish(at size: UInt64) throws {
         close()
         guard position == size else {
-            throw S3Error(.rejected, "reading s3://\(bucket)/\(key): offset \(position) is past the object's end (\(size) bytes)",
-                          bucket: bucket, key: key)
+            throw S3Error(
+                .rejected, "reading s3://\(bucket)/\(key): offset \(position) is past the object's end (\(size) bytes)",
+                bucket: bucket, key: key)
         }
     }
 
@@ -180,7 +184,9 @@ package final class S3ObjectReader: ObjectByteStream {
         current = nil
         switch retry.next(after: failure.failure, random: client.timing.random()) {
         case .retry(let delay):
-            client.logger.warning("\(report.action): \(failure.summary) at byte \(position); reopening in \(delay) (failure \(retry.failures) of at most \(retry.policy.maxAttempts - 1))")
+            client.logger.warning(
+                "\(report.action): \(failure.summary) at byte \(position); reopening in \(delay) (failure \(retry.failures) of at most \(retry.policy.maxAttempts - 1))"
+            )
             client.timing.blockingSleep(delay)
             reopenOffsets.append(position)
         case .fail(let kind):

@@ -20,8 +20,10 @@ package struct S3Request: Sendable, Equatable {
     package var payloadHash: String
 
     /// A request, unsigned.
-    package init(method: String, endpoint: S3Endpoint, host: String, encodedPath: String, query: [SigV4.Parameter] = [],
-                 headers: [SigV4.Parameter] = [], payloadHash: String = SigV4.emptyPayloadHash) {
+    package init(
+        method: String, endpoint: S3Endpoint, host: String, encodedPath: String, query: [SigV4.Parameter] = [],
+        headers: [SigV4.Parameter] = [], payloadHash: String = SigV4.emptyPayloadHash
+    ) {
         self.method = method
         self.endpoint = endpoint
         self.host = host
@@ -51,11 +53,13 @@ package struct S3Request: Sendable, Equatable {
         headers.append(SigV4.Parameter("x-amz-content-sha256", payloadHash))
         headers.append(SigV4.Parameter("x-amz-date", timestamp))
         if let token = credentials.sessionToken { headers.append(SigV4.Parameter("x-amz-security-token", token)) }
-        let toSign = SigV4.Request(method: method, encodedPath: encodedPath, query: query,
-                                   headers: [SigV4.Parameter("host", host)] + headers, payloadHash: payloadHash)
-        let authorization = SigV4.authorization(toSign, accessKeyID: credentials.accessKeyID,
-                                                secretAccessKey: credentials.secretAccessKey, timestamp: timestamp,
-                                                region: region, service: service)
+        let toSign = SigV4.Request(
+            method: method, encodedPath: encodedPath, query: query,
+            headers: [SigV4.Parameter("host", host)] + headers, payloadHash: payloadHash)
+        let authorization = SigV4.authorization(
+            toSign, accessKeyID: credentials.accessKeyID,
+            secretAccessKey: credentials.secretAccessKey, timestamp: timestamp,
+            region: region, service: service)
         headers.append(SigV4.Parameter("Authorization", authorization))
     }
 }
@@ -108,19 +112,23 @@ package struct S3RequestBuilder: Sendable, Equatable {
     }
 
     /// Any request on a bucket (`key` nil) or an object.
-    package func request(_ method: String, bucket: String, key: String?, query: [SigV4.Parameter] = [],
-                         headers: [SigV4.Parameter] = [], payloadHash: String = SigV4.emptyPayloadHash) -> S3Request {
+    package func request(
+        _ method: String, bucket: String, key: String?, query: [SigV4.Parameter] = [],
+        headers: [SigV4.Parameter] = [], payloadHash: String = SigV4.emptyPayloadHash
+    ) -> S3Request {
         var headers = headers
         if requestPayer { headers.append(SigV4.Parameter("x-amz-request-payer", "requester")) }
         let keyPath = key.map { "/" + URIEncoding.path($0) } ?? ""
         if usesVirtualHost(bucket) {
-            return S3Request(method: method, endpoint: endpoint, host: "\(bucket).\(endpoint.authority)",
-                             encodedPath: key == nil ? "/" : keyPath, query: query, headers: headers,
-                             payloadHash: payloadHash)
+            return S3Request(
+                method: method, endpoint: endpoint, host: "\(bucket).\(endpoint.authority)",
+                encodedPath: key == nil ? "/" : keyPath, query: query, headers: headers,
+                payloadHash: payloadHash)
         }
-        return S3Request(method: method, endpoint: endpoint, host: endpoint.authority,
-                         encodedPath: "/\(URIEncoding.path(bucket))\(keyPath)", query: query, headers: headers,
-                         payloadHash: payloadHash)
+        return S3Request(
+            method: method, endpoint: endpoint, host: endpoint.authority,
+            encodedPath: "/\(URIEncoding.path(bucket))\(keyPath)", query: query, headers: headers,
+            payloadHash: payloadHash)
     }
 
     /// Virtual-hosted when asked for, or by default on AWS when the bucket can be a host name

@@ -11,8 +11,10 @@ package struct RetryPolicy: Sendable, Equatable {
     package var throttleFloor: Duration
 
     /// A policy; the defaults give up after 6 failed attempts and about 30 s of waiting.
-    package init(maxAttempts: Int = 6, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(20),
-                 throttleFloor: Duration = .seconds(1)) {
+    package init(
+        maxAttempts: Int = 6, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(20),
+        throttleFloor: Duration = .seconds(1)
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

@@ -77,8 +77,10 @@ package enum SigV4 {
     /// The canonical request: method, path, query, headers, signed header names, payload hash.
     package static func canonicalRequest(_ request: Request) -> String {
         let (headers, signed) = canonicalHeaders(request.headers)
-        return [request.method, request.encodedPath.isEmpty ? "/" : request.encodedPath,
-                canonicalQuery(request.query), headers, signed, request.payloadHash].joined(separator: "\n")
+        return [
+            request.method, request.encodedPath.isEmpty ? "/" : request.encodedPath,
+            canonicalQuery(request.query), headers, signed, request.payloadHash,
+        ].joined(separator: "\n")
     }
 
     /// Name=value pairs, each side encoded, sorted by encoded name then value, joined with `&`.
@@ -133,7 +135,8 @@ package enum SigV4 {
         let canonical = canonicalRequest(request)
         let toSign = stringToSign(canonicalRequest: canonical, timestamp: timestamp, scope: scope)
         let signature = signature(stringToSign: toSign, key: signingKey(secretAccessKey: secretAccessKey, scope: scope))
-        return "\(algorithm) Credential=\(accessKeyID)/\(scope.text), SignedHeaders=\(canonicalHeaders(request.headers).signed), Signature=\(signature)"
+        return
+            "\(algorithm) Credential=\(accessKeyID)/\(scope.text), SignedHeaders=\(canonicalHeaders(request.headers).signed), Signature=\(signature)"
     }
 
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC (the `x-amz-date` header).
@@ -143,8 +146,9 @@ package enum SigV4 {
         // Safe: `&seconds` and `&parts` point to one time_t and one tm, valid for the call, which
         // reads the first and writes the second.
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 }
 

@@ -38,7 +38,8 @@ package struct ListPage: Sendable, Equatable {
         var objects: [S3Object] = []
         for node in root.children("Contents") {
             guard let rawKey = node.text(of: "Key"),
-                  let key = encoded ? URIEncoding.decode(rawKey, plusIsSpace: true) : rawKey else {
+                let key = encoded ? URIEncoding.decode(rawKey, plusIsSpace: true) : rawKey
+            else {
                 throw S3Error(.rejected, "the store's listing has an object without a readable key")
             }
             let size = node.text(of: "Size").flatMap { UInt64($0.trimmingWhitespace()) } ?? 0
@@ -89,9 +90,9 @@ package enum STSResponse {
     /// Parses `AssumeRoleWithWebIdentityResponse/AssumeRoleWithWebIdentityResult/Credentials`.
     package static func credentials(parsing data: Data) -> AWSCredentials? {
         guard let root = XMLNode.parse(data),
-              let credentials = root.child("AssumeRoleWithWebIdentityResult")?.child("Credentials"),
-              let keyID = credentials.text(of: "AccessKeyId")?.trimmingWhitespace(),
-              let secret = credentials.text(of: "SecretAccessKey")?.trimmingWhitespace(), !keyID.isEmpty, !secret.isEmpty
+            let credentials = root.child("AssumeRoleWithWebIdentityResult")?.child("Credentials"),
+            let keyID = credentials.text(of: "AccessKeyId")?.trimmingWhitespace(),
+            let secret = credentials.text(of: "SecretAccessKey")?.trimmingWhitespace(), !keyID.isEmpty, !secret.isEmpty
         else { return nil }
         return AWSCredentials(
             accessKeyID: keyID, secretAccessKey: secret,

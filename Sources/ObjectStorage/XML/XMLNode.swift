@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// A parsed XML element: its name (without namespace prefix), its text and its children. Enough
@@ -38,8 +39,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [XMLNode] = []
     var root: XMLNode?
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         stack.append(XMLNode(name: elementName, text: "", children: []))
     }
 
@@ -53,8 +56,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?) {
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?
+    ) {
         guard let done = stack.popLast() else { return }
         if stack.isEmpty {
             root = done

@@ -56,7 +56,8 @@ struct ResumePlan: Sendable {
             }
             // An object is never "plain text" here: it cannot grow, so no window is fingerprinted.
             let plain = !isStdin && !source.isObject && !Self.isGzip(path)
-            let size = source.object?.size
+            let size =
+                source.object?.size
                 ?? (isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0))
             var input = Input(
                 source: source, path: path, resumeAt: nil, resumable: !isStdin, bytesBefore: total, isPlainText: plain, rules: rules)

@@ -19,8 +19,10 @@ extension ConfigLoader {
         var keyNode: YAMLNode?
         let m = try r.members(
             node, section: "ingestion",
-            allowed: ["host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http",
-                      "tls", "proxy", "no_proxy"])
+            allowed: [
+                "host", "write_key", "write_key_file", "path", "gzip", "tracing", "timeout_seconds", "allow_insecure_http",
+                "tls", "proxy", "no_proxy",
+            ])
         if let v = m["host"]?.value { config.ingestion.host = try r.string(v, "ingestion.host"); keyNode = keyNode ?? v }
         if let v = m["path"]?.value { config.delivery.path = try r.string(v, "ingestion.path") }
         if let v = m["gzip"]?.value { config.delivery.gzip = try r.bool(v, "ingestion.gzip") }

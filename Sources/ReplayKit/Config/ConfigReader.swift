@@ -70,7 +70,9 @@ struct ConfigReader {
         let text = try string(node, path).replacingOccurrences(of: "_", with: "")
         guard let v = Double(text), v.isFinite else { throw error(node, "'\(path)' must be a number") }
         guard v >= min, v <= max else {
-            throw error(node, max.isFinite ? "'\(path)' must be between \(Self.text(min)) and \(Self.text(max))" : "'\(path)' must be at least \(Self.text(min))")
+            throw error(
+                node,
+                max.isFinite ? "'\(path)' must be between \(Self.text(min)) and \(Self.text(max))" : "'\(path)' must be at least \(Self.text(min))")
         }
         return v
     }

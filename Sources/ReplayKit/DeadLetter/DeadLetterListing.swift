@@ -61,7 +61,8 @@ public struct DeadLetterListing: Codable, Sendable, Equatable {
         let where_ = events.map { "\($0.source):\($0.line)" }
         let whereWidth = where_.map(\.count).max() ?? 0
         for (k, e) in events.enumerated() {
-            out += where_[k].padding(toLength: whereWidth, withPad: " ", startingAt: 0) + "  "
+            out +=
+                where_[k].padding(toLength: whereWidth, withPad: " ", startingAt: 0) + "  "
                 + e.reason.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + (e.messageId ?? "-")
                 + "  (\((e.file as NSString).lastPathComponent):\(e.record))\n"
         }

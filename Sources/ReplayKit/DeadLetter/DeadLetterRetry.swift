@@ -39,8 +39,9 @@ public final class DeadLetterRetry: Sendable {
         config: ReplayConfig, stateDirectory: String, reason: String?, logger: Logger,
         embeddedCollector: EmbeddedCollectorURL? = nil, stopGrace: Duration = .seconds(5)
     ) {
-        self.init(config: config, stateDirectory: stateDirectory, reason: reason, logger: logger,
-                  embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace)
+        self.init(
+            config: config, stateDirectory: stateDirectory, reason: reason, logger: logger,
+            embeddedCollector: embeddedCollector, transport: nil, stopGrace: stopGrace)
     }
 
     /// Prepares a retry as above, sending through `transport` instead of the HTTP transport, and

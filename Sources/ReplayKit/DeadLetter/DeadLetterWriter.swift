@@ -1,6 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
 import JSONCore
+@_spi(PerLine) import MetaRouter
 
 /// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:
 /// `{"reason":..,"detail":..,"source":..,"line":N,"raw":..}` — `raw_base64` instead of `raw`
@@ -162,10 +162,15 @@ enum UTF8Check {
             let len: Int
             let minScalar: UInt32
             var scalar: UInt32
-            if c & 0xE0 == 0xC0 { len = 2; scalar = UInt32(c & 0x1F); minScalar = 0x80 }
-            else if c & 0xF0 == 0xE0 { len = 3; scalar = UInt32(c & 0x0F); minScalar = 0x800 }
-            else if c & 0xF8 == 0xF0 { len = 4; scalar = UInt32(c & 0x07); minScalar = 0x10000 }
-            else { return false }
+            if c & 0xE0 == 0xC0 {
+                len = 2; scalar = UInt32(c & 0x1F); minScalar = 0x80
+            } else if c & 0xF0 == 0xE0 {
+                len = 3; scalar = UInt32(c & 0x0F); minScalar = 0x800
+            } else if c & 0xF8 == 0xF0 {
+                len = 4; scalar = UInt32(c & 0x07); minScalar = 0x10000
+            } else {
+                return false
+            }
             guard i + len <= n else { return false }
             for k in 1..<len {
                 let d = bytes[i + k]

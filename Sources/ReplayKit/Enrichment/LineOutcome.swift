@@ -1,5 +1,5 @@
-@_spi(PerLine) import MetaRouter
 import Foundation
+@_spi(PerLine) import MetaRouter
 
 /// What became of one input line, at every stage: `Event` is what an event carries there.
 ///

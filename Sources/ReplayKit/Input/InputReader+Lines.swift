@@ -161,9 +161,10 @@ private struct LineBuffer {
         _ prefix: [UInt8], endOffset: UInt64, _ stream: ByteStream, _ body: (InputLine) throws -> Bool
     ) throws -> Bool {
         try prefix.withUnsafeBufferPointer { p in
-            try body(InputLine(
-                bytes: p, lineNumber: lineNumber, startOffset: overflowStart, endOffset: endOffset, truncated: true,
-                fileBytesRead: stream.fileBytesRead, fileSize: fileSize))
+            try body(
+                InputLine(
+                    bytes: p, lineNumber: lineNumber, startOffset: overflowStart, endOffset: endOffset, truncated: true,
+                    fileBytesRead: stream.fileBytesRead, fileSize: fileSize))
         }
     }
 }

@@ -88,7 +88,8 @@ enum SnapshotInput {
                 bytes: bytes, lineNumber: summary.elements + 1, startOffset: breakOffset,
                 endOffset: breakOffset + UInt64(bytes.count), truncated: false, fileBytesRead: stream.fileBytesRead,
                 fileSize: reader.fileSize)
-            line.damage = "the snapshot is damaged at byte \(breakOffset) (\(summary.breakReason ?? "unreadable")): "
+            line.damage =
+                "the snapshot is damaged at byte \(breakOffset) (\(summary.breakReason ?? "unreadable")): "
                 + "the \(bytes.count) bytes from there to the end of the file"
             _ = try body(line)
         }

@@ -27,7 +27,8 @@ extension ReportPage {
         for (k, line) in chart.lines.enumerated() {
             let points = line.points.map { "\(x($0.x)),\(y(min($0.y, maxY)))" }.joined(separator: " ")
             if !points.isEmpty {
-                svg += "<polyline class=\"series\" data-name=\"\(escape(line.name))\" fill=\"none\" stroke=\"\(line.color)\" "
+                svg +=
+                    "<polyline class=\"series\" data-name=\"\(escape(line.name))\" fill=\"none\" stroke=\"\(line.color)\" "
                     + "stroke-width=\"2\" points=\"\(points)\"/>\n"
             }
             let ly = top + 14 + Double(k) * 16
@@ -74,7 +75,8 @@ extension ReportPage {
             var outcome = p.outcome.result
             if let children = p.outcome.children { outcome += " into " + children.map(String.init).joined(separator: ", ") }
             if let reason = p.outcome.reason { outcome += ": \(p.outcome.events ?? 0) \(reason)" }
-            html += "<tr><td>\(p.batch)\(p.parent.map { " (from \($0))" } ?? "")</td><td>\(p.lane)</td><td>\(p.events)</td>"
+            html +=
+                "<tr><td>\(p.batch)\(p.parent.map { " (from \($0))" } ?? "")</td><td>\(p.lane)</td><td>\(p.events)</td>"
                 + "<td>\(escape(lines))</td><td>\(escape(attempts))</td><td>\(escape(outcome))</td></tr>\n"
         }
         html += "</tbody></table>\n"

@@ -38,21 +38,34 @@ package enum ReportPage {
     static func charts(_ t: RunTimeline) -> [Chart] {
         let statuses = t.statuses
         return [
-            Chart(id: "delivered", title: "Events delivered per second", unit: "events/s",
-                  lines: [("delivered", palette[0], t.rate { $0.delivered }),
-                          ("dead-lettered", palette[1], t.rate { $0.deadLettered })]),
-            Chart(id: "responses", title: "Responses by status, per second", unit: "responses/s",
-                  lines: statuses.enumerated().map { k, status in
-                      (status, palette[k % palette.count], t.rate { $0.responses[status] ?? 0 })
-                  }),
-            Chart(id: "retries", title: "Retries, breaker openings and rate-limit waits, per second", unit: "per s",
-                  lines: [("retries", palette[3], t.rate { $0.retries }),
-                          ("breaker openings", palette[1], t.rate { $0.breakerOpened }),
-                          ("rate-limit waits", palette[4], t.rate { $0.rateLimitWaits })]),
-            Chart(id: "progress", title: "Input progress", unit: "% of bytes read",
-                  lines: [("read", palette[2], t.samples.map { s in
-                      (s.seconds, s.bytesTotal > 0 ? 100 * Double(min(s.bytesRead, s.bytesTotal)) / Double(s.bytesTotal) : 0)
-                  })]),
+            Chart(
+                id: "delivered", title: "Events delivered per second", unit: "events/s",
+                lines: [
+                    ("delivered", palette[0], t.rate { $0.delivered }),
+                    ("dead-lettered", palette[1], t.rate { $0.deadLettered }),
+                ]),
+            Chart(
+                id: "responses", title: "Responses by status, per second", unit: "responses/s",
+                lines: statuses.enumerated().map { k, status in
+                    (status, palette[k % palette.count], t.rate { $0.responses[status] ?? 0 })
+                }),
+            Chart(
+                id: "retries", title: "Retries, breaker openings and rate-limit waits, per second", unit: "per s",
+                lines: [
+                    ("retries", palette[3], t.rate { $0.retries }),
+                    ("breaker openings", palette[1], t.rate { $0.breakerOpened }),
+                    ("rate-limit waits", palette[4], t.rate { $0.rateLimitWaits }),
+                ]),
+            Chart(
+                id: "progress", title: "Input progress", unit: "% of bytes read",
+                lines: [
+                    (
+                        "read", palette[2],
+                        t.samples.map { s in
+                            (s.seconds, s.bytesTotal > 0 ? 100 * Double(min(s.bytesRead, s.bytesTotal)) / Double(s.bytesTotal) : 0)
+                        }
+                    )
+                ]),
         ]
     }
 

@@ -160,7 +160,9 @@ public struct StatusReader: Sendable {
         }
         if let error = s.error {
             lines.append("  cannot be read: \(error)")
-        } else if s.inputs.isEmpty { lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below") }
+        } else if s.inputs.isEmpty {
+            lines.append(s.shards.isEmpty ? "  no checkpointed inputs" : "  no checkpointed inputs here; shards below")
+        }
         for i in s.inputs {
             let where_ = i.completed ? "completed" : "line \(i.line), byte \(i.offset)" + (i.percent.map { " (\($0)%)" } ?? "")
             lines.append("  \(i.path): \(where_)" + (i.size == nil ? " [file missing]" : ""))
@@ -169,7 +171,9 @@ public struct StatusReader: Sendable {
             let e = s.lastRunEvents
             lines.append(
                 "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
-                    + (e.map { ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending\($0.settledByRules)" } ?? ""))
+                    + (e.map {
+                        ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending\($0.settledByRules)"
+                    } ?? ""))
         }
         if let summary = s.lastRunProblemSummary { lines.append("  problem batches: \(summary)") }
         for p in s.lastRunProblems.prefix(Self.problemsShown) { lines.append("    " + describe(p)) }

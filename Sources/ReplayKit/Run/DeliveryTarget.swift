@@ -66,8 +66,9 @@ struct DeliveryTarget: Sendable {
         if let override {
             return DeliveryEngine(configuration: configuration, transport: override, logger: logger, onOutcomes: onOutcomes)
         }
-        return DeliveryEngine(configuration: configuration, transport: transport, logger: logger,
-                              eventLoop: transport.eventLoop, onOutcomes: onOutcomes)
+        return DeliveryEngine(
+            configuration: configuration, transport: transport, logger: logger,
+            eventLoop: transport.eventLoop, onOutcomes: onOutcomes)
     }
 
     /// Shuts down the HTTP transport.

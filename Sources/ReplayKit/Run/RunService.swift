@@ -1,8 +1,8 @@
 import Logging
 import MetaRouter
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 /// A run (``ReplayRunner/run(stop:)``, ``DeadLetterRetry/run(stop:)``) as a swift-service-lifecycle
 /// `Service`: a graceful shutdown of its group is the run's stop request.

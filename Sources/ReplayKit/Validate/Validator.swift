@@ -44,11 +44,12 @@ public struct ValidationSummary: Sendable {
         func counts(_ d: [String: Int]) -> JSONValue {
             .object(JSONObject(d.keys.sorted().map { ($0, JSONValue.number(JSONNumber(d[$0]!))) }))
         }
-        let value: JSONValue = .object(JSONObject([
-            ("lines", .number(JSONNumber(lines))), ("valid", .number(JSONNumber(valid))),
-            ("invalid", .number(JSONNumber(invalid))), ("blank", .number(JSONNumber(blank))),
-            ("reasons", counts(reasons)), ("skipped", counts(skipped)), ("warnings", .array(warnings.map { .string($0) })),
-        ]))
+        let value: JSONValue = .object(
+            JSONObject([
+                ("lines", .number(JSONNumber(lines))), ("valid", .number(JSONNumber(valid))),
+                ("invalid", .number(JSONNumber(invalid))), ("blank", .number(JSONNumber(blank))),
+                ("reasons", counts(reasons)), ("skipped", counts(skipped)), ("warnings", .array(warnings.map { .string($0) })),
+            ]))
         return value.encodedString
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// `autoStart: false`: no connection and nothing sent until `start()`.
 @Suite struct ClientAutoStartTests {
@@ -11,11 +11,12 @@ import MetaRouterTesting
         let server = CountingHTTPServer()
         let host = try await server.start()
         let clock = TestClock()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.ingestionHost = host
-            $0.autoStart = false
-            $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
-        }, clock: clock)  // the client's own HTTP transport
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.ingestionHost = host
+                $0.autoStart = false
+                $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
+            }, clock: clock)  // the client's own HTTP transport
         await startRunning(client)
         for i in 0..<5 { await client.track("E\(i)") }
         await waitForPumpToPark(client)
@@ -40,11 +41,12 @@ import MetaRouterTesting
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = CountingHTTPServer()
         let host = try await server.start()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.ingestionHost = host
-            $0.autoStart = false
-            $0.diskQueuePath = dir + "/queue.v1.json"
-        }, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.ingestionHost = host
+                $0.autoStart = false
+                $0.diskQueuePath = dir + "/queue.v1.json"
+            }, clock: TestClock())
         await startRunning(client)
         for i in 0..<3 { await client.track("E\(i)") }
         await client.shutdown()

@@ -1,18 +1,20 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
-import MetaRouterTesting
 
 /// `setConsent(_:)`: revoking data usage under GDPR purges what is pending (memory, overflow file,
 /// unread snapshot, engine queue) and drops new calls; granting it again resumes sending.
 @Suite struct ClientConsentTests {
-    static let revoked = Consent(isUserSubjectToGDPR: true, hasConsentForDataUsage: false,
-                                 hasConsentForAdsPersonalization: false, hasConsentForAdStorage: false)
-    static let granted = Consent(isUserSubjectToGDPR: true, hasConsentForDataUsage: true,
-                                 hasConsentForAdsPersonalization: false, hasConsentForAdStorage: true)
+    static let revoked = Consent(
+        isUserSubjectToGDPR: true, hasConsentForDataUsage: false,
+        hasConsentForAdsPersonalization: false, hasConsentForAdStorage: false)
+    static let granted = Consent(
+        isUserSubjectToGDPR: true, hasConsentForDataUsage: true,
+        hasConsentForAdsPersonalization: false, hasConsentForAdStorage: true)
 
     @Test func revocationPurgesFiveHundredPendingEventsInMemoryAndOnDiskAndSendsNone() async throws {
         let dir = temporaryDirectory()
@@ -30,11 +32,12 @@ import MetaRouterTesting
         }
         try DiskQueue(path: queuePath).save(earlier)
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.autoStart = false
-            $0.maxQueueEvents = 200
-            $0.diskQueuePath = queuePath
-        }, transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.autoStart = false
+                $0.maxQueueEvents = 200
+                $0.diskQueuePath = queuePath
+            }, transport: transport, clock: clock)
         for i in 0..<350 { await client.track("Pending \(i)") }
 
         let before = await client.stats
@@ -67,11 +70,12 @@ import MetaRouterTesting
         await client.drain()
         #expect(transport.events.map { $0["event"]?.stringValue } == ["After Grant"])
         let consent = transport.events.first?["context"]?.objectValue?["consent"]?.objectValue
-        #expect(consent == [
-            "isUserSubjectToGDPR": true, "hasConsentForDataUsage": true,
-            "hasConsentForAdsPersonalization": false, "hasConsentForAdStorage": true,
-            "ad_user_data": "granted", "ad_personalization": "denied", "ad_storage": "granted",
-        ])
+        #expect(
+            consent == [
+                "isUserSubjectToGDPR": true, "hasConsentForDataUsage": true,
+                "hasConsentForAdsPersonalization": false, "hasConsentForAdStorage": true,
+                "ad_user_data": "granted", "ad_personalization": "denied", "ad_storage": "granted",
+            ])
         await client.shutdown()
         #expect(!FileManager.default.fileExists(atPath: queuePath))
     }
@@ -79,10 +83,11 @@ import MetaRouterTesting
     @Test func revocationTakesBackEventsWaitingInTheEngineButNotRequestsAlreadySent() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.delivery.maxBatchEvents = 1000  // partial batches wait in the engine for a flush
-            $0.flushInterval = .seconds(3600)
-        }, transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.delivery.maxBatchEvents = 1000  // partial batches wait in the engine for a flush
+                $0.flushInterval = .seconds(3600)
+            }, transport: transport, clock: clock)
         await startRunning(client)
         await client.track("Sent Before")
         await client.drain()
@@ -104,19 +109,24 @@ import MetaRouterTesting
         let transport = ScriptedTransport()
         let client = try MetaRouterClient(options: clientOptions(), transport: transport, clock: TestClock())
         await startRunning(client)
-        await client.setConsent(Consent(isUserSubjectToGDPR: false, hasConsentForDataUsage: false,
-                                        hasConsentForAdsPersonalization: true, hasConsentForAdStorage: false))
+        await client.setConsent(
+            Consent(
+                isUserSubjectToGDPR: false, hasConsentForDataUsage: false,
+                hasConsentForAdsPersonalization: true, hasConsentForAdStorage: false))
         await client.track("Not Subject")
-        await client.setConsent(Consent(isUserSubjectToGDPR: true, hasConsentForDataUsage: true,
-                                        hasConsentForAdsPersonalization: false, hasConsentForAdStorage: false))
+        await client.setConsent(
+            Consent(
+                isUserSubjectToGDPR: true, hasConsentForDataUsage: true,
+                hasConsentForAdsPersonalization: false, hasConsentForAdStorage: false))
         await client.track("Ads Denied")
         await client.drain()
         let consents = transport.events.map { $0["context"]?.objectValue?["consent"]?.objectValue }
         let modeNames = ["isUserSubjectToGDPR", "ad_user_data", "ad_personalization", "ad_storage"]
-        #expect(consents.map { c in modeNames.map { c?[$0] } } == [
-            [false, "denied", "granted", "denied"],
-            [true, "granted", "denied", "denied"],
-        ])
+        #expect(
+            consents.map { c in modeNames.map { c?[$0] } } == [
+                [false, "denied", "granted", "denied"],
+                [true, "granted", "denied", "denied"],
+            ])
         #expect(await client.stats.droppedByConsent == 0)
         await client.shutdown()
     }

@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// App Tracking Transparency: `waitForTrackingAuthorization` holds events until the status is
 /// determined; `context.device.advertisingId` goes only with `authorized`.
@@ -19,10 +19,11 @@ import MetaRouterTesting
         _ status: TrackingAuthorizationStatus
     ) async throws {
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.waitForTrackingAuthorization = true
-            $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
-        }, transport: transport, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.waitForTrackingAuthorization = true
+                $0.delivery.maxBatchEvents = 1  // an event handed to the engine would go out at once
+            }, transport: transport, clock: TestClock())
         await startRunning(client)
         #expect(await client.setAdvertisingId(Self.idfa))
         for name in ["Opened", "Viewed", "Tapped"] { await client.track(name) }
@@ -72,11 +73,12 @@ import MetaRouterTesting
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.waitForTrackingAuthorization = true
-            $0.maxQueueEvents = 10
-            $0.diskQueuePath = queuePath
-        }, transport: transport, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.waitForTrackingAuthorization = true
+                $0.maxQueueEvents = 10
+                $0.diskQueuePath = queuePath
+            }, transport: transport, clock: TestClock())
         await startRunning(client)
         for i in 0..<25 { await client.track("E\(i)") }
         let held = await client.stats

@@ -1,10 +1,10 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// A store that can fail ("crash") on a chosen write and records every value written.
 final class CrashingStorage: KeyValueStorage {
@@ -47,8 +47,10 @@ final class CrashingStorage: KeyValueStorage {
         await startRunning(client)
         let firstAnonymous = await client.anonymousId
         await client.track("Browsing")
-        try await client.login(UserIdentities(customerId: "cust-1", email: "ann@example.com", mobileNumber: "+4915100000001",
-                                              other: ["crm_id": "crm-77"], traits: ["plan": "pro"]))
+        try await client.login(
+            UserIdentities(
+                customerId: "cust-1", email: "ann@example.com", mobileNumber: "+4915100000001",
+                other: ["crm_id": "crm-77"], traits: ["plan": "pro"]))
         await client.group("team-1")
         await client.track("Bought")
         try await client.modify(UserIdentities(email: "ann@new.example.com"), removing: ["phone"])
@@ -62,10 +64,11 @@ final class CrashingStorage: KeyValueStorage {
         await client.drain()
 
         let e = transport.events
-        #expect(e.map { $0["type"]?.stringValue ?? "" } == [
-            "track", "alias", "identify", "group", "track", "identify", "track",
-            "track", "alias", "identify", "identify", "track",
-        ])
+        #expect(
+            e.map { $0["type"]?.stringValue ?? "" } == [
+                "track", "alias", "identify", "group", "track", "identify", "track",
+                "track", "alias", "identify", "identify", "track",
+            ])
         // Anonymous → cust-1: alias of the anonymous id, identify with the typed identities.
         #expect(e[1]["anonymousId"]?.stringValue == firstAnonymous && e[1]["previousId"] == nil, "the SDKs' alias shape")
         #expect(e[1]["userId"]?.stringValue == "cust-1")
@@ -130,8 +133,9 @@ final class CrashingStorage: KeyValueStorage {
     @Test func eachTransitionIsOneWriteAndACrashDuringItLeavesThePreviousUser() async throws {
         let storage = CrashingStorage()
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions { $0.identityStorage = .custom(storage) },
-                                          transport: transport, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.identityStorage = .custom(storage) },
+            transport: transport, clock: TestClock())
         await startRunning(client)
         try await client.login(UserIdentities(customerId: "u-1", email: "u1@example.com"))
         await client.group("g-1")

@@ -5,8 +5,9 @@ import Testing
 /// The pure privacy policy.
 @Suite struct PrivacyGateTests {
     static func consent(gdpr: Bool, data: Bool) -> Consent {
-        Consent(isUserSubjectToGDPR: gdpr, hasConsentForDataUsage: data,
-                hasConsentForAdsPersonalization: true, hasConsentForAdStorage: true)
+        Consent(
+            isUserSubjectToGDPR: gdpr, hasConsentForDataUsage: data,
+            hasConsentForAdsPersonalization: true, hasConsentForAdStorage: true)
     }
 
     @Test func consentDropsOnlyWhenDataUsageIsRevokedUnderGDPR() {

@@ -22,9 +22,11 @@ struct MachineTrace {
 
 /// Runs a machine for `batch` to its end against `answer`, moving a plain number for time:
 /// a `wait(until:)` jumps to its deadline. No clock, no task, no sleep.
-func drive(_ batch: [Int], policy: inout DeliveryPolicy, from start: Duration = .zero, random: Double = 0.5,
-           wallClock: Date = Date(timeIntervalSince1970: 1_700_000_000),
-           answer: (_ attempt: Int, _ events: [Int]) -> DeliveryResponse) -> MachineTrace {
+func drive(
+    _ batch: [Int], policy: inout DeliveryPolicy, from start: Duration = .zero, random: Double = 0.5,
+    wallClock: Date = Date(timeIntervalSince1970: 1_700_000_000),
+    answer: (_ attempt: Int, _ events: [Int]) -> DeliveryResponse
+) -> MachineTrace {
     var machine = BatchDelivery(batch)
     var trace = MachineTrace()
     var now = start
@@ -111,13 +113,14 @@ struct BatchDeliveryTests {
         }
         #expect(events == Array(0..<row.batchSize))
         let verdict = machine.received(row.response, now: .zero, wallClock: Date(), random: 0.5, policy: &p)
-        let got: StatusRow.Expected? = switch verdict {
-        case .delivered(let e): e == events ? .delivered : nil
-        case .retry: .retry
-        case .split(let parts): parts.flatMap { $0 } == events && parts.count == 2 ? .split : nil
-        case .giveUp(let e, let reason): e == events ? .giveUp(reason) : nil
-        case .stop(let cause): .stop(cause)
-        }
+        let got: StatusRow.Expected? =
+            switch verdict {
+            case .delivered(let e): e == events ? .delivered : nil
+            case .retry: .retry
+            case .split(let parts): parts.flatMap { $0 } == events && parts.count == 2 ? .split : nil
+            case .giveUp(let e, let reason): e == events ? .giveUp(reason) : nil
+            case .stop(let cause): .stop(cause)
+            }
         #expect(got == row.expected, "verdict \(verdict)")
         let expectedState: CircuitBreaker.State = .closed(failures: row.failures == 0 ? 0 : 2)
         #expect(p.breaker.state == expectedState)
@@ -133,8 +136,9 @@ struct BatchDeliveryTests {
         #expect(p.batchLimit == p.maxBatchEvents)
     }
 
-    @Test("retryable answers are retried after the floor, then delivered",
-          arguments: [answer(500), answer(502), answer(503), answer(504), answer(408), answer(429), .networkError("refused")])
+    @Test(
+        "retryable answers are retried after the floor, then delivered",
+        arguments: [answer(500), answer(502), answer(503), answer(504), answer(408), answer(429), .networkError("refused")])
     func retryAfterTheFloor(failure: DeliveryResponse) {
         var p = policy()
         let trace = drive([7, 8], policy: &p) { attempt, _ in attempt == 0 ? failure : ok() }
@@ -169,14 +173,16 @@ struct BatchDeliveryTests {
         var testDescription: String { "\(status) Retry-After: \(value)" }
     }
 
-    @Test("Retry-After in seconds or as an HTTP-date sets the wait when it is the longest", arguments: [
-        RetryAfterRow(status: 429, value: "7", wait: .seconds(7), honored: true),
-        RetryAfterRow(status: 503, value: "120", wait: .seconds(120), honored: true),
-        RetryAfterRow(status: 503, value: "Tue, 14 Nov 2023 22:14:40 GMT", wait: .seconds(80), honored: true),
-        RetryAfterRow(status: 429, value: "0", wait: .seconds(1), honored: false),
-        RetryAfterRow(status: 429, value: "Tue, 14 Nov 2023 22:00:00 GMT", wait: .seconds(1), honored: false),
-        RetryAfterRow(status: 503, value: "soon", wait: .seconds(1), honored: false),
-    ])
+    @Test(
+        "Retry-After in seconds or as an HTTP-date sets the wait when it is the longest",
+        arguments: [
+            RetryAfterRow(status: 429, value: "7", wait: .seconds(7), honored: true),
+            RetryAfterRow(status: 503, value: "120", wait: .seconds(120), honored: true),
+            RetryAfterRow(status: 503, value: "Tue, 14 Nov 2023 22:14:40 GMT", wait: .seconds(80), honored: true),
+            RetryAfterRow(status: 429, value: "0", wait: .seconds(1), honored: false),
+            RetryAfterRow(status: 429, value: "Tue, 14 Nov 2023 22:00:00 GMT", wait: .seconds(1), honored: false),
+            RetryAfterRow(status: 503, value: "soon", wait: .seconds(1), honored: false),
+        ])
     func retryAfter(_ row: RetryAfterRow) {
         var p = policy()
         // Wall time 1_700_000_000 is Tue, 14 Nov 2023 22:13:20 GMT.
@@ -227,8 +233,9 @@ struct BatchDeliveryTests {
         #expect(p.batchLimit == 8)
     }
 
-    @Test("413 isolates a too-large event down to one event, which is given up too_large",
-          arguments: [1, 2, 5, 8, 13], [0, 4])
+    @Test(
+        "413 isolates a too-large event down to one event, which is given up too_large",
+        arguments: [1, 2, 5, 8, 13], [0, 4])
     func halvingDownToOne(size: Int, tooLarge: Int) {
         var p = policy()
         let batch = Array(0..<size)
@@ -241,8 +248,9 @@ struct BatchDeliveryTests {
         if expectGivenUp { #expect(trace.sends.last(where: { $0.events == [tooLarge] }) != nil) }
     }
 
-    @Test("a 4xx rejection bisects down to exactly the bad events, given up rejected_<status>",
-          arguments: [400, 422, 409, 410], [[3], [0, 7], [5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]])
+    @Test(
+        "a 4xx rejection bisects down to exactly the bad events, given up rejected_<status>",
+        arguments: [400, 422, 409, 410], [[3], [0, 7], [5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]])
     func bisection(code: Int, bad: [Int]) {
         var p = policy()
         let trace = drive(Array(0..<8), policy: &p) { _, events in events.contains(where: bad.contains) ? answer(code) : ok() }
@@ -324,12 +332,14 @@ struct BatchDeliveryTests {
 
 @Suite("GiveUpReason: stable names")
 struct GiveUpReasonTests {
-    @Test("each reason has the name dead letters and reports use, and parses back", arguments: [
-        (GiveUpReason.tooLarge, "too_large"),
-        (.rejected(status: 400), "rejected_400"),
-        (.rejected(status: 422), "rejected_422"),
-        (.rejected(status: 409), "rejected_409"),
-    ])
+    @Test(
+        "each reason has the name dead letters and reports use, and parses back",
+        arguments: [
+            (GiveUpReason.tooLarge, "too_large"),
+            (.rejected(status: 400), "rejected_400"),
+            (.rejected(status: 422), "rejected_422"),
+            (.rejected(status: 409), "rejected_409"),
+        ])
     func names(reason: GiveUpReason, name: String) {
         #expect(reason.rawValue == name)
         #expect("\(reason)" == name)

@@ -2,9 +2,9 @@ import Foundation
 import JSONCore
 import NIOCore
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
 
 @Suite struct BatchEncoderTests {
     @Test func splicesSentAtAndWriteKeyIntoEveryEventIncludingEmptyObjects() throws {

@@ -1,10 +1,10 @@
 import Foundation
 import GzipCodec
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 @Suite struct EngineBatchingTests {
     @Test func deliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {

@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// `submit(chunk:)`: events that share one storage are delivered exactly like the same events
 /// submitted one by one.
@@ -57,7 +57,8 @@ import MetaRouterTesting
             batch.contains { $0["messageId"]?.stringValue == "bad" } ? .status(400, headers: []) : .status(200, headers: [])
         }
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
         async let _ = engine.run()
         _ = await engine.submit(chunk: chunk)
         let stats = await engine.finish()
@@ -86,8 +87,11 @@ import MetaRouterTesting
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 10; $0.concurrency = 3 }, transport: transport,
-                                    clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config {
+                $0.maxBatchEvents = 10; $0.concurrency = 3
+            }, transport: transport,
+            clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
         async let _ = engine.run()
         let accepted = await engine.submit(chunk: chunk(of: events))
         let stats = await engine.finish()
@@ -113,14 +117,16 @@ import MetaRouterTesting
         #expect(sink.all.isEmpty)
     }
 
-    @Test("the precondition on entries holds for exact objects only", arguments: [
-        ("{\"a\":1}", 0..<7, true),
-        ("{\"a\":1} ", 0..<8, false),
-        ("x{\"a\":1}", 0..<8, false),
-        ("{}", 0..<2, false),
-        ("{ \n}", 0..<4, false),
-        ("{\"a\":1}", 0..<9, false),
-    ])
+    @Test(
+        "the precondition on entries holds for exact objects only",
+        arguments: [
+            ("{\"a\":1}", 0..<7, true),
+            ("{\"a\":1} ", 0..<8, false),
+            ("x{\"a\":1}", 0..<8, false),
+            ("{}", 0..<2, false),
+            ("{ \n}", 0..<4, false),
+            ("{\"a\":1}", 0..<9, false),
+        ])
     func entryPrecondition(text: String, range: Range<Int>, valid: Bool) {
         let bytes = Array(text.utf8)
         let inside = range.upperBound <= bytes.count
@@ -131,8 +137,10 @@ import MetaRouterTesting
     @Test("an entry that is not one object stops the process before it is sent, in every build")
     func chunkPreconditionTraps() async {
         await #expect(processExitsWith: .failure) {
-            let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
-                                        transport: ScriptedTransport(clock: TestClock(advancing: .automatically))) { _ in }
+            let engine = DeliveryEngine(
+                configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
+                transport: ScriptedTransport(clock: TestClock(advancing: .automatically))
+            ) { _ in }
             async let _ = engine.run()
             let bad = EventChunk(storage: Array("{\"a\":1} junk".utf8), entries: [.init(range: 0..<12, laneKey: 1, tag: 0)])
             _ = await engine.submit(chunk: bad)
@@ -143,8 +151,10 @@ import MetaRouterTesting
     @Test("submit(chunk:) stops the process on an entry outside the storage, in every build")
     func chunkBoundsTrap() async {
         await #expect(processExitsWith: .failure) {
-            let engine = DeliveryEngine(configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
-                                        transport: ScriptedTransport(clock: TestClock(advancing: .automatically))) { _ in }
+            let engine = DeliveryEngine(
+                configuration: DeliveryConfiguration(host: "http://127.0.0.1:9", writeKey: "k"),
+                transport: ScriptedTransport(clock: TestClock(advancing: .automatically))
+            ) { _ in }
             async let _ = engine.run()
             let bad = EventChunk(storage: Array("{\"a\":1}".utf8), entries: [.init(range: 0..<9, laneKey: 1, tag: 0)])
             _ = await engine.submit(chunk: bad)

@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// Mixed answers under concurrency: the engine's invariants must hold whatever the interleaving.
 @Suite struct EngineInvariantTests {

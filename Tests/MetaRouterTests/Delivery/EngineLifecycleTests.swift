@@ -1,16 +1,16 @@
 import Foundation
-import Testing
-
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
+import Testing
 
 @Suite struct EngineLifecycleTests {
     @Test func cancelReportsEverythingNotDeliveredExactlyOnce() async {
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 3 }, transport: transport,
-                                    clock: clock, onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config { $0.maxBatchEvents = 3 }, transport: transport,
+            clock: clock, onOutcomes: sink.callback)
         await running(engine) {
             for i in 0..<10 { _ = await engine.submit(testEvent("m\(i)")) }
             await transport.waitForArrivals(1)
@@ -33,8 +33,9 @@ import MetaRouterTesting
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
-                                    clock: clock, onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
+            clock: clock, onOutcomes: sink.callback)
         await running(engine) {
             for i in 0..<5 { _ = await engine.submit(testEvent("m\(i)")) }
             let stats = await engine.cancel(grace: .seconds(5))
@@ -50,8 +51,11 @@ import MetaRouterTesting
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxPendingEvents = 3; $0.maxBatchEvents = 10 },
-                                    transport: transport, clock: clock, onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config {
+                $0.maxPendingEvents = 3; $0.maxBatchEvents = 10
+            },
+            transport: transport, clock: clock, onOutcomes: sink.callback)
         await running(engine) {
             for i in 0..<3 { _ = await engine.submit(testEvent("m\(i)")) }
             async let fourth = engine.submit(testEvent("m3"))
@@ -69,8 +73,9 @@ import MetaRouterTesting
     @Test func aCancelledSubmitReturnsWithoutTakingTheEvent() async {
         let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxPendingEvents = 1 }, transport: transport,
-                                    clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config { $0.maxPendingEvents = 1 }, transport: transport,
+            clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
         await running(engine) {
             #expect(await engine.submit(testEvent("m0")))
             let blocked = Task { await engine.submit(testEvent("m1")) }
@@ -88,8 +93,9 @@ import MetaRouterTesting
     @Test func aCancelledRunStopsTheEngineAndSettlesEverything() async {
         let transport = ScriptedTransport(holdingAll: true)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
-                                    clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config { $0.maxBatchEvents = 2 }, transport: transport,
+            clock: TestClock(advancing: .automatically), onOutcomes: sink.callback)
         let run = Task { await engine.run() }
         for i in 0..<5 { _ = await engine.submit(testEvent("m\(i)")) }
         await transport.waitForArrivals(1)
@@ -136,7 +142,10 @@ import MetaRouterTesting
         #expect(error { $0.host = "http://localhost:8080" } == nil)
         #expect(error { $0.host = "http://[::1]:8080" } == nil)
         #expect(error { $0.host = "http://ingest.example.com" } == "host")
-        #expect(error { $0.host = "http://ingest.example.com"; $0.allowInsecureHTTP = true } == nil)
+        #expect(
+            error {
+                $0.host = "http://ingest.example.com"; $0.allowInsecureHTTP = true
+            } == nil)
         #expect(error { $0.host = "ftp://x" } == "host")
         #expect(error { $0.host = "not a url" } == "host")
         #expect(error { $0.writeKey = "" } == "writeKey")

@@ -1,12 +1,12 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// A buffer transport on one event loop: records each body it is handed, whether `send` ran on
 /// its loop, and answers from a script.
@@ -29,8 +29,10 @@ final class LoopBoundTransport: BufferDeliveryTransport {
     var homeEventLoop: (any EventLoop)? { loop }
     var sent: [Sent] { log.withLock { $0 } }
 
-    func send(url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
-              isolation: isolated (any Actor)?) async -> DeliveryResponse {
+    func send(
+        url: String, headers: [(name: String, value: String)], body: ByteBuffer, timeout: Duration,
+        isolation: isolated (any Actor)?
+    ) async -> DeliveryResponse {
         let index = log.withLock { log in
             log.append(Sent(body: Array(body.readableBytesView), onLoop: loop.inEventLoop))
             return log.count - 1
@@ -53,8 +55,9 @@ final class LoopBoundTransport: BufferDeliveryTransport {
         let transport = LoopBoundTransport(loop: loop) { $0 == 0 ? .status(503, headers: []) : .status(200, headers: []) }
         let clock = TestClock(advancing: .automatically)
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config(), bufferTransport: transport, clock: clock, random: FixedRandom(value: 0.5),
-                                    eventLoop: transport.homeEventLoop, onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config(), bufferTransport: transport, clock: clock, random: FixedRandom(value: 0.5),
+            eventLoop: transport.homeEventLoop, onOutcomes: sink.callback)
         async let _ = engine.run()
         for i in 0..<5 { #expect(await engine.submit(testEvent("m\(i)", user: "u"))) }
         let stats = await engine.finish()
@@ -105,7 +108,9 @@ final class LoopBoundTransport: BufferDeliveryTransport {
             let events = 1 + round % 7
             for i in 0..<events { _ = await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) }
             let done = Atomic<Bool>(false)
-            let finishing = Task { _ = await engine.finish(); done.store(true, ordering: .releasing) }
+            let finishing = Task {
+                _ = await engine.finish(); done.store(true, ordering: .releasing)
+            }
             for _ in 0..<1000 where !done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
             let finished = done.load(ordering: .acquiring)
             if finished { await finishing.value }

@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// The status table through the whole engine (lanes, clock, transport); the decisions alone are
 /// tested row by row in `BatchDeliveryTests`.
@@ -14,9 +14,11 @@ import MetaRouterTesting
 
     @Test func retryableAnswersAreRetriedAfterTheFloorThenDelivered() async {
         let clock = TestClock(advancing: .automatically)
-        let transport = ScriptedTransport(clock: clock, sequence: [
-            status(500), status(503), status(408), status(429), .networkError("reset"),
-        ])
+        let transport = ScriptedTransport(
+            clock: clock,
+            sequence: [
+                status(500), status(503), status(408), status(429), .networkError("reset"),
+            ])
         let c = config { $0.breaker.failureThreshold = 100 }
         let (engine, stats, sink) = await runEngine(c, transport, clock: clock, events: [testEvent("a"), testEvent("b")])
         #expect(transport.requests.count == 6)
@@ -87,9 +89,11 @@ import MetaRouterTesting
 
     @Test func retryAfterHTTPDateIsHonored() async {
         let clock = TestClock(advancing: .automatically, wallOrigin: Date(timeIntervalSince1970: 784_111_777 - 30))
-        let transport = ScriptedTransport(clock: clock, sequence: [
-            status(503, [("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
-        ])
+        let transport = ScriptedTransport(
+            clock: clock,
+            sequence: [
+                status(503, [("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")])
+            ])
         let (_, stats, _) = await runEngine(config(), transport, clock: clock, events: [testEvent("a")])
         #expect(transport.requests.map(\.at) == [.zero, .seconds(30)])
         #expect(stats.retryAfterHonored == 1)
@@ -174,8 +178,11 @@ import MetaRouterTesting
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { i, _ in i == 0 ? .status(200, headers: []) : .status(code, headers: []) }
         let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config { $0.concurrency = 2; $0.maxBatchEvents = 5 },
-                                    transport: transport, clock: clock, onOutcomes: sink.callback)
+        let engine = DeliveryEngine(
+            configuration: config {
+                $0.concurrency = 2; $0.maxBatchEvents = 5
+            },
+            transport: transport, clock: clock, onOutcomes: sink.callback)
         async let _ = engine.run()
         var accepted = 0
         for i in 0..<40 where await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) { accepted += 1 }

@@ -3,13 +3,13 @@ import GzipCodec
 import Hummingbird
 import JSONCore
 import Logging
+import MetaRouterTesting
 import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
 
 /// `HTTPDeliveryTransport` against a tiny in-process loopback server.
 @Suite(.serialized) struct HTTPTransportTests {
@@ -26,15 +26,19 @@ import MetaRouterTesting
     }
 
     /// Starts a server answering `status` to `POST /base/v1/batch`; returns its port and a stop function.
-    private func startServer(status: HTTPResponse.Status, headers: HTTPFields = [:], answerBytes: Int = 0,
-                             seen: SeenLog) async throws -> (Int, Task<Void, any Error>) {
+    private func startServer(
+        status: HTTPResponse.Status, headers: HTTPFields = [:], answerBytes: Int = 0,
+        seen: SeenLog
+    ) async throws -> (Int, Task<Void, any Error>) {
         let router = Router()
         router.post("/base/v1/batch") { request, _ -> Response in
             var request = request
             let body = try await request.collectBody(upTo: 1 << 20)
             seen.withLock {
-                $0.append(Seen(path: request.uri.path, authorization: request.headers[.authorization],
-                               encoding: request.headers[.contentEncoding], body: Array(body.readableBytesView)))
+                $0.append(
+                    Seen(
+                        path: request.uri.path, authorization: request.headers[.authorization],
+                        encoding: request.headers[.contentEncoding], body: Array(body.readableBytesView)))
             }
             guard answerBytes > 0 else { return Response(status: status, headers: headers) }
             let answer = ByteBuffer(repeating: UInt8(ascii: "x"), count: answerBytes)
@@ -48,8 +52,9 @@ import MetaRouterTesting
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         var port = 0
         for await p in ports {
@@ -63,9 +68,10 @@ import MetaRouterTesting
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .tooManyRequests, headers: [.retryAfter: "3"], seen: seen)
         let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch",
-                                      headers: [("Authorization", "Basic abc"), ("Content-Type", "application/json")],
-                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        let request = DeliveryRequest(
+            url: "http://127.0.0.1:\(port)/base/v1/batch",
+            headers: [("Authorization", "Basic abc"), ("Content-Type", "application/json")],
+            body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
         let response = await transport.send(request)
         guard case .status(let code, _) = response else { Issue.record("got \(response)"); return }
         #expect(code == 429)
@@ -89,8 +95,9 @@ import MetaRouterTesting
     @Test func aTransportOnTheSharedGroupLeavesItRunning() async throws {
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .ok, seen: seen)
-        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
-                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        let request = DeliveryRequest(
+            url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
+            body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
         for _ in 0..<2 {
             let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, maxConnectionsPerHost: 2)
             let response = await transport.send(request)
@@ -109,8 +116,9 @@ import MetaRouterTesting
         let seen = SeenLog()
         let (port, server) = try await startServer(status: .ok, answerBytes: bytes, seen: seen)
         let transport = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
-                                      body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
+        let request = DeliveryRequest(
+            url: "http://127.0.0.1:\(port)/base/v1/batch", headers: [],
+            body: Array(#"{"batch":[]}"#.utf8), timeout: .seconds(10))
         let first = await transport.send(request)
         let second = await transport.send(request)
         await transport.shutdown()

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) import MetaRouter
 
 /// A test event with messageId `id`.
 func testEvent(_ id: String, user: String? = nil, padding: Int = 0, tag: UInt64 = 0) -> EncodedEvent {
@@ -22,11 +21,14 @@ func config(_ edit: (inout DeliveryConfiguration) -> Void = { _ in }) -> Deliver
 }
 
 /// Runs `events` through a new engine and returns it with the outcomes.
-func runEngine(_ configuration: DeliveryConfiguration, _ transport: any DeliveryTransport, clock: TestClock,
-               random: Double = 0.5, events: [EncodedEvent]) async -> (DeliveryEngine, DeliveryStats, OutcomeSink) {
+func runEngine(
+    _ configuration: DeliveryConfiguration, _ transport: any DeliveryTransport, clock: TestClock,
+    random: Double = 0.5, events: [EncodedEvent]
+) async -> (DeliveryEngine, DeliveryStats, OutcomeSink) {
     let sink = OutcomeSink()
-    let engine = DeliveryEngine(configuration: configuration, transport: transport, clock: clock,
-                                random: FixedRandom(value: random), onOutcomes: sink.callback)
+    let engine = DeliveryEngine(
+        configuration: configuration, transport: transport, clock: clock,
+        random: FixedRandom(value: random), onOutcomes: sink.callback)
     let stats = await running(engine) {
         for e in events { _ = await engine.submit(e) }
         return await engine.finish()

@@ -130,7 +130,8 @@ private final class ScriptedHandler: ChannelInboundHandler {
         case .reset:
             // SO_LINGER 0: close() sends RST instead of FIN.
             let channel = context.channel
-            let lingering = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            let lingering =
+                (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
                 ?? channel.eventLoop.makeSucceededVoidFuture()
             lingering.whenComplete { _ in channel.close(promise: nil) }
         case .status(let code, let headers, let bodyBytes, let close):

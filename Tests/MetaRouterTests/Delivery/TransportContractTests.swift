@@ -14,11 +14,15 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     func make(maxConnectionsPerHost: Int = 4) -> HTTPTransport {
         switch self {
         case .asyncHTTPClient:
-            .asyncHTTPClient(HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                                                   maxConnectionsPerHost: maxConnectionsPerHost))
+            .asyncHTTPClient(
+                HTTPDeliveryTransport(
+                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                    maxConnectionsPerHost: maxConnectionsPerHost))
         case .lean:
-            .lean(LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
-                                    maxConnectionsPerHost: maxConnectionsPerHost))
+            .lean(
+                LeanHTTPTransport(
+                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
+                    maxConnectionsPerHost: maxConnectionsPerHost))
         }
     }
 }
@@ -30,10 +34,13 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     private static let body = Array(#"{"batch":[{"type":"track","event":"E"}],"sentAt":"2026-11-23T00:00:00.000Z"}"#.utf8)
 
     private func request(_ port: Int, path: String = "/v1/batch", timeout: Duration = .seconds(10)) -> DeliveryRequest {
-        DeliveryRequest(url: "http://127.0.0.1:\(port)\(path)",
-                        headers: [("Authorization", "Basic S0s6"), ("Content-Type", "application/json"),
-                                  ("User-Agent", "contract/1")],
-                        body: Self.body, timeout: timeout)
+        DeliveryRequest(
+            url: "http://127.0.0.1:\(port)\(path)",
+            headers: [
+                ("Authorization", "Basic S0s6"), ("Content-Type", "application/json"),
+                ("User-Agent", "contract/1"),
+            ],
+            body: Self.body, timeout: timeout)
     }
 
     @Test(arguments: TransportKind.allCases, [200, 400, 413, 429, 500])

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
+import MetaRouterTesting
 import ServiceLifecycle
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
-import MetaRouterTesting
 
 /// `MetaRouterClient` as a `Service`: nothing starts before `run()`, calls made before it are
 /// kept, and a graceful shutdown, a cancellation or `shutdown()` end the run the same way.
@@ -30,8 +30,9 @@ import MetaRouterTesting
         let clock = TestClock()
         try writeSnapshot(["Saved1", "Saved2"], to: queuePath, clock: clock)
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: transport, clock: clock)
         await client.track("New")
         await client.flush()  // not running: nothing happens
         let queued = await client.stats.queued
@@ -52,8 +53,9 @@ import MetaRouterTesting
     @Test("a service group runs the client; its graceful shutdown delivers and ends the run")
     func serviceGroup() async throws {
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions { $0.flushInterval = .seconds(3600) },
-                                          transport: transport, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.flushInterval = .seconds(3600) },
+            transport: transport, clock: TestClock())
         await client.track("Before Run")
         let group = ServiceGroup(services: [client], logger: Logger(label: "test.group"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -74,8 +76,9 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(status: 401), clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: ScriptedTransport(status: 401), clock: TestClock())
         let running = await startRunning(client)
         await client.track("E0")
         await client.track("E1")

@@ -13,9 +13,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let storePath = dir + "/events.ndjson"
-        let server = CollectorServer(configuration: CollectorConfiguration(
-            writeKey: "client-key", store: .ndjson(storePath), strict: true,
-            faults: FaultConfiguration(seed: 5, failureRate: 0.2, failureStatus: 503, resetRate: 0.05)))
+        let server = CollectorServer(
+            configuration: CollectorConfiguration(
+                writeKey: "client-key", store: .ndjson(storePath), strict: true,
+                faults: FaultConfiguration(seed: 5, failureRate: 0.2, failureStatus: 503, resetRate: 0.05)))
         _ = try await server.start()
         var options = ClientOptions(writeKey: "client-key", ingestionHost: await server.baseURL)
         options.delivery.retryFloor = .milliseconds(10)

@@ -1,19 +1,20 @@
 import Foundation
 import JSONCore
+import MetaRouterTesting
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
-import MetaRouterTesting
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {
     @Test func callsAreEnrichedWithIdentityContextMessageIdAndTimestamp() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.context = ContextInfo(libraryName: "my-server", libraryVersion: "2.0", app: ["name": "shop"])
-        }, transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.context = ContextInfo(libraryName: "my-server", libraryVersion: "2.0", app: ["name": "shop"])
+            }, transport: transport, clock: clock)
         await startRunning(client)
         let anonymousId = await client.anonymousId
         #expect(UUID(uuidString: anonymousId) != nil)
@@ -111,10 +112,11 @@ import MetaRouterTesting
     @Test func flushTimerSendsPartialBatchesEveryInterval() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.flushInterval = .seconds(10)
-            $0.delivery.maxBatchEvents = 100
-        }, transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.flushInterval = .seconds(10)
+                $0.delivery.maxBatchEvents = 100
+            }, transport: transport, clock: clock)
         await startRunning(client)
         await clock.waitForSleepers(1)  // the timer waits for its first tick
         await client.track("One")
@@ -136,8 +138,9 @@ import MetaRouterTesting
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(status: 401), clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: ScriptedTransport(status: 401), clock: TestClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -163,10 +166,11 @@ import MetaRouterTesting
         let queuePath = dir + "/queue.v1.json"
         let clock = TestClock()
         // The endpoint fails and one attempt is all the budget: the engine stops with retriesExhausted.
-        let failing = try MetaRouterClient(options: clientOptions {
-            $0.diskQueuePath = queuePath
-            $0.delivery.maxAttempts = 1
-        }, transport: ScriptedTransport(status: 503), clock: clock)
+        let failing = try MetaRouterClient(
+            options: clientOptions {
+                $0.diskQueuePath = queuePath
+                $0.delivery.maxAttempts = 1
+            }, transport: ScriptedTransport(status: 503), clock: clock)
         await startRunning(failing)
         await failing.track("A")
         await failing.track("B")
@@ -184,8 +188,9 @@ import MetaRouterTesting
         let savedIds = saved.events.map(\.messageId)
 
         let transport = ScriptedTransport()
-        let next = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                        transport: transport, clock: clock)
+        let next = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: transport, clock: clock)
         await startRunning(next)
         #expect(!(FileManager.default.fileExists(atPath: queuePath)), "the snapshot is removed once loaded")
         await next.drain()
@@ -214,8 +219,9 @@ import MetaRouterTesting
         try DiskQueue(path: queuePath).save([old, recent])
 
         let transport = ScriptedTransport()
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: transport, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: transport, clock: clock)
         await startRunning(client)
         await client.drain()
         #expect(transport.events.map { $0["messageId"]?.stringValue } == ["recent-1"])
@@ -233,8 +239,9 @@ import MetaRouterTesting
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         try FileManager.default.createDirectory(atPath: queuePath + "/inside", withIntermediateDirectories: true)
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(status: 401), clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: ScriptedTransport(status: 401), clock: TestClock())
         await startRunning(client)
         await client.track("Kept")
         await client.drain()
@@ -273,8 +280,9 @@ import MetaRouterTesting
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let queuePath = dir + "/\(name)-queue.v1.json"
         try Data(content.utf8).write(to: URL(fileURLWithPath: queuePath))
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: ScriptedTransport(), clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: ScriptedTransport(), clock: TestClock())
         await startRunning(client)
         await client.track("Now")
         await client.drain()
@@ -289,10 +297,11 @@ import MetaRouterTesting
 
     @Test func aFullQueueDropsTheOldestEvents() async throws {
         let gate = ScriptedTransport(holdingAll: true)
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.maxQueueEvents = 3
-            $0.delivery.maxPendingEvents = 1
-        }, transport: gate, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.maxQueueEvents = 3
+                $0.delivery.maxPendingEvents = 1
+            }, transport: gate, clock: TestClock())
         await startRunning(client)
         for k in 0..<10 { await client.track("E\(k)") }
         let before = await client.stats
@@ -312,8 +321,9 @@ import MetaRouterTesting
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let queuePath = dir + "/queue.v1.json"
         let transport = ScriptedTransport(status: 400)
-        let client = try MetaRouterClient(options: clientOptions { $0.diskQueuePath = queuePath },
-                                          transport: transport, clock: TestClock())
+        let client = try MetaRouterClient(
+            options: clientOptions { $0.diskQueuePath = queuePath },
+            transport: transport, clock: TestClock())
         await startRunning(client)
         for k in 0..<3 { await client.track("E\(k)") }
         await client.drain()
@@ -353,11 +363,12 @@ import MetaRouterTesting
         let queuePath = dir + "/queue.v1.json"
         let clock = TestClock()
         let gate = ScriptedTransport(holdingAll: true)
-        let client = try MetaRouterClient(options: clientOptions {
-            $0.diskQueuePath = queuePath
-            $0.shutdownTimeout = .seconds(5)
-            $0.flushInterval = .seconds(1000)
-        }, transport: gate, clock: clock)
+        let client = try MetaRouterClient(
+            options: clientOptions {
+                $0.diskQueuePath = queuePath
+                $0.shutdownTimeout = .seconds(5)
+                $0.flushInterval = .seconds(1000)
+            }, transport: gate, clock: clock)
         await startRunning(client)
         for k in 0..<4 { await client.track("E\(k)") }
         await client.flush()  // one request, held by the gate

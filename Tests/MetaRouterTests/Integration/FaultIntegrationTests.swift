@@ -1,5 +1,5 @@
-import Foundation
 import Collector
+import Foundation
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
@@ -9,10 +9,13 @@ import Testing
 @Suite(.serialized) struct FaultIntegrationTests {
     @Test func randomFailuresResetsAndThrottlingLoseNothing() async throws {
         let events = Loopback.events(count: 2000)
-        let r = try await Loopback.run(events, collector: {
-            $0.faults = FaultConfiguration(seed: 11, failureRate: 0.15, failureStatus: 503, throttleRate: 0.03,
-                                           retryAfter: 1, resetRate: 0.1, latency: .milliseconds(1))
-        })
+        let r = try await Loopback.run(
+            events,
+            collector: {
+                $0.faults = FaultConfiguration(
+                    seed: 11, failureRate: 0.15, failureStatus: 503, throttleRate: 0.03,
+                    retryAfter: 1, resetRate: 0.1, latency: .milliseconds(1))
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 2000)
         #expect(r.deliveredIds.count == 2000)
@@ -27,9 +30,11 @@ import Testing
     @Test(arguments: [(3, 500), (4, 502), (5, 408)])
     func eachRetryableStatusIsRetriedUntilDelivered(seed: Int, status: Int) async throws {
         let events = Loopback.events(count: 600)
-        let r = try await Loopback.run(events, collector: {
-            $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
-        })
+        let r = try await Loopback.run(
+            events,
+            collector: {
+                $0.faults = FaultConfiguration(seed: UInt64(seed), failureRate: 0.3, failureStatus: status)
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 600)
         #expect(r.stats.responses[String(status), default: 0] > 0)
@@ -41,10 +46,12 @@ import Testing
     /// against the injector's clock in CollectorTests).
     @Test func anOutageOpensTheBreakerAndEverythingIsStillDelivered() async throws {
         let events = Loopback.events(count: 1500)
-        let r = try await Loopback.run(events, collector: {
-            $0.faults = FaultConfiguration(failureStatus: 503, failFirst: 6)
-            $0.faults.latency = .milliseconds(2)
-        })
+        let r = try await Loopback.run(
+            events,
+            collector: {
+                $0.faults = FaultConfiguration(failureStatus: 503, failFirst: 6)
+                $0.faults.latency = .milliseconds(2)
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 1500)
         #expect(r.stats.breakerOpened >= 1)
@@ -54,9 +61,11 @@ import Testing
 
     @Test func failFirstRequestsAreRetriedInOrder() async throws {
         let events = Loopback.events(count: 900, users: 5)
-        let r = try await Loopback.run(events, collector: {
-            $0.faults = FaultConfiguration(failureStatus: 502, failFirst: 7)
-        })
+        let r = try await Loopback.run(
+            events,
+            collector: {
+                $0.faults = FaultConfiguration(failureStatus: 502, failFirst: 7)
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 900)
         #expect(r.stats.responses["502", default: 0] == 7)
@@ -68,10 +77,12 @@ import Testing
         let events = Loopback.events(count: 1200, invalidEvery: 97)
         let invalid = Set(events.enumerated().filter { $0.offset % 97 == 96 }.map(\.element.messageId))
         #expect(invalid.count == 12)
-        let r = try await Loopback.run(events, collector: {
-            $0.strict = true
-            $0.faults = FaultConfiguration(seed: 9, failureRate: 0.1, failureStatus: 500)
-        })
+        let r = try await Loopback.run(
+            events,
+            collector: {
+                $0.strict = true
+                $0.faults = FaultConfiguration(seed: 9, failureRate: 0.1, failureStatus: 500)
+            })
         expectRunInvariants(r, submitted: events)
         let givenUp = r.outcomes.filter {
             if case .gaveUp(reason: .rejected(status: 400), _) = $0.result { return true } else { return false }
@@ -91,30 +102,35 @@ import Testing
             var e = e
             e.tag = UInt64(1000 + k)
             e.messageId = "collector-big-\(k)"
-            e.bytes = Array(String(decoding: e.bytes, as: UTF8.self)
-                .replacingOccurrences(of: "\"msg-\(k)\"", with: "\"collector-big-\(k)\"").utf8)
+            e.bytes = Array(
+                String(decoding: e.bytes, as: UTF8.self)
+                    .replacingOccurrences(of: "\"msg-\(k)\"", with: "\"collector-big-\(k)\"").utf8)
             return e
         }
         // One event over the engine's own cap: given up at submit, never sent.
         var bigByEngine = Loopback.events(count: 1, padding: 45_000)[0]
         bigByEngine.tag = 2000
         bigByEngine.messageId = "engine-big"
-        bigByEngine.bytes = Array(String(decoding: bigByEngine.bytes, as: UTF8.self)
-            .replacingOccurrences(of: "\"msg-0\"", with: "\"engine-big\"").utf8)
+        bigByEngine.bytes = Array(
+            String(decoding: bigByEngine.bytes, as: UTF8.self)
+                .replacingOccurrences(of: "\"msg-0\"", with: "\"engine-big\"").utf8)
         events.insert(contentsOf: bigByCollector, at: 100)
         events.insert(bigByEngine, at: 250)
 
-        let r = try await Loopback.run(events, collector: { $0.oversizeStatus = 413 }, engine: {
-            $0.maxBatchEvents = 200
-            $0.maxEventBytes = 40_000
-            $0.maxBatchBytes = 2_000_000
-            $0.concurrency = 2
-        })
+        let r = try await Loopback.run(
+            events, collector: { $0.oversizeStatus = 413 },
+            engine: {
+                $0.maxBatchEvents = 200
+                $0.maxEventBytes = 40_000
+                $0.maxBatchBytes = 2_000_000
+                $0.concurrency = 2
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.givenUpReasons == ["too_large": 3])
-        let tooLarge = Set(r.outcomes.filter {
-            if case .gaveUp(reason: .tooLarge, _) = $0.result { return true } else { return false }
-        }.map(\.messageId))
+        let tooLarge = Set(
+            r.outcomes.filter {
+                if case .gaveUp(reason: .tooLarge, _) = $0.result { return true } else { return false }
+            }.map(\.messageId))
         #expect(tooLarge == ["collector-big-0", "collector-big-1", "engine-big"])
         #expect(r.stats.eventsDelivered == 400)
         #expect(r.stats.responses["413", default: 0] > 2)

@@ -1,12 +1,12 @@
 import Collector
 import Foundation
 import JSONCore
+import MetaRouterTesting
+import NIOPosix
 import Synchronization
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
-import NIOPosix
 
 /// What one engine run against an in-process collector produced.
 struct LoopbackResult {
@@ -90,8 +90,9 @@ enum Loopback {
         var config = fastConfiguration(host: base)
         configureEngine(&config)
         try config.validate()
-        let http = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                                         maxConnectionsPerHost: config.concurrency)
+        let http = HTTPDeliveryTransport(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            maxConnectionsPerHost: config.concurrency)
         let transport = ScriptedTransport(forwardingTo: http)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config, transport: transport, onOutcomes: sink.callback)
@@ -111,8 +112,9 @@ enum Loopback {
             guard let o = try JSONValue(parsing: String(line)).objectValue else { throw StoredLineError() }
             return o
         }
-        return LoopbackResult(outcomes: sink.all, accepted: accepted, refused: refused, stats: stats,
-                              collector: collectorStats, stored: stored, requests: transport.requests)
+        return LoopbackResult(
+            outcomes: sink.all, accepted: accepted, refused: refused, stats: stats,
+            collector: collectorStats, stored: stored, requests: transport.requests)
     }
 }
 
@@ -120,8 +122,10 @@ enum Loopback {
 struct StoredLineError: Error {}
 
 /// The invariants every run must keep, whatever the faults.
-func expectRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
-                         sourceLocation: SourceLocation = #_sourceLocation) {
+func expectRunInvariants(
+    _ r: LoopbackResult, submitted events: [EncodedEvent],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     // Exactly one outcome per accepted event, none for refused ones.
     let tags = r.outcomes.map(\.tag)
     #expect(tags.count == Set(tags).count, "an event got more than one outcome", sourceLocation: sourceLocation)
@@ -155,8 +159,8 @@ func expectRunInvariants(_ r: LoopbackResult, submitted events: [EncodedEvent],
     var lastSeq: [String: Int] = [:]
     for e in r.stored {
         guard let id = e["messageId"]?.stringValue, seen.insert(id).inserted,
-              let user = e["anonymousId"]?.stringValue,
-              case .number(let n)? = e["properties"]?.objectValue?["seq"], let seq = n.intValue
+            let user = e["anonymousId"]?.stringValue,
+            case .number(let n)? = e["properties"]?.objectValue?["seq"], let seq = n.intValue
         else { continue }
         if let last = lastSeq[user] {
             #expect(last < seq, "order broken for \(user)", sourceLocation: sourceLocation)

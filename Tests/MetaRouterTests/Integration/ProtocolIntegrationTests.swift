@@ -1,5 +1,5 @@
-import Foundation
 import Collector
+import Foundation
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
@@ -8,10 +8,12 @@ import Testing
 @Suite(.serialized) struct ProtocolIntegrationTests {
     @Test func gzipAndTracingHeadersAreSentAndTheCollectorDecodesTheBodies() async throws {
         let events = Loopback.events(count: 800, padding: 200)
-        let r = try await Loopback.run(events, engine: {
-            $0.gzip = true
-            $0.tracing = true
-        })
+        let r = try await Loopback.run(
+            events,
+            engine: {
+                $0.gzip = true
+                $0.tracing = true
+            })
         expectRunInvariants(r, submitted: events)
         #expect(r.stats.eventsDelivered == 800)
         #expect(!r.requests.isEmpty)

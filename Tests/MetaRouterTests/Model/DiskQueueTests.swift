@@ -2,9 +2,9 @@ import Foundation
 import JSONCore
 import MetaRouterTesting
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
 
 @Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func corruptEventsAreSkippedNotTheFile() {
-        let bytes = Array(#"{"version":1,"events":[{"type":"track","messageId":"a"},42,{"type":"nope"},{"messageId":"x"},{"type":"page","messageId":"b"}]}"#.utf8)
+        let bytes = Array(
+            #"{"version":1,"events":[{"type":"track","messageId":"a"},42,{"type":"nope"},{"messageId":"x"},{"type":"page","messageId":"b"}]}"#.utf8)
         let s = DiskQueue.decode(bytes)
         #expect(s.events.map(\.messageId) == ["a", "b"])
         #expect(s.corrupt == 3)

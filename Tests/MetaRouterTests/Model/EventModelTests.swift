@@ -1,13 +1,14 @@
 import Foundation
 import JSONCore
 import Testing
+@_spi(PerLine) import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
-@_spi(PerLine) import Timestamps
 
 @Suite struct EventModelTests {
     @Test func unknownFieldsAndExactValuesRoundTrip() throws {
-        let line = #"{"type":"track","event":"Order ✓","zzz":{"b":1,"a":[1,2.50,null,true]},"big":12345678901234567890,"neg":-0.0,"properties":{"price":19.99,"qty":3,"note":null,"emoji":"😀\u00e9"},"messageId":"m1"}"#
+        let line =
+            #"{"type":"track","event":"Order ✓","zzz":{"b":1,"a":[1,2.50,null,true]},"big":12345678901234567890,"neg":-0.0,"properties":{"price":19.99,"qty":3,"note":null,"emoji":"😀\u00e9"},"messageId":"m1"}"#
         let event = try Event(parsing: Array(line.utf8))
         #expect(event.type == .track)
         #expect(event.event == "Order ✓")
@@ -45,8 +46,11 @@ import Testing
         e.event = "ev"
         e.name = "n"
         e.sentAt = "s"
-        #expect(e.members.keys == ["type", "userId", "previousId", "anonymousId", "groupId", "messageId", "timestamp", "context",
-             "integrations", "traits", "properties", "event", "name", "sentAt"])
+        #expect(
+            e.members.keys == [
+                "type", "userId", "previousId", "anonymousId", "groupId", "messageId", "timestamp", "context",
+                "integrations", "traits", "properties", "event", "name", "sentAt",
+            ])
         #expect(Event.track("t").event == "t")
         #expect(Event.identify("u").userId == "u")
         #expect(Event.group("g").groupId == "g")
@@ -54,13 +58,14 @@ import Testing
         #expect(Event.page("p").type == .page)
     }
 
-    @Test(arguments: [
-        (Array("[1]".utf8), "not_an_object"),
-        (Array(#"{"a":1}"#.utf8), "missing_type"),
-        (Array(#"{"type":"click"}"#.utf8), "unknown_type"),
-        (Array(#"{"type":"track""#.utf8), "invalid_json"),
-        ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "invalid_utf8"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            (Array("[1]".utf8), "not_an_object"),
+            (Array(#"{"a":1}"#.utf8), "missing_type"),
+            (Array(#"{"type":"click"}"#.utf8), "unknown_type"),
+            (Array(#"{"type":"track""#.utf8), "invalid_json"),
+            ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "invalid_utf8"),
+        ] as [([UInt8], String)])
     func rejectsNonEvents(bytes: [UInt8], reason: String) {
         let error = #expect(throws: EventError.self) { try Event(parsing: bytes) }
         #expect(error?.reason == reason)

@@ -22,14 +22,17 @@ struct MessageIDTests {
         let uuid = try #require(UUID(uuidString: uuidText))
         #expect(uuid.uuidString.lowercased() == uuidText)
         #expect(Array(uuid.uuidString)[14] == "8")  // version 8
-        #expect(Array(uuid.uuidString)[19] == "8" || Array(uuid.uuidString)[19] == "9" || Array(uuid.uuidString)[19] == "A"
-            || Array(uuid.uuidString)[19] == "B")  // variant 10
+        #expect(
+            Array(uuid.uuidString)[19] == "8" || Array(uuid.uuidString)[19] == "9" || Array(uuid.uuidString)[19] == "A"
+                || Array(uuid.uuidString)[19] == "B")  // variant 10
     }
 
     /// Stable ids are pinned: the dedup contract needs every version to give these exact ids.
     @Test func stableIdsArePinned() {
         let line = Array(#"{"type":"track","event":"Paid","userId":"u-1","timestamp":"2024-01-01T00:00:00Z"}"#.utf8)
-        let id = line.withUnsafeBufferPointer { String(decoding: MessageID.quoted(line: $0, lineNumber: 1, millis: 1_704_067_200_000), as: UTF8.self) }
+        let id = line.withUnsafeBufferPointer {
+            String(decoding: MessageID.quoted(line: $0, lineNumber: 1, millis: 1_704_067_200_000), as: UTF8.self)
+        }
         #expect(id == MessageIDTests.pinnedStableId, "\(id)")
     }
 

@@ -29,7 +29,9 @@ struct SnapshotReaderTests {
         var elements: [String] = []
         var tail: [UInt8] = []
         let summary = try reader.walk(
-            onEvent: { elements.append(String(decoding: $0.bytes, as: UTF8.self)); return true },
+            onEvent: {
+                elements.append(String(decoding: $0.bytes, as: UTF8.self)); return true
+            },
             onTail: { tail.append(contentsOf: $0) })
         return (summary, elements, tail)
     }

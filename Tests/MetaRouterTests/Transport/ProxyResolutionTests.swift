@@ -29,11 +29,14 @@ import Testing
 
     @Test func configuredProxyWinsOverTheEnvironment() throws {
         let env = ["HTTPS_PROXY": "http://env:1", "https_proxy": "http://lower:2"]
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: "http://cfg:3", noProxy: nil, environment: env)
+        #expect(
+            try HTTPProxy.resolve(for: "https://h.example", configured: "http://cfg:3", noProxy: nil, environment: env)
                 == HTTPProxy(host: "cfg", port: 3))
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil, environment: env)
+        #expect(
+            try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil, environment: env)
                 == HTTPProxy(host: "lower", port: 2), "lowercase first, as curl")
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: "", noProxy: nil, environment: ["HTTPS_PROXY": "http://env:1"])
+        #expect(
+            try HTTPProxy.resolve(for: "https://h.example", configured: "", noProxy: nil, environment: ["HTTPS_PROXY": "http://env:1"])
                 == HTTPProxy(host: "env", port: 1), "an empty setting counts as unset")
         #expect(try HTTPProxy.resolve(for: "https://h.example", configured: "none", noProxy: nil, environment: env) == nil)
         #expect(try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil, environment: [:]) == nil)
@@ -42,19 +45,25 @@ import Testing
     @Test func plainHTTPEndpointsUseOnlyLowercaseHttpProxy() throws {
         #expect(try HTTPProxy.resolve(for: "http://h.example", configured: nil, noProxy: nil, environment: ["HTTPS_PROXY": "http://p:1"]) == nil)
         #expect(try HTTPProxy.resolve(for: "http://h.example", configured: nil, noProxy: nil, environment: ["HTTP_PROXY": "http://p:1"]) == nil)
-        #expect(try HTTPProxy.resolve(for: "http://h.example", configured: nil, noProxy: nil, environment: ["http_proxy": "http://p:1"])
+        #expect(
+            try HTTPProxy.resolve(for: "http://h.example", configured: nil, noProxy: nil, environment: ["http_proxy": "http://p:1"])
                 == HTTPProxy(host: "p", port: 1))
     }
 
     @Test func noProxyAppliesToEveryProxyAndTheSettingWinsOverTheEnvironment() throws {
         let env = ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "h.example", "no_proxy": "other.example"]
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil, environment: env) != nil,
-                "no_proxy (lowercase) is read first")
+        #expect(
+            try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil, environment: env) != nil,
+            "no_proxy (lowercase) is read first")
         #expect(try HTTPProxy.resolve(for: "https://api.h.example", configured: "http://cfg:3", noProxy: "h.example", environment: env) == nil)
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: "x.example",
-                                      environment: ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "*"]) != nil)
-        #expect(try HTTPProxy.resolve(for: "https://h.example", configured: nil, noProxy: nil,
-                                      environment: ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "*"]) == nil)
+        #expect(
+            try HTTPProxy.resolve(
+                for: "https://h.example", configured: nil, noProxy: "x.example",
+                environment: ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "*"]) != nil)
+        #expect(
+            try HTTPProxy.resolve(
+                for: "https://h.example", configured: nil, noProxy: nil,
+                environment: ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "*"]) == nil)
     }
 
     @Test func proxyURLs() throws {

@@ -1,9 +1,9 @@
 import Foundation
+import MetaRouterTesting
+import NIOPosix
 import Testing
 
 @_spi(PerLine) @testable import MetaRouter
-import MetaRouterTesting
-import NIOPosix
 
 /// A TLS failure that retrying cannot fix stops the engine like a 401 (nothing discarded, no
 /// retry); a transport whose TLS files cannot be used answers every request with one; the
@@ -12,8 +12,9 @@ import NIOPosix
     @Test func aTLSFailureStopsTheEngineAtOnceWithoutDiscardingAnything() async {
         let clock = TestClock(advancing: .automatically)
         let transport = ScriptedTransport(clock: clock) { _, _ in .tlsFailure("the server's certificate is not trusted") }
-        let (engine, stats, sink) = await runEngine(config { $0.maxAttempts = 5 }, transport, clock: clock,
-                                                    events: (0..<4).map { testEvent("m\($0)") })
+        let (engine, stats, sink) = await runEngine(
+            config { $0.maxAttempts = 5 }, transport, clock: clock,
+            events: (0..<4).map { testEvent("m\($0)") })
         #expect(transport.requests.count == 1, "not retried")
         let stopCause = await engine.stopCause
         #expect(stopCause == .tlsFailure("the server's certificate is not trusted"))

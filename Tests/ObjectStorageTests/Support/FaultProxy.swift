@@ -40,7 +40,9 @@ final class FaultProxy: Sendable {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
-                let index = log.withLockedValue { $0.append(Connection()); return $0.count - 1 }
+                let index = log.withLockedValue {
+                    $0.append(Connection()); return $0.count - 1
+                }
                 let limit = index == 0 ? afterBytes : nil
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in

@@ -28,15 +28,18 @@ struct MotoFixture: Sendable {
     static let openCredentials = AWSCredentials(accessKeyID: "AKIDTESTOPEN", secretAccessKey: "open-secret-not-checked")
 
     /// A client of `server` with `credentials` (the open server's by default).
-    func client(_ server: MotoServer? = nil, credentials: AWSCredentials? = nil, source: String = "the test's keys",
-                settings: (inout S3Settings) -> Void = { _ in }, timing: S3Timing = .live) throws -> S3Client {
+    func client(
+        _ server: MotoServer? = nil, credentials: AWSCredentials? = nil, source: String = "the test's keys",
+        settings: (inout S3Settings) -> Void = { _ in }, timing: S3Timing = .live
+    ) throws -> S3Client {
         let server = server ?? open
         var chosen = S3Settings(endpoint: server.endpoint, region: "us-east-1")
         settings(&chosen)
-        return S3Client(httpClient: httpClient, settings: chosen, region: "us-east-1",
-                        endpoint: try S3Endpoint(parsing: chosen.endpoint ?? server.endpoint),
-                        credentials: StaticCredentialProvider(credentials ?? Self.openCredentials, source: source),
-                        timing: timing)
+        return S3Client(
+            httpClient: httpClient, settings: chosen, region: "us-east-1",
+            endpoint: try S3Endpoint(parsing: chosen.endpoint ?? server.endpoint),
+            credentials: StaticCredentialProvider(credentials ?? Self.openCredentials, source: source),
+            timing: timing)
     }
 
     /// The IAM user's credentials on the `iam` server.
@@ -68,8 +71,10 @@ struct MotoFixture: Sendable {
 
 /// Starts the moto servers around a suite, and stops them after it.
 struct MotoTrait: SuiteTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         let fixture = try await MotoFixture.start()
         do {
             try await MotoFixture.$current.withValue(fixture) { try await function() }

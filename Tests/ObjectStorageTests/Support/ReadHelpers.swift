@@ -19,8 +19,10 @@ struct ReadResult: Sendable {
 /// Reads the object `make` opens to its end on a thread of its own (as mr-replay's reader thread
 /// does), hashing as it goes. `keep` keeps the bytes too; `pauseAfterFirstRead` waits after the
 /// first read (which starts the GET), so the body fills the buffer and backpressure must hold it.
-func readOnThread(keep: Bool = false, chunk: Int = 64 << 10, pauseAfterFirstRead: Duration = .zero,
-                  _ make: @escaping @Sendable () -> S3ObjectReader) async -> ReadResult {
+func readOnThread(
+    keep: Bool = false, chunk: Int = 64 << 10, pauseAfterFirstRead: Duration = .zero,
+    _ make: @escaping @Sendable () -> S3ObjectReader
+) async -> ReadResult {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
             let reader = make()
@@ -36,8 +38,9 @@ func readOnThread(keep: Bool = false, chunk: Int = 64 << 10, pauseAfterFirstRead
                     result.count += n
                     if keep { result.bytes += buffer[..<n] }
                     if result.count == n, pauseAfterFirstRead > .zero {
-                        Thread.sleep(forTimeInterval: Double(pauseAfterFirstRead.components.seconds)
-                                     + Double(pauseAfterFirstRead.components.attoseconds) / 1e18)
+                        Thread.sleep(
+                            forTimeInterval: Double(pauseAfterFirstRead.components.seconds)
+                                + Double(pauseAfterFirstRead.components.attoseconds) / 1e18)
                     }
                 }
             } catch {
@@ -83,12 +86,13 @@ final class RecordingTiming: Sendable {
     var recorded: [Duration] { sleeps.withLockedValue { $0 } }
 
     var timing: S3Timing {
-        S3Timing(now: { Date() }, random: { 0.5 },
-                 sleep: { [sleeps] duration in sleeps.withLockedValue { $0.append(duration) } },
-                 blockingSleep: { [sleeps, hook] duration in
-                     sleeps.withLockedValue { $0.append(duration) }
-                     hook.withLockedValue { $0 }?()
-                 })
+        S3Timing(
+            now: { Date() }, random: { 0.5 },
+            sleep: { [sleeps] duration in sleeps.withLockedValue { $0.append(duration) } },
+            blockingSleep: { [sleeps, hook] duration in
+                sleeps.withLockedValue { $0.append(duration) }
+                hook.withLockedValue { $0 }?()
+            })
     }
 }
 
@@ -102,4 +106,3 @@ func blockingWait(_ body: @escaping @Sendable () async throws -> Void) {
     }
     done.wait()
 }
-

@@ -16,10 +16,12 @@ extension S3Tests {
         /// Kills `process` with SIGKILL as soon as the checkpoint shows `url` read part way
         /// (`watch` follows `stateDir`), unless it ends first; true when the kill landed.
         func killAtPartialCheckpoint(_ url: String, stateDir: String, _ process: LaunchedReplay, watch: FileWatch) async -> Bool {
-            _ = await watch.wait(whileRunning: process.process.processIdentifier, until: {
-                guard let cp = readCheckpointMirror(stateDir)?.inputs[url] else { return false }
-                return cp.offset > 0 && !cp.completed
-            }, then: { process.send(SIGKILL) })
+            _ = await watch.wait(
+                whileRunning: process.process.processIdentifier,
+                until: {
+                    guard let cp = readCheckpointMirror(stateDir)?.inputs[url] else { return false }
+                    return cp.offset > 0 && !cp.completed
+                }, then: { process.send(SIGKILL) })
             await process.waitForExit()
             return process.process.terminationReason == .uncaughtSignal && process.status == SIGKILL
         }
@@ -115,8 +117,10 @@ extension S3Tests {
             // An idle timeout far longer than the test waits: only the stop can end the read.
             let config = try writeS3RunConfig(
                 dir: "\(dir)/run", url: target.url, moto: moto, endpoint: proxy.endpoint, extra: "")
-            try writeFile(config, try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-                of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
+            try writeFile(
+                config,
+                try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                    of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
             let env = moto.environment(home: dir)
             let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
             // The read stalls: the proxy holds back everything after 200,000 bytes. A run that

@@ -52,7 +52,9 @@ final class S3FaultProxy: Sendable {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
-                let index = state.withLockedValue { $0.requests.append(""); return $0.count - 1 }
+                let index = state.withLockedValue {
+                    $0.requests.append(""); return $0.count - 1
+                }
                 let decision = NIOLockedValueBox<Bool?>(nil)  // whether this connection is the faulted one
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
@@ -95,8 +97,10 @@ private final class RequestRelay: ChannelInboundHandler {
     private let state: NIOLockedValueBox<S3FaultProxy.State>
     private let decision: NIOLockedValueBox<Bool?>
 
-    init(peer: any Channel, index: Int, rule: FaultRule, state: NIOLockedValueBox<S3FaultProxy.State>,
-         decision: NIOLockedValueBox<Bool?>) {
+    init(
+        peer: any Channel, index: Int, rule: FaultRule, state: NIOLockedValueBox<S3FaultProxy.State>,
+        decision: NIOLockedValueBox<Bool?>
+    ) {
         self.peer = peer
         self.index = index
         self.rule = rule

@@ -40,10 +40,12 @@ extension S3Tests {
             // Larger than the reader's 4 MiB buffer.
             let big = try writeEventsFile(dir, "big.ndjson", s3Events("big", count: 20_000, pad: 120))
             #expect(try FileManager.default.attributesOfItem(atPath: big)[.size] as? UInt64 ?? 0 > 4 << 20)
-            let etags = try await moto.put(bucket: "segment-bucket", [
-                "segment-logs/src-a/1714521600000/1714525200000.a1b2c3.gz": gz,
-                "segment-logs/src-a/1714608000000/big.ndjson": big,
-            ])
+            let etags = try await moto.put(
+                bucket: "segment-bucket",
+                [
+                    "segment-logs/src-a/1714521600000/1714525200000.a1b2c3.gz": gz,
+                    "segment-logs/src-a/1714608000000/big.ndjson": big,
+                ])
             let local = try writeEventsFile(dir, "local.ndjson", s3Events("local", count: 500))
             let target = try await RunTarget.start(dir: dir)
             let config = try writeS3RunConfig(dir: "\(dir)/run", url: target.url, moto: moto)

@@ -1,5 +1,6 @@
 import JSONCore
 @_spi(PerLine) import MetaRouter
+
 @testable import ReplayKit
 
 // The String-facing forms of the hot path's byte APIs, for tests: each event copied out of
@@ -60,8 +61,9 @@ extension LineWalker {
         ) { item in
             let result = item.result.map { EnrichedEvent($0, rendered: output.bytes) }
             output.bytes.removeAll(keepingCapacity: true)
-            return try body(StringItem(
-                source: item.source, line: item.line, sequence: item.sequence, result: result, settledThrough: item.settledThrough))
+            return try body(
+                StringItem(
+                    source: item.source, line: item.line, sequence: item.sequence, result: result, settledThrough: item.settledThrough))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Testing
+
 @testable import ReplayKit
 
 /// A fresh temporary directory; the caller removes it.
@@ -33,7 +34,9 @@ func gzipFile(_ path: String, to: String? = nil) throws -> String {
 }
 
 /// All lines of a source, copied.
-func readAll(_ source: InputSource, resumeAt: ResumePoint? = nil, maxLineBytes: Int = 1 << 20) throws -> [(text: String, line: Int, start: UInt64, end: UInt64, truncated: Bool)] {
+func readAll(_ source: InputSource, resumeAt: ResumePoint? = nil, maxLineBytes: Int = 1 << 20) throws -> [(
+    text: String, line: Int, start: UInt64, end: UInt64, truncated: Bool
+)] {
     var out: [(String, Int, UInt64, UInt64, Bool)] = []
     let reader = try InputReader(source: source, resumeAt: resumeAt, maxLineBytes: maxLineBytes)
     try reader.forEachLine { l in
