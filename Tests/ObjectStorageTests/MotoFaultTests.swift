@@ -43,7 +43,9 @@ extension MotoTests {
         /// A stop request from another thread wakes a reader blocked on a stalled connection.
         @Test func cancelWakesABlockedRead() async throws {
             let moto = try MotoFixture.shared
-            let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: .stall, afterBytes: 50_000)
+            // Every connection stalls: whichever one the GET goes out on (a loaded pool may open
+            // a second), and any reopen, the read can only end by the stop.
+            let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: .stall, afterBytes: 50_000, everyConnection: true)
             defer { Task { try? await proxy.stop() } }
             let client = try moto.client(settings: {
                 $0.endpoint = "http://127.0.0.1:\(proxy.port)"

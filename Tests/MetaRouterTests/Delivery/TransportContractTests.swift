@@ -33,7 +33,9 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
 @Suite struct TransportContractTests {
     private static let body = Array(#"{"batch":[{"type":"track","event":"E"}],"sentAt":"2026-11-23T00:00:00.000Z"}"#.utf8)
 
-    private func request(_ port: Int, path: String = "/v1/batch", timeout: Duration = .seconds(10)) -> DeliveryRequest {
+    /// A request to the scripted server; the default timeout is a guard against a hang, not a
+    /// speed check (a loaded CI machine took over 10 s to answer a 500 here).
+    private func request(_ port: Int, path: String = "/v1/batch", timeout: Duration = .seconds(60)) -> DeliveryRequest {
         DeliveryRequest(
             url: "http://127.0.0.1:\(port)\(path)",
             headers: [

@@ -3,8 +3,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A TCP proxy in front of a server that, on its first connection only, cuts the connection or
-/// stops forwarding the answer after `afterBytes` bytes of it, and records what clients send.
+/// A TCP proxy in front of a server that, on its first connection only (or on every one), cuts
+/// the connection or stops forwarding the answer after `afterBytes` bytes of it, and records what
+/// clients send.
 final class FaultProxy: Sendable {
     enum Fault: Sendable {
         /// Close both sides (the client sees the answer end early).
@@ -34,8 +35,9 @@ final class FaultProxy: Sendable {
     /// Every connection so far.
     var connections: [Connection] { log.withLockedValue { $0 } }
 
-    /// Starts a proxy on a free loopback port to `upstreamPort`.
-    static func start(upstreamPort: Int, fault: Fault, afterBytes: Int) async throws -> FaultProxy {
+    /// Starts a proxy on a free loopback port to `upstreamPort`; the fault hits the first
+    /// connection, or every connection when `everyConnection` is true.
+    static func start(upstreamPort: Int, fault: Fault, afterBytes: Int, everyConnection: Bool = false) async throws -> FaultProxy {
         let log = NIOLockedValueBox<[Connection]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -43,7 +45,7 @@ final class FaultProxy: Sendable {
                 let index = log.withLockedValue {
                     $0.append(Connection()); return $0.count - 1
                 }
-                let limit = index == 0 ? afterBytes : nil
+                let limit = index == 0 || everyConnection ? afterBytes : nil
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
                         outbound.eventLoop.makeCompletedFuture {
