@@ -54,7 +54,7 @@ extension MotoTests {
             let cancellation = ReadCancellation()
             let started = ContinuousClock.now
             Task {
-                try await Task.sleep(for: .milliseconds(500))
+                await proxy.waitForFault()  // the answer stalls here: the reader is (about to be) blocked
                 cancellation.cancel()
             }
             let outcome: String = await withCheckedContinuation { continuation in

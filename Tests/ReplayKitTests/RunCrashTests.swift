@@ -146,31 +146,35 @@ final class RunCrashTests {
     /// first exits 75 at once, without waiting for the in-flight batches or writing a report.
     @Test func aSecondSignalWhileSettlingExits75AtOnce() async throws {
         try writeFile("\(dir)/in.ndjson", generateEvents(count: 2000).text)
-        // Every answer takes 4 s (the run's timeout is 5 s, its stop grace 5 s): after the first
-        // signal, the batches in flight keep the run settling for seconds.
-        let target = try await RunTarget.start(dir: dir, faults: FaultConfiguration(latency: .seconds(4)))
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let watch = try FileWatch(dir)  // the collector stores what arrives in dir/collected.ndjson
+        // An endpoint that never answers: what the run sends stays in flight, so after the first
+        // signal the run is settling (for up to its 5 s stop grace) when the second one comes.
+        let endpoint = try await SilentEndpoint.start(recordingIn: dir)
+        let config = try writeRunConfig(dir: dir, url: endpoint.url)
+        let watch = try FileWatch(dir)  // wakes on dir/arrivals/<n> and on dir/stderr.txt
         let p = try ChildProcess.launch(
             try builtBinary("mr-replay"), ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"], in: dir,
             stderr: "\(dir)/stderr.txt")
-        // The first batches are stored as they are answered; the lanes then send the next ones,
-        // which stay in flight for 4 s: the signals land in that window.
-        let answered = await watch.wait(whileRunning: p.pid, until: { target.server.stats().events > 0 })
-        #expect(answered == .held, "the run must be sending")
-        try await Task.sleep(for: .milliseconds(300))
-        p.send(SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))  // a signal is not queued: the first is taken
+        let arrivals = "\(dir)/arrivals"
+        let inFlight = await watch.wait(
+            whileRunning: p.pid, until: { !((try? FileManager.default.contentsOfDirectory(atPath: arrivals)) ?? []).isEmpty },
+            then: { p.send(SIGTERM) })
+        #expect(inFlight == .held, "a request must be in flight when the first signal lands")
+        // A signal is not queued: the second is sent once the first was taken (its line is written).
+        let stderrPath = "\(dir)/stderr.txt"
+        let stopping = await watch.wait(
+            whileRunning: p.pid,
+            until: { ((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "").contains("mr-replay: stopping:") },
+            then: { p.send(SIGINT) })
+        #expect(stopping == .held, "the first signal starts the stop")
         let second = ContinuousClock.now
-        p.send(SIGINT)
         let exit = await p.exit()
         #expect(ContinuousClock.now - second < .seconds(3), "a second signal does not wait for the run")
         #expect(exit == .init(status: 75, signalled: false))
-        let stderr = try String(contentsOfFile: "\(dir)/stderr.txt", encoding: .utf8)
+        let stderr = try String(contentsOfFile: stderrPath, encoding: .utf8)
         #expect(stderr.contains("mr-replay: stopping: settling in-flight batches (signal again to exit now)"), "\(stderr)")
         #expect(stderr.contains("mr-replay: second signal, exiting now"), "\(stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/state/report.json"), "it exited before the report")
-        _ = try await target.received()
+        try await endpoint.stop()
     }
 
     /// When `path` was last changed, or nil when it does not exist.

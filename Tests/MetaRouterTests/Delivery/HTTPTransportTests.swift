@@ -133,9 +133,12 @@ import Testing
     /// Cancelling the sending task ends a request that is waiting for its answer at once, as a
     /// network error, instead of at its deadline.
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
+        let (arrivals, arrival) = AsyncStream.makeStream(of: Void.self)
+        let (held, release) = AsyncStream.makeStream(of: Void.self)
         let router = Router()
         router.post("/slow") { _, _ -> Response in
-            try await Task.sleep(for: .seconds(30))
+            arrival.yield()
+            for await _ in held {}  // no answer until the test ends
             return Response(status: .ok)
         }
         let (port, server) = await run(router)
@@ -143,11 +146,12 @@ import Testing
         let request = DeliveryRequest(url: "http://127.0.0.1:\(port)/slow", headers: [], body: Array("{}".utf8), timeout: .seconds(30))
         let started = ContinuousClock.now
         let sending = Task { await transport.send(request) }
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in arrivals { break }  // the request is at the server, waiting for its answer
         sending.cancel()
         let response = await sending.value
         let took = ContinuousClock.now - started
         await transport.shutdown()
+        release.finish()
         server.cancel()
         _ = try? await server.value
         guard case .networkError = response else { Issue.record("expected a network error, got \(response)"); return }

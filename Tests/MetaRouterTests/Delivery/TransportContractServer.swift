@@ -29,6 +29,8 @@ final class ScriptedHTTPServer: Sendable {
         var connections = 0
         var requests: [ScriptedRequest] = []
         var children: [any Channel] = []
+        /// Tasks waiting until this many requests arrived.
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let port: Int
@@ -73,13 +75,29 @@ final class ScriptedHTTPServer: Sendable {
         }
     }
 
-    /// Records `request` and returns what to do with it.
+    /// Records `request`, wakes the waiters it satisfies, and returns what to do with it.
     fileprivate func received(_ request: ScriptedRequest) -> ScriptedAnswer {
-        let index = log.withLock {
-            $0.requests.append(request)
-            return $0.requests.count - 1
+        let (index, ready) = log.withLock { l -> (Int, [CheckedContinuation<Void, Never>]) in
+            l.requests.append(request)
+            let count = l.requests.count
+            let ready = l.waiters.filter { $0.count <= count }.map(\.continuation)
+            l.waiters.removeAll { $0.count <= count }
+            return (count - 1, ready)
         }
+        for waiter in ready { waiter.resume() }
         return script(index)
+    }
+
+    /// Returns once `count` requests have arrived (at once if they have): woken by the arrival.
+    func waitForRequests(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = log.withLock { l -> Bool in
+                if l.requests.count >= count { return true }
+                l.waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Closes the listening socket and every connection.

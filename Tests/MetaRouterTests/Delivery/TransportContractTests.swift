@@ -107,7 +107,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         let r = request(server.port, timeout: .seconds(30))
         let started = ContinuousClock.now
         let sending = Task { await transport.send(r) }
-        while server.requests.isEmpty, ContinuousClock.now - started < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
+        await server.waitForRequests(1)  // the request is in flight: the server holds it
         sending.cancel()
         let response = await sending.value
         let took = ContinuousClock.now - started

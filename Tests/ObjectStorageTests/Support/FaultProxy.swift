@@ -25,12 +25,17 @@ final class FaultProxy: Sendable {
     let port: Int
     private let channel: any Channel
     private let log: NIOLockedValueBox<[Connection]>
+    private let fault: FaultTaken
 
-    private init(port: Int, channel: any Channel, log: NIOLockedValueBox<[Connection]>) {
+    private init(port: Int, channel: any Channel, log: NIOLockedValueBox<[Connection]>, fault: FaultTaken) {
         self.port = port
         self.channel = channel
         self.log = log
+        self.fault = fault
     }
+
+    /// Returns once the fault took effect on some connection (at once if it has): woken by it.
+    func waitForFault() async { await fault.wait() }
 
     /// Every connection so far.
     var connections: [Connection] { log.withLockedValue { $0 } }
@@ -39,6 +44,7 @@ final class FaultProxy: Sendable {
     /// connection, or every connection when `everyConnection` is true.
     static func start(upstreamPort: Int, fault: Fault, afterBytes: Int, everyConnection: Bool = false) async throws -> FaultProxy {
         let log = NIOLockedValueBox<[Connection]>([])
+        let taken = FaultTaken()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
@@ -50,20 +56,45 @@ final class FaultProxy: Sendable {
                     .channelInitializer { outbound in
                         outbound.eventLoop.makeCompletedFuture {
                             try outbound.pipeline.syncOperations.addHandler(
-                                Relay(peer: inbound, direction: .answer(limit: limit, fault: fault), index: index, log: log))
+                                Relay(peer: inbound, direction: .answer(limit: limit, fault: fault), index: index, log: log, taken: taken))
                         }
                     }
                     .connect(host: "127.0.0.1", port: upstreamPort)
                     .flatMapThrowing { outbound in
                         try inbound.pipeline.syncOperations.addHandler(
-                            Relay(peer: outbound, direction: .request, index: index, log: log))
+                            Relay(peer: outbound, direction: .request, index: index, log: log, taken: taken))
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return FaultProxy(port: channel.localAddress?.port ?? 0, channel: channel, log: log)
+        return FaultProxy(port: channel.localAddress?.port ?? 0, channel: channel, log: log, fault: taken)
     }
 
     func stop() async throws { try await channel.close() }
+}
+
+/// Opens once, when a fault takes effect; waiters are resumed then (or at once after).
+private final class FaultTaken: Sendable {
+    private let state = NIOLockedValueBox<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLockedValue { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { s -> Bool in
+                if s.open { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
 
 /// Forwards one direction of a proxied connection.
@@ -83,12 +114,14 @@ private final class Relay: ChannelInboundHandler {
     private var headSeen: [UInt8] = []
     private var headEnded = false
     private var stopped = false
+    private let taken: FaultTaken
 
-    init(peer: any Channel, direction: Direction, index: Int, log: NIOLockedValueBox<[FaultProxy.Connection]>) {
+    init(peer: any Channel, direction: Direction, index: Int, log: NIOLockedValueBox<[FaultProxy.Connection]>, taken: FaultTaken) {
         self.peer = peer
         self.direction = direction
         self.index = index
         self.log = log
+        self.taken = taken
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -108,6 +141,7 @@ private final class Relay: ChannelInboundHandler {
             count(sending)
             forwarded += sending.readableBytes
             let write = peer.writeAndFlush(sending)
+            if stopped { write.whenComplete { [taken] _ in taken.open() } }
             if stopped, case .cut = fault {
                 let (peer, channel) = (peer, context.channel)
                 write.whenComplete { _ in
