@@ -18,13 +18,14 @@ extension MotoTests {
             #expect(result.reopenOffsets.isEmpty)
         }
 
-        /// 20 MiB through a 1 MiB buffer, with a consumer that pauses after its first read: the body
-        /// fills the buffer, backpressure holds the rest in the network, and memory stays at the bound.
+        /// 20 MiB through a 1 MiB buffer, with a consumer that stops after its first read until the
+        /// body filled the buffer: backpressure holds the rest in the network, and memory stays at
+        /// the bound.
         @Test func largeObjectStreamsWithFlatMemory() async throws {
             let moto = try MotoFixture.shared
             let client = try moto.client(settings: { $0.readBufferBytes = 1 << 20 })
             let expected = moto.open.object("big/20mib.ndjson")
-            let result = await readOnThread(chunk: 256 << 10, pauseAfterFirstRead: .milliseconds(500)) {
+            let result = await readOnThread(chunk: 256 << 10, waitForAFullBuffer: true) {
                 client.reader(bucket: "replay-objects", key: "big/20mib.ndjson", etag: nil)
             }
             #expect(result.error == nil)

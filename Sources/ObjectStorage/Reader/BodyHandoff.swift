@@ -158,10 +158,10 @@ final class BodyHandoff: @unchecked Sendable {
     }
 
     /// Blocks until the producer is suspended in ``push(_:)`` waiting for room, or the body was
-    /// abandoned: for tests that release a waiting producer and must know it waited first.
+    /// abandoned or ended: for tests that must know the buffer filled (backpressure holds the rest).
     func waitForAWaitingProducer() {
         condition.lock()
-        while spaceWaiter == nil && !abandoned { condition.wait() }
+        while spaceWaiter == nil && !abandoned && end == nil { condition.wait() }
         condition.unlock()
     }
 

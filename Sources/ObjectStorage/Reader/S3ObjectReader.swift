@@ -45,6 +45,10 @@ package final class S3ObjectReader: ObjectByteStream {
     /// wakes and throws `CancellationError`.
     package let cancellation: ReadCancellation
 
+    /// Blocks until the body being read filled the buffer (its producer waits for room) or
+    /// ended; returns at once when no body is open. For tests of backpressure.
+    package func waitUntilTheBufferIsFull() { current?.handoff.waitForAWaitingProducer() }
+
     private let client: S3Client
     private var retry: RetryState
     private var current: (handoff: BodyHandoff, task: Task<Void, Never>)?

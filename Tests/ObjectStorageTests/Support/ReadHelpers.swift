@@ -17,10 +17,11 @@ struct ReadResult: Sendable {
 }
 
 /// Reads the object `make` opens to its end on a thread of its own (as mr-replay's reader thread
-/// does), hashing as it goes. `keep` keeps the bytes too; `pauseAfterFirstRead` waits after the
-/// first read (which starts the GET), so the body fills the buffer and backpressure must hold it.
+/// does), hashing as it goes. `keep` keeps the bytes too; `waitForAFullBuffer` stops reading after
+/// the first read (which starts the GET) until the body has filled the buffer, so backpressure
+/// must hold the rest.
 func readOnThread(
-    keep: Bool = false, chunk: Int = 64 << 10, pauseAfterFirstRead: Duration = .zero,
+    keep: Bool = false, chunk: Int = 64 << 10, waitForAFullBuffer: Bool = false,
     _ make: @escaping @Sendable () -> S3ObjectReader
 ) async -> ReadResult {
     await withCheckedContinuation { continuation in
@@ -37,11 +38,7 @@ func readOnThread(
                     hash.update(data: buffer[..<n])
                     result.count += n
                     if keep { result.bytes += buffer[..<n] }
-                    if result.count == n, pauseAfterFirstRead > .zero {
-                        Thread.sleep(
-                            forTimeInterval: Double(pauseAfterFirstRead.components.seconds)
-                                + Double(pauseAfterFirstRead.components.attoseconds) / 1e18)
-                    }
+                    if result.count == n, waitForAFullBuffer { reader.waitUntilTheBufferIsFull() }
                 }
             } catch {
                 result.error = error as? S3Error
