@@ -5,18 +5,25 @@ import Synchronization
 /// An ``EngineClock`` for tests: time moves only when the clock is told to, so backoff,
 /// cooldowns, rate limits and flush timers run exactly and at once, without sleeping.
 ///
-/// - `.automatically`: a sleep moves the clock to its deadline once no other sleeper has an
-///   earlier one, and returns, so an engine's waits take no real time, are recorded at their
-///   exact virtual times, and concurrent lanes see time pass in the same order on every run.
+/// - `.automatically`: time moves when nothing can run. The clock is also a serial
+///   `TaskExecutor` that counts the jobs it holds; run the test's tasks on it
+///   (`withTaskExecutorPreference(clock) { … }`: the engine's lanes, a default-actor engine and
+///   nonisolated code called from them follow the preference). Once none of its jobs is queued
+///   or running (every task is suspended: on the clock, on a held request, on the engine), the
+///   clock moves to the earliest sleeper's deadline and wakes the sleepers due then. An engine's
+///   waits so take no real time, are recorded at their exact virtual times, and concurrent lanes
+///   see time pass in the same order on every run. A task that sleeps from elsewhere (an event
+///   loop) is woken as soon as the executor holds no job.
 /// - `.manually`: a sleeper waits until the test calls ``advance(by:)`` past its deadline; the
 ///   test learns that tasks sleep with ``waitForSleepers(_:)`` or ``waitForSleeper(until:)``,
 ///   which are woken when a sleeper arrives.
 ///
 /// Either way a sleep ends with `CancellationError` when its task is cancelled.
-public final class TestClock: EngineClock {
+public final class TestClock: EngineClock, TaskExecutor {
     /// How time moves.
     public enum Advancing: Sendable {
-        /// Each sleep moves time to its deadline.
+        /// Time moves to the earliest sleeper's deadline whenever no job runs on the clock's
+        /// executor.
         case automatically
         /// Only ``TestClock/advance(by:)`` moves time.
         case manually
@@ -39,8 +46,8 @@ public final class TestClock: EngineClock {
         var sleepers: [Sleeper] = []
         var nextId = 0
         var watchers: [Watcher] = []
-        /// The deadlines of the sleepers of an automatically advancing clock, by id.
-        var automatic: [Int: Duration] = [:]
+        /// Jobs handed to the executor (``TestClock/enqueue(_:)``) that have not finished running.
+        var jobs = 0
 
         /// Takes the watchers whose condition holds now.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -53,9 +60,27 @@ public final class TestClock: EngineClock {
             watchers.removeAll(where: holds)
             return ready
         }
+
+        /// Takes the sleepers whose deadline has come.
+        mutating func due() -> [Sleeper] {
+            let now = self.now
+            let due = sleepers.filter { $0.deadline <= now }
+            sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+
+        /// When time moves automatically and no job is queued or running: moves time to the
+        /// earliest deadline and takes the sleepers due then (none otherwise).
+        mutating func advanceIfQuiet(_ advancing: Advancing) -> [Sleeper] {
+            guard advancing == .automatically, jobs == 0, let earliest = sleepers.map(\.deadline).min() else { return [] }
+            now = max(now, earliest)
+            return due()
+        }
     }
 
     private let state = Mutex(State())
+    /// Runs the executor's jobs one at a time, in the order they came.
+    private let queue = DispatchQueue(label: "MetaRouterTesting.TestClock")
     /// How time moves.
     public let advancing: Advancing
     /// The wall-clock time at virtual time zero.
@@ -76,25 +101,25 @@ public final class TestClock: EngineClock {
         return wallOrigin.addingTimeInterval(Double(c.seconds) + Double(c.attoseconds) / 1e18)
     }
 
-    /// Returns when the clock reaches `deadline` (at once when it has, or, advancing
-    /// automatically, after moving the clock there); throws `CancellationError` when the task is
-    /// cancelled first.
+    /// Returns when the clock reaches `deadline` (at once when it has); throws
+    /// `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Duration) async throws {
         try Task.checkCancellation()
-        if advancing == .automatically { return try await sleepAutomatically(until: deadline) }
         let id = state.withLock { s -> Int in
             s.nextId += 1
             return s.nextId
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, watchers) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if deadline <= s.now { return (true, []) }
+                let (resumeNow, watchers, due) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>], [Sleeper]) in
+                    if deadline <= s.now { return (true, [], []) }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
-                    return (false, s.satisfiedWatchers())
+                    // A sleep from a task that is not on the executor: time moves if nothing runs.
+                    return (false, s.satisfiedWatchers(), s.advanceIfQuiet(advancing))
                 }
                 for w in watchers { w.resume() }
                 if resumeNow { c.resume() }
+                for s in due { s.continuation.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { s -> Sleeper? in
@@ -105,25 +130,18 @@ public final class TestClock: EngineClock {
         }
     }
 
-    /// Moves the clock to `deadline` once no other sleeper has an earlier deadline. Before each
-    /// look it yields a few times, so that tasks about to sleep register their deadlines first.
-    private func sleepAutomatically(until deadline: Duration) async throws {
-        let id = state.withLock { s -> Int in
-            s.nextId += 1
-            s.automatic[s.nextId] = deadline
-            return s.nextId
-        }
-        defer { _ = state.withLock { $0.automatic.removeValue(forKey: id) } }
-        while true {
-            for _ in 0..<8 { await Task.yield() }
-            try Task.checkCancellation()
-            let done = state.withLock { s -> Bool in
-                if s.now >= deadline { return true }
-                guard let earliest = s.automatic.values.min(), earliest >= deadline else { return false }
-                s.now = deadline
-                return true
+    /// Runs `job` on the clock's serial queue after the jobs before it. When it has run and no
+    /// other job is queued, an automatically advancing clock moves to the earliest deadline.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        state.withLock { $0.jobs += 1 }
+        queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            let due = self.state.withLock { s -> [Sleeper] in
+                s.jobs -= 1
+                return s.advanceIfQuiet(self.advancing)
             }
-            if done { return }
+            for s in due { s.continuation.resume() }
         }
     }
 
@@ -134,9 +152,7 @@ public final class TestClock: EngineClock {
     public func advance(by duration: Duration) {
         let due = state.withLock { s -> [Sleeper] in
             s.now += duration
-            let due = s.sleepers.filter { $0.deadline <= s.now }
-            s.sleepers.removeAll { $0.deadline <= s.now }
-            return due
+            return s.due()
         }
         for s in due { s.continuation.resume() }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
+
+@_spi(PerLine) @testable import MetaRouter
 
 /// A test event with messageId `id`.
 func testEvent(_ id: String, user: String? = nil, padding: Int = 0, tag: UInt64 = 0) -> EncodedEvent {
@@ -20,7 +21,8 @@ func config(_ edit: (inout DeliveryConfiguration) -> Void = { _ in }) -> Deliver
     return c
 }
 
-/// Runs `events` through a new engine and returns it with the outcomes.
+/// Runs `events` through a new engine and returns it with the outcomes (on `clock`'s executor,
+/// see ``running(_:_:)``).
 func runEngine(
     _ configuration: DeliveryConfiguration, _ transport: any DeliveryTransport, clock: TestClock,
     random: Double = 0.5, events: [EncodedEvent]
@@ -37,18 +39,22 @@ func runEngine(
 }
 
 /// Runs `engine` (its lanes are child tasks of this call) while `body` uses it, then finishes it
-/// (when `body` did not) and returns once ``DeliveryEngine/run()`` has.
-func running<T>(_ engine: DeliveryEngine, _ body: () async throws -> T) async rethrows -> T {
-    async let lanes: Void = engine.run()
-    do {
-        let result = try await body()
-        _ = await engine.finish()
-        await lanes
-        return result
-    } catch {
-        _ = await engine.cancel(grace: .zero)
-        await lanes
-        throw error
+/// (when `body` did not) and returns once ``DeliveryEngine/run()`` has. With a ``TestClock``,
+/// the lanes, the engine and `body` run on the clock's executor, so an automatically advancing
+/// clock moves only when all of them wait.
+func running<T, E: Error>(_ engine: DeliveryEngine, _ body: () async throws(E) -> T) async throws(E) -> T {
+    try await withTaskExecutorPreference(engine.clock as? TestClock) { () async throws(E) -> T in
+        async let lanes: Void = engine.run()
+        do throws(E) {
+            let result = try await body()
+            _ = await engine.finish()
+            await lanes
+            return result
+        } catch {
+            _ = await engine.cancel(grace: .zero)
+            await lanes
+            throw error
+        }
     }
 }
 
