@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The batch journal survives `kill -9`: the real binary is killed mid-run against a collector
 /// that fails requests, the journal stays valid NDJSON, and a resumed run's report adds up.

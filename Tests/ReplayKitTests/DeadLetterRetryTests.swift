@@ -2,9 +2,8 @@ import Foundation
 import JSONCore
 import Logging
 import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// `mr-replay dead-letter list|retry` and the dead-letter file's rotation by size.
 @Suite final class DeadLetterRetryTests {

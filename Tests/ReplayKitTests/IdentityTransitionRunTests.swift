@@ -1,9 +1,8 @@
 import Collector
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// IDSync-style transitions through replayed logs, asserting on what the collector receives:
 /// login, logout, login as someone else, modify and alias, across a resume, and a backfill.

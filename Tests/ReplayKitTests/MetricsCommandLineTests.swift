@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// `mr-replay run --metrics-file` and `mr-replay status` end to end, through the binary.
 @Suite(.serialized, .heavy, .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))

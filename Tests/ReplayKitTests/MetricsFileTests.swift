@@ -1,8 +1,7 @@
 import Foundation
 import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// `--metrics-file`: the text, the values, the last success, and the atomic replacement.
 @Suite final class MetricsFileTests {

@@ -1,10 +1,9 @@
 import Collector
 import Foundation
 import JSONCore
+import ReplayKit
 import Synchronization
 import Testing
-
-@testable import ReplayKit
 
 /// Runs the real `mr-replay` binary and kills or signals it, then checks that a resumed run
 /// ends with exactly the events an uninterrupted run delivers.

@@ -1,9 +1,8 @@
 import Collector
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// End-to-end runs of the pipeline against the in-process collector, with faults injected.
 ///

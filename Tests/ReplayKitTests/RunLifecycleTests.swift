@@ -1,10 +1,9 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import Synchronization
 import Testing
-
-@testable import ReplayKit
 
 /// How a run starts and stops: the stop signal, task cancellation, and the embedded target.
 @Suite struct RunLifecycleTests {

@@ -2,11 +2,10 @@ import Foundation
 import JSONCore
 import Logging
 import MetaRouter
+import ReplayKit
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
-
-@testable import ReplayKit
 
 /// A run as a Service (`RunService`) in the `ServiceGroup` that `mr-replay` runs it in.
 @Suite struct RunServiceTests {

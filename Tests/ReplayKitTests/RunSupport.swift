@@ -3,8 +3,7 @@ import Foundation
 import JSONCore
 import Logging
 import MetaRouter
-
-@testable import ReplayKit
+import ReplayKit
 
 /// A collector started in process for run tests, storing to NDJSON so tests can read back what arrived.
 struct RunTarget {

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
 import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// Each MetaRouter SDK's offline queue, written as that SDK writes it (``SDKQueue``), replayed
 /// end to end: every event arrives, nothing is dead-lettered, the run exits 0, and each alias

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// Offline queues written as the SDK writes them, replayed end to end into the test collector.
 struct SnapshotReplayTests {

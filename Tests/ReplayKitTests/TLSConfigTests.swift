@@ -1,8 +1,7 @@
 import Foundation
 import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// `ingestion.tls`, `ingestion.proxy` and `ingestion.no_proxy`: what they load into, and the
 /// errors (file, line, key) for files that cannot be used and settings that do not fit together.

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// `autoStart: false`: no connection and nothing sent until `start()`.
 @Suite struct ClientAutoStartTests {

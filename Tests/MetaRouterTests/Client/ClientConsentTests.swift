@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 @_spi(PerLine) import Timestamps
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// `setConsent(_:)`: revoking data usage under GDPR purges what is pending (memory, overflow file,
 /// unread snapshot, engine queue) and drops new calls; granting it again resumes sending.

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// App Tracking Transparency: `waitForTrackingAuthorization` holds events until the status is
 /// determined; `context.device.advertisingId` goes only with `authorized`.

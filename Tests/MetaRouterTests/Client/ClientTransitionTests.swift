@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Synchronization
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// A store that can fail ("crash") on a chosen write and records every value written.
 final class CrashingStorage: KeyValueStorage {

@@ -1,6 +1,5 @@
+@_spi(PerLine) import MetaRouter
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// The pure privacy policy.
 @Suite struct PrivacyGateTests {

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct EncodedEventTests {
     @Test func validatingRemovesSentAtAndWriteKeyAndReadsIdentity() throws {

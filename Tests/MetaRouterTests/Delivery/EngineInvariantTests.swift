@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// Mixed answers under concurrency: the engine's invariants must hold whatever the interleaving.
 @Suite struct EngineInvariantTests {

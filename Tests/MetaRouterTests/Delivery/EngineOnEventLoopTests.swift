@@ -1,12 +1,11 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// A buffer transport on one event loop: records each body it is handed, whether `send` ran on
 /// its loop, and answers from a script.

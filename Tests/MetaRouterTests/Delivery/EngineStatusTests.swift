@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// The status table through the whole engine (lanes, clock, transport); the decisions alone are
 /// tested row by row in `BatchDeliveryTests`.

@@ -1,7 +1,6 @@
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// Taking back queued events (a consent purge): they leave with their tags, are counted as
 /// withdrawn, and are never sent; the counts still add up.

@@ -3,13 +3,12 @@ import GzipCodec
 import Hummingbird
 import JSONCore
 import Logging
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// `HTTPDeliveryTransport` against a tiny in-process loopback server.
 @Suite(.serialized) struct HTTPTransportTests {

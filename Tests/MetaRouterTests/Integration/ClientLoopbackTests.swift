@@ -1,10 +1,9 @@
 import Collector
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import NIOPosix
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// `MetaRouterClient` with its own HTTP transport against the in-process collector.
 @Suite(.serialized) struct ClientLoopbackTests {

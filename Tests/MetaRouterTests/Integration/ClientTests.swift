@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 @_spi(PerLine) import Timestamps
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {

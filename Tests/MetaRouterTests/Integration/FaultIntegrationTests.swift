@@ -1,8 +1,7 @@
 import Collector
 import Foundation
+@_spi(PerLine) import MetaRouter
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// The engine and the real HTTP transport against an in-process collector that injects faults:
 /// every good event arrives, none is lost, every give-up has a reason.

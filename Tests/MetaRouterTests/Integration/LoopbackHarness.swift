@@ -1,12 +1,11 @@
 import Collector
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOPosix
 import Synchronization
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// What one engine run against an in-process collector produced.
 struct LoopbackResult {

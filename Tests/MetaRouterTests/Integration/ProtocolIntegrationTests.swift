@@ -1,8 +1,7 @@
 import Collector
 import Foundation
+@_spi(PerLine) import MetaRouter
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// Wire-level behaviour through the real HTTP transport: gzip, tracing, authentication.
 @Suite(.serialized) struct ProtocolIntegrationTests {

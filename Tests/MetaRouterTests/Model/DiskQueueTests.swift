@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 @_spi(PerLine) import Timestamps
-
-@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import Testing
 @_spi(PerLine) import Timestamps
-
-@_spi(PerLine) @testable import MetaRouter
 
 @Suite struct EventModelTests {
     @Test func unknownFieldsAndExactValuesRoundTrip() throws {

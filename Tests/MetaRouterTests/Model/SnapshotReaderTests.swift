@@ -1,7 +1,6 @@
 import Foundation
+@_spi(PerLine) import MetaRouter
 import Testing
-
-@_spi(PerLine) @testable import MetaRouter
 
 /// The streaming snapshot reader on whole, cut and damaged files, in both key orders.
 struct SnapshotReaderTests {

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 extension S3Tests {
     /// `s3://` inputs through the real `mr-replay` binary: kill -9, changed objects, refusals,

@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// moto's S3 server on a free loopback port for the end-to-end S3 tests, started once for the
 /// ``S3RunTests`` suites by ``S3MotoTrait``: `open` checks no signature (any keys read it);

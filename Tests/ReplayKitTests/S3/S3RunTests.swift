@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 extension S3Tests {
     /// `s3://` inputs run in process, through ReplayRunner into the test collector.

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
 import Logging
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The S3 tests, against moto's S3 server on loopback (``S3Moto``): the suites in S3/*.swift
 /// are nested here, so they share one pair of servers. `.heavy`: they run the whole pipeline.
