@@ -1,5 +1,5 @@
 import JSONCore
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// One submission of the SimpleAnalytics Swift package (`AppAnalytics`), checked field by field:
 /// `{"items": [...], "counters": [...]}` plus the device fields.

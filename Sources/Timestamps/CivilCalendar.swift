@@ -1,8 +1,8 @@
 /// Calendar arithmetic for UTC timestamps (proleptic Gregorian), without locale-dependent
 /// formatters: shared by `Timestamp`, HTTP dates and the replay hot path.
-@_spi(PerLine) public enum CivilCalendar {
+package enum CivilCalendar {
     /// Howard Hinnant's days-from-civil algorithm (proleptic Gregorian calendar).
-    public static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+    package static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -12,7 +12,7 @@
     }
 
     /// The inverse of ``days(fromCivil:_:_:)``.
-    public static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    package static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

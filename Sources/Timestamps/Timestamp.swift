@@ -18,14 +18,14 @@ import Foundation
 ///
 /// `@_spi(PerLine) public` rather than `package`: mr-replay parses a timestamp on every line,
 /// and only public declarations are optimized across modules (docs/ARCHITECTURE.md, "Access").
-@_spi(PerLine) public enum Timestamp {
+package enum Timestamp {
     /// Formats `date`, for example `2026-11-22T06:50:53.123Z` (always 24 bytes for years 0...9999).
-    public static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         iso8601(epochMillis: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// Formats milliseconds since 1970, for example `2026-11-22T06:50:53.123Z`.
-    public static func iso8601(epochMillis totalMillis: Int64) -> String {
+    package static func iso8601(epochMillis totalMillis: Int64) -> String {
         var days = totalMillis / 86_400_000
         var ms = totalMillis % 86_400_000
         if ms < 0 {
@@ -45,19 +45,19 @@ import Foundation
 
     /// Parses a timestamp in one of the forms listed on ``Timestamp`` into milliseconds since
     /// 1970; nil when `text` is not one.
-    public static func epochMillis(_ text: String) -> Int64? {
+    package static func epochMillis(_ text: String) -> Int64? {
         var s = text
         return s.withUTF8 { epochMillis(utf8: $0) }
     }
 
     /// Parses timestamp bytes; see ``epochMillis(_:)``.
-    public static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func epochMillis(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         parse(bytes, strict: false)
     }
 
     /// Whether `text` is an internet date-time (see ``Timestamp``):
     /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`.
-    public static func isInternetDateTime(_ text: String) -> Bool {
+    package static func isInternetDateTime(_ text: String) -> Bool {
         var s = text
         return s.withUTF8 { parse($0, strict: true) } != nil
     }

@@ -3,7 +3,7 @@ import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 @testable import ReplayKit
 

@@ -1,5 +1,5 @@
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// The one timestamp parser (``Timestamp``), as the enrichment rules and the client use it.
 struct TimestampTests {

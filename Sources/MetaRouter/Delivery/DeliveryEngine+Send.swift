@@ -2,7 +2,7 @@ import Foundation
 import GzipCodec
 import Logging
 import NIOCore
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// Sending one batch: the shell that runs a ``BatchDelivery`` machine's actions.
 extension DeliveryEngine {

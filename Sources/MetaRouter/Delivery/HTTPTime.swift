@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// Date formatting and parsing used on the wire, without locale-dependent formatters.
 enum HTTPTime {

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// The SDK's offline snapshot, `queue.v1.json`: `{"version":1,"events":[...]}`.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// The SDK's enrichment of a new event: identity, context, messageId and timestamp.
 package enum EventPreparation {

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
 /// file, the report and the run history, and (for the embedded target) the collected events.

@@ -1,7 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,
 /// anonymousId, carried userId/groupId, messageId, privacy and context. See `docs/enrichment.md`.

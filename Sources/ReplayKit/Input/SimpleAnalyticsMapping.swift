@@ -1,7 +1,7 @@
 import IngestionChecks
 import JSONCore
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// How a SimpleAnalytics payload becomes MetaRouter events (the table in docs/enrichment.md):
 ///

@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// A swift-log handler that writes one JSON object per line to stderr:
 /// `{"ts":"…","level":"info","label":"…","msg":"…", …metadata}`.

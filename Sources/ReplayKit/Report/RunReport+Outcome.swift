@@ -1,6 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 extension RunReport {
     /// Sets the duration, the rate and the finish time of a run that started at `startInstant`.

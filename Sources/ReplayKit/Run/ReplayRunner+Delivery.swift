@@ -1,7 +1,7 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
 import Synchronization
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 extension ReplayRunner {
     /// Sends every event of the plan to `target` and returns the report (without its timing).

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 extension RunState {
     /// Journals a batch that was not delivered cleanly on its first attempt. Called by the engine

@@ -1,5 +1,5 @@
 @_spi(PerLine) import MetaRouter
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// Which events a run sends, by the time they happened (`--since`, `--until`): events at or after
 /// `since` and before `until`. The event's time is the one the enrichment rules give it:

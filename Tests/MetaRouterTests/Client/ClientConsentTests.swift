@@ -3,7 +3,7 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// `setConsent(_:)`: revoking data usage under GDPR purges what is pending (memory, overflow file,
 /// unread snapshot, engine queue) and drops new calls; granting it again resumes sending.

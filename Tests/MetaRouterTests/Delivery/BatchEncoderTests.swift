@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import NIOCore
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
 

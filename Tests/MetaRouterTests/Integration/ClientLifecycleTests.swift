@@ -3,7 +3,7 @@ import Logging
 import MetaRouterTesting
 import ServiceLifecycle
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
 

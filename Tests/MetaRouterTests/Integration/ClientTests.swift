@@ -3,7 +3,7 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 /// `MetaRouterClient` with a recording transport and a manual clock: nothing here waits on real time.
 @Suite struct ClientTests {

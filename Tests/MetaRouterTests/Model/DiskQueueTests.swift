@@ -3,7 +3,7 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 @Suite struct DiskQueueTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)

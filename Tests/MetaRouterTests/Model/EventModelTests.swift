@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 import Testing
-@_spi(PerLine) import Timestamps
+import Timestamps
 
 @Suite struct EventModelTests {
     @Test func unknownFieldsAndExactValuesRoundTrip() throws {
