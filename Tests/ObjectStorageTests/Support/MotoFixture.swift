@@ -53,8 +53,8 @@ struct MotoFixture: Sendable {
         configuration.timeout.read = nil
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            async let open = MotoServer.start(mode: "open", python: python)
-            async let iam = MotoServer.start(mode: "iam", python: python)
+            async let open = MotoServer.start(mode: "open", python: python, httpClient: httpClient)
+            async let iam = MotoServer.start(mode: "iam", python: python, httpClient: httpClient)
             return try await MotoFixture(open: open, iam: iam, python: python, httpClient: httpClient)
         } catch {
             try await httpClient.shutdown()

@@ -25,22 +25,21 @@ final class MotoServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a server with `python`, waits until it listens, then fills it.
-    static func start(mode: String, python: String) async throws -> MotoServer {
+    /// Starts a server with `python`, waits until it answers, then fills it.
+    static func start(mode: String, python: String, httpClient: HTTPClient) async throws -> MotoServer {
         let port = try freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [Subprocess.script("moto_server.py"), "-H", "127.0.0.1", "-p", String(port)]
         process.standardOutput = FileHandle.nullDevice
-        let log = Pipe()
-        process.standardError = log
+        process.standardError = FileHandle.nullDevice
         // Process.waitUntilExit spins on Linux when called from a task's thread: wait for the
         // termination handler instead.
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
         do {
-            try await waitUntilListening(log.fileHandleForReading, port: port)
+            try await waitUntilAnswering(port: port, httpClient: httpClient)
             let output = try await Subprocess.run(python, [Subprocess.script("moto_setup.py"), "http://127.0.0.1:\(port)", mode])
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -63,30 +62,17 @@ final class MotoServer: Sendable {
         setup.objects?[key] ?? MotoSetup.Object(size: -1, sha256: "")
     }
 
-    /// Returns once werkzeug logs ` * Running on http://127.0.0.1:PORT` (it logs that once the
-    /// socket listens), read from the server's standard error on a thread of its own, which then
-    /// drains the rest of the log so the server never blocks on a full pipe. Throws when the
-    /// log ends first (the server exited).
-    private static func waitUntilListening(_ log: FileHandle, port: Int) async throws {
-        let marker = "Running on http://127.0.0.1:\(port)"
-        let listening: Bool = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var text = ""
-                var resumed = false
-                while true {
-                    let chunk = log.availableData
-                    if chunk.isEmpty { break }
-                    guard !resumed else { continue }
-                    text += String(decoding: chunk, as: UTF8.self)
-                    if text.contains(marker) {
-                        resumed = true
-                        continuation.resume(returning: true)
-                    }
-                }
-                if !resumed { continuation.resume(returning: false) }
+    private static func waitUntilAnswering(port: Int, httpClient: HTTPClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/moto-api/")
+            if let response = try? await httpClient.execute(request, timeout: .seconds(2)) {
+                _ = try? await response.body.collect(upTo: 1 << 20)
+                return
             }
+            try await Task.sleep(for: .milliseconds(100))
         }
-        if !listening { throw Subprocess.Failure(description: "moto exited before it listened on port \(port)") }
+        throw Subprocess.Failure(description: "moto did not answer on port \(port) within 60 s")
     }
 
     /// A port nothing listens on now (bound to 0 and released).
