@@ -58,10 +58,14 @@ import Testing
         let (text, valid) = generateEvents(count: 10_000)
         try writeFile("\(dir)/in.ndjson", text)
         let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
-        let stored = try FileWatch(dir)  // the collector stores what arrives in dir/collected.ndjson
+        let stored = try FileWatch(dir)  // the run writes its checkpoint under dir/state
         let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
-        // Cancel as soon as the first events are stored: the run is then mid-way at 4,000 events/s.
-        let arrived = await stored.wait(until: { target.server.stats().events > 0 }, then: { run.cancel() })
+        // Cancel once the run's checkpoint (written every second) has passed settled events: the run
+        // has delivered some and is mid-way at 4,000 events/s. (Events stored by the collector are
+        // not yet settled by the run: a cancel then could land before any answer was taken.)
+        let arrived = await stored.wait(
+            until: { readCheckpointMirror("\(dir)/state")?.inputs.values.contains { $0.offset > 0 } == true },
+            then: { run.cancel() })
         #expect(arrived == .held)
         let first = try await run.value
         #expect(first.status == .interrupted)
