@@ -51,6 +51,8 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         .target(name: "JSONCore"),
+        // A cache-prefetch hint for the identity tables' lookups (Swift has none of its own).
+        .target(name: "CPrefetch"),
         // The package's one SQLite wrapper (connection, cached prepared statements, text binding).
         .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
         // The one timestamp grammar (ISO 8601 / RFC 3339) and calendar arithmetic, shared by the
@@ -169,6 +171,7 @@ let package = Package(
                 "GzipCodec",
                 "ObjectStorage",
                 "FileDescriptorIO",
+                "CPrefetch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -19,6 +19,7 @@ LAYERS = [
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'FileDescriptorIO',
                 'JSONCore']),
+    ('C shims', ['CPrefetch']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

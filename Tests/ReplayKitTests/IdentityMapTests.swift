@@ -70,6 +70,41 @@ final class IdentityMapTests {
         b.close()
     }
 
+    /// A commit marks its entry through the hint `learn` returned while the entry is there, and
+    /// finds it by key once an eviction moved it (the hint then points at another key, or past
+    /// the end); the values are the same either way.
+    @Test func commitsFindTheirEntryAfterAnEvictionMovedIt() {
+        var map = IdentityMap()
+        map.limit = 1
+        func with<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { Array(s.utf8).withUnsafeBufferPointer(body) }
+        func learn(_ key: String, _ sequence: UInt64) -> Int {
+            Int(with(key) { map.learn($0, IdentityValue(raw: Array("v-\(key)".utf8)), sequence: sequence) })
+        }
+        func commit(_ key: String, _ sequence: UInt64, hint: Int) { with(key) { map.markCommitted($0, sequence: sequence, entryHint: hint) } }
+
+        commit("a", 1, hint: learn("a", 1))
+        let b = learn("b", 2)  // evicts the committed "a"
+        let c = learn("c", 3)
+        commit("b", 2, hint: b)
+        #expect(map.uncommittedCount == 1)
+        let d = learn("d", 4)  // evicts the committed "b": "c" moves to "b"'s place, "d" takes "c"'s
+        #expect(d == c, "the hint kept for c now points at d")
+        commit("c", 3, hint: c)
+        #expect(map.uncommittedCount == 1, "c is committed, d is not")
+        commit("d", 4, hint: 99)  // past the end: found by key
+        #expect(map.uncommittedCount == 0)
+        commit("d", 4, hint: d)  // twice is harmless
+        #expect(map.uncommittedCount == 0)
+        for key in ["c", "d"] {
+            guard case .value(let v) = with(key, { map.lookup($0) }) else {
+                Issue.record("\(key) has no value")
+                continue
+            }
+            #expect(v.json == JSONStrings.quoted("v-\(key)"))
+        }
+        #expect(with("a") { map.lookup($0) }.isUnknown, "evicted: SQLite is asked")
+    }
+
     /// The sizes the layout comments claim.
     @Test func layoutsHaveTheirClaimedSizes() {
         #expect(MemoryLayout<InlineBytes>.size == 24)
@@ -96,5 +131,12 @@ final class IdentityMapTests {
             // Zero padding is not a byte: one more zero is another string.
             zeroPadded.withUnsafeBufferPointer { #expect(!kept.matches(InlineBytes.probe($0), $0)) }
         }
+    }
+}
+
+extension IdentityMap.Lookup {
+    fileprivate var isUnknown: Bool {
+        if case .unknown = self { return true }
+        return false
     }
 }

@@ -80,10 +80,12 @@ struct LinePreparer {
         let layout = scratch.top
         // Every top-level member the rules read, found in one pass.
         let top = TopLevelMembers(layout, buf)
+        let hints = prefetchIdentities(top, layout, buf, identity)
         var line = LineState(type: .track)
         if let stop = typeRules(top, layout, buf, &line) { return stop }
         var context: ObjectLayout?
         if let stop = contextAndConsentRules(top, layout, buf, &context) { return stop }
+        identity.prefetchEntries(hints)
         var edits = TopLevelEdits()
         if let stop = timestampRules(top, layout, buf, &edits, &line) { return stop }
         capturedMemberRules(top, &edits)
@@ -133,6 +135,24 @@ struct LinePreparer {
 
     /// The members of `context` that must be objects (or null).
     private static let contextObjects = ["app", "device", "os"]
+
+    /// Starts the identity lookups' memory reads (``IdentityStore/prefetch(anonymousId:userId:)``)
+    /// by the ids as written: for an id with escapes, which is looked up decoded, the hint is
+    /// wasted, not wrong.
+    @inline(__always)
+    private func prefetchIdentities(
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore
+    ) -> IdentityStore.LookupHints {
+        @inline(__always) func written(_ m: JSONMember?) -> UnsafeBufferPointer<UInt8>? {
+            guard let m else { return nil }
+            switch m.kind {
+            case .number: return UnsafeBufferPointer(rebasing: buf[m.value])
+            case .string where m.value.count > 2: return UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)])
+            default: return nil
+            }
+        }
+        return identity.prefetch(anonymousId: written(member(top.anonymousId, layout)), userId: written(member(top.userId, layout)))
+    }
 
     /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
     /// layout is in `scratch.top` and the counts are reset.

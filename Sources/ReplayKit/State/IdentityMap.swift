@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
@@ -174,7 +175,8 @@ struct IdentityMap {
     /// 32 bits of its key's hash and its entry's index + 1 (0: empty), so a probe that does not
     /// match rarely touches `entries`.
     private var slots: [UInt64] = Array(repeating: 0, count: 64)
-    private var uncommittedCount = 0
+    /// Entries whose value is not in SQLite yet.
+    private(set) var uncommittedCount = 0
     /// At most this many committed entries are kept; beyond that, every committed entry is dropped.
     var limit = 262_144
     /// While true, the map holds EVERY committed row of its table (the table was empty when
@@ -190,21 +192,26 @@ struct IdentityMap {
         return isComplete ? .absent : .unknown
     }
 
-    /// Records a mapping learned from line `sequence`, effective for lookups at once.
-    mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) {
+    /// Records a mapping learned from line `sequence`, effective for lookups at once. Returns
+    /// where its entry is, as a hint for ``markCommitted(_:sequence:entryHint:)``.
+    @discardableResult
+    mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) -> UInt32 {
         let i = upsert(key)
         if entries[i].uncommitted == nil { uncommittedCount += 1 }
         entries[i].value = value
         entries[i].uncommitted = sequence
+        return UInt32(truncatingIfNeeded: i)
     }
 
     /// Records that line `sequence` ended `key`'s mapping (a logout): lookups find none at
-    /// once, and the commit deletes the row.
-    mutating func forget(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+    /// once, and the commit deletes the row. Returns where its entry is, as ``learn(_:_:sequence:)`` does.
+    @discardableResult
+    mutating func forget(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64) -> UInt32 {
         let i = upsert(key)
         if entries[i].uncommitted == nil { uncommittedCount += 1 }
         entries[i].value = nil
         entries[i].uncommitted = sequence
+        return UInt32(truncatingIfNeeded: i)
     }
 
     /// Records what SQLite holds for `key` (nil: no row). Only called after a lookup missed, so
@@ -216,10 +223,49 @@ struct IdentityMap {
 
     /// The mapping learned from line `sequence` for `key` is now in SQLite, unless a later line
     /// replaced it (that one stays uncommitted).
-    mutating func markCommitted(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        guard let i = find(key, Self.hash(key)), entries[i].uncommitted == sequence else { return }
+    ///
+    /// `entryHint` is where ``learn(_:_:sequence:)`` put the entry. It is still there unless an
+    /// eviction compacted the entries since; the hint is used only when that entry has `key`
+    /// (keys are unique), else the key is looked up. Either way the result is the same.
+    mutating func markCommitted(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64, entryHint: Int) {
+        let i: Int
+        if entryHint < entries.count, entries[entryHint].key.matches(InlineBytes.probe(key), key) {
+            i = entryHint
+        } else if let found = find(key, Self.hash(key)) {
+            i = found
+        } else {
+            return
+        }
+        guard entries[i].uncommitted == sequence else { return }
         entries[i].uncommitted = nil
         uncommittedCount -= 1
+    }
+
+    /// A lookup of `key` made ahead, in two steps, so that the cache misses of the real one
+    /// (``lookup(_:)``, ``learn(_:_:sequence:)``) overlap other work of the line: this step
+    /// prefetches the slot where `key`'s probe starts, and returns the hash for
+    /// ``prefetchEntry(hash:)``. A hint only: no result changes.
+    func prefetchSlot(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let h = Self.hash(key)
+        slots.withUnsafeBufferPointer { slots in
+            // A prefetch reads nothing visible and cannot fault; the index is masked into the
+            // buffer all the same, and the pointer does not leave this closure.
+            mr_prefetch_read(slots.baseAddress! + (Int(truncatingIfNeeded: h) & (slots.count - 1)))
+        }
+        return h
+    }
+
+    /// The second step of a lookup made ahead: reads the slot ``prefetchSlot(_:)`` prefetched
+    /// and, when its tag is the key's, prefetches the entry it points to.
+    func prefetchEntry(hash h: UInt64) {
+        let slot = slots[Int(truncatingIfNeeded: h) & (slots.count - 1)]
+        guard slot != 0, slot & 0xFFFF_FFFF_0000_0000 == h & 0xFFFF_FFFF_0000_0000 else { return }
+        prefetchEntry(Int(slot & 0xFFFF_FFFF) - 1)
+    }
+
+    /// Prefetches entry `index`, if there is one (a hint only).
+    func prefetchEntry(_ index: Int) {
+        if index < entries.count { entries.prefetch(index) }
     }
 
     /// Drops everything; the table is empty again.
@@ -325,6 +371,14 @@ struct BlockArray<Element> {
     }
 
     var indices: Range<Int> { 0..<count }
+
+    /// Prefetches the element at `index` (0 ..< count) into the CPU's caches (a hint only).
+    func prefetch(_ index: Int) {
+        blocks[index >> Self.shift].withUnsafeBufferPointer { block in
+            // `index & mask` < the block's count (index < count); the pointer stays in the closure.
+            mr_prefetch_read(block.baseAddress! + (index & Self.mask))
+        }
+    }
 
     mutating func append(_ element: Element) {
         if count & Self.mask == 0 {

@@ -26,6 +26,9 @@ package final class IdentityStore {
     struct Pending {
         let sequence: UInt64
         let row: LearnedRow
+        /// Where the mapping's entry was in its ``IdentityMap`` when it was learned (see
+        /// ``IdentityMap/markCommitted(_:sequence:entryHint:)``).
+        let entryHint: UInt32
         var isGroup: Bool { row.kind == .group }
     }
     /// Learned mappings from `pendingStart` on are not committed yet. Kept in blocks: it holds
@@ -91,8 +94,8 @@ package final class IdentityStore {
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
     /// for lookups at once.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        users.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user)))
+        let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user), entryHint: entry))
     }
 
     /// Ends carry-forward for the anonymousId `key` (a logout event): from now on it has no
@@ -100,15 +103,16 @@ package final class IdentityStore {
     /// committed like a learned mapping (the row is deleted in the same transaction as the
     /// rest of its line's mappings).
     func forgetUser(anonymousId key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        users.forget(key, sequence: sequence)
-        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: UnsafeBufferPointer(start: nil, count: 0), kind: .forgetUser)))
+        let entry = users.forget(key, sequence: sequence)
+        let row = LearnedRow(key: key, value: UnsafeBufferPointer(start: nil, count: 0), kind: .forgetUser)
+        pending.append(Pending(sequence: sequence, row: row, entryHint: entry))
     }
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        groups.learn(key, IdentityValue(raw: value), sequence: sequence)
-        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group)))
+        let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence)
+        pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group), entryHint: entry))
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
@@ -131,6 +135,27 @@ package final class IdentityStore {
             map.remember(key, committedValue: v)
             return v
         }
+    }
+
+    /// The hashes of a line's ids, from ``prefetch(anonymousId:userId:)``.
+    struct LookupHints {
+        var anonymousId: UInt64?
+        var userId: UInt64?
+    }
+
+    /// Starts the memory reads of the lookups a line is about to make, by its anonymousId (in the
+    /// userId table) and its userId (in the groupId table), so their cache misses overlap the
+    /// line's other rules. Hints only: nothing is looked up or changed. Finish with
+    /// ``prefetchEntries(_:)`` a little later.
+    func prefetch(anonymousId: UnsafeBufferPointer<UInt8>?, userId: UnsafeBufferPointer<UInt8>?) -> LookupHints {
+        LookupHints(anonymousId: anonymousId.map { users.prefetchSlot($0) }, userId: userId.map { groups.prefetchSlot($0) })
+    }
+
+    /// The second step of ``prefetch(anonymousId:userId:)``: prefetches the entries the slots
+    /// point to.
+    func prefetchEntries(_ hints: LookupHints) {
+        if let h = hints.anonymousId { users.prefetchEntry(hash: h) }
+        if let h = hints.userId { groups.prefetchEntry(hash: h) }
     }
 
     /// Writes every overlay mapping learned from lines with sequence ≤ `sequence` to SQLite,
@@ -169,15 +194,30 @@ package final class IdentityStore {
             try? db.execute("ROLLBACK")
             throw error
         }
-        for i in pendingStart..<end {
-            let p = pending[i]
-            p.row.withKey { key in
-                if p.isGroup { groups.markCommitted(key, sequence: p.sequence) } else { users.markCommitted(key, sequence: p.sequence) }
-            }
-        }
+        markCommitted(pendingStart..<end)
         pendingStart = end
         pendingStart -= pending.removeFirstBlocks(upTo: pendingStart)
         pendingMessageIds.removeFirst(idsEnd)
+    }
+
+    /// Marks the entries of the pending mappings `range` committed, prefetching a few rows ahead:
+    /// the entries were learned a second or two ago and are rarely still in the CPU's caches.
+    private func markCommitted(_ range: Range<Int>) {
+        let ahead = 8
+        for i in range {
+            if i + ahead < range.upperBound {
+                let next = pending[i + ahead]
+                if next.isGroup { groups.prefetchEntry(Int(next.entryHint)) } else { users.prefetchEntry(Int(next.entryHint)) }
+            }
+            let p = pending[i]
+            p.row.withKey { key in
+                if p.isGroup {
+                    groups.markCommitted(key, sequence: p.sequence, entryHint: Int(p.entryHint))
+                } else {
+                    users.markCommitted(key, sequence: p.sequence, entryHint: Int(p.entryHint))
+                }
+            }
+        }
     }
 
     /// Remembers that the snapshot event with `messageId`, read from `input` as line
