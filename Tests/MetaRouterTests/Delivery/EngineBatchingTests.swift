@@ -155,16 +155,17 @@ import Testing
         let engine = DeliveryEngine(
             configuration: config { $0.concurrency = 2 }, transport: transport, clock: clock,
             random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
-        async let _ = engine.run()
-        _ = await engine.submit(testEvent("q", user: quiet))
-        // The busy lane sends full batches and they settle; the run goes on (no finish, no flush).
-        for round in 1...20 {
-            _ = await engine.submit(contentsOf: (0..<100).map { testEvent("b\(round)-\($0)", user: busy) })
-            await sink.waitForOutcomes(round * 100)
+        await running(engine) {
+            _ = await engine.submit(testEvent("q", user: quiet))
+            // The busy lane sends full batches and they settle; the run goes on (no finish, no flush).
+            for round in 1...20 {
+                _ = await engine.submit(contentsOf: (0..<100).map { testEvent("b\(round)-\($0)", user: busy) })
+                await sink.waitForOutcomes(round * 100)
+            }
+            // 2 lanes x 100 events x 4 = 800 later submits make the quiet event's lane ready.
+            #expect(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")
+            _ = await engine.finish()
+            #expect(sink.all.count == 2001)
         }
-        // 2 lanes x 100 events x 4 = 800 later submits make the quiet event's lane ready.
-        #expect(sink.all.contains { $0.messageId == "q" }, "the quiet event waited: \(sink.all.count) outcomes so far")
-        _ = await engine.finish()
-        #expect(sink.all.count == 2001)
     }
 }

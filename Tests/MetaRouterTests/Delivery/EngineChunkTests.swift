@@ -20,33 +20,34 @@ import Testing
         let chunked = ScriptedTransport(clock: clock2)
         let sink2 = OutcomeSink()
         let engine = DeliveryEngine(configuration: c, transport: chunked, clock: clock2, random: FixedRandom(value: 0.5), onOutcomes: sink2.callback)
-        async let _ = engine.run()
-        let accepted = await engine.submit(chunk: chunk(of: events))
-        let stats2 = await engine.finish()
+        await running(engine) {
+            let accepted = await engine.submit(chunk: chunk(of: events))
+            let stats2 = await engine.finish()
 
-        #expect(accepted == 250)
-        #expect(stats2.eventsDelivered == 250)
-        #expect(stats2.batchesSent == stats1.batchesSent)
-        #expect(Set(sink2.all.map(\.tag)) == Set(0..<250))
-        #expect(sink2.all.allSatisfy { $0.result == .delivered && $0.messageId.isEmpty })
-        for r in chunked.requests { expectWellFormedBody(r, writeKey: "wk-123") }
-        // The same batches (lanes follow the lane keys as they follow the ordering keys), each
-        // event's bytes as submitted apart from the stamped sentAt and writeKey.
-        #expect(Set(chunked.requests.map(\.messageIds)) == Set(oneByOne.requests.map(\.messageIds)))
-        func withoutStamps(_ rs: [RecordedRequest]) -> [String: JSONObject] {
-            var byId: [String: JSONObject] = [:]
-            for r in rs {
-                for e in r.events {
-                    var o = e
-                    o["sentAt"] = nil
-                    o["writeKey"] = nil
-                    byId[e["messageId"]?.stringValue ?? "?"] = o
+            #expect(accepted == 250)
+            #expect(stats2.eventsDelivered == 250)
+            #expect(stats2.batchesSent == stats1.batchesSent)
+            #expect(Set(sink2.all.map(\.tag)) == Set(0..<250))
+            #expect(sink2.all.allSatisfy { $0.result == .delivered && $0.messageId.isEmpty })
+            for r in chunked.requests { expectWellFormedBody(r, writeKey: "wk-123") }
+            // The same batches (lanes follow the lane keys as they follow the ordering keys), each
+            // event's bytes as submitted apart from the stamped sentAt and writeKey.
+            #expect(Set(chunked.requests.map(\.messageIds)) == Set(oneByOne.requests.map(\.messageIds)))
+            func withoutStamps(_ rs: [RecordedRequest]) -> [String: JSONObject] {
+                var byId: [String: JSONObject] = [:]
+                for r in rs {
+                    for e in r.events {
+                        var o = e
+                        o["sentAt"] = nil
+                        o["writeKey"] = nil
+                        byId[e["messageId"]?.stringValue ?? "?"] = o
+                    }
                 }
+                return byId
             }
-            return byId
+            #expect(withoutStamps(chunked.requests) == withoutStamps(oneByOne.requests))
+            _ = sink1
         }
-        #expect(withoutStamps(chunked.requests) == withoutStamps(oneByOne.requests))
-        _ = sink1
     }
 
     @Test func aRejectedChunkEventIsGivenUpWithItsOwnBytes() async {
@@ -59,17 +60,18 @@ import Testing
         let sink = OutcomeSink()
         let engine = DeliveryEngine(
             configuration: config(), transport: transport, clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
-        async let _ = engine.run()
-        _ = await engine.submit(chunk: chunk)
-        let stats = await engine.finish()
+        await running(engine) {
+            _ = await engine.submit(chunk: chunk)
+            let stats = await engine.finish()
 
-        #expect(stats.eventsDelivered == 7)
-        #expect(stats.eventsGivenUp == 1)
-        let bad = sink.all.first { $0.tag == 105 }
-        #expect(bad?.result == .gaveUp(reason: .rejected(status: 400), detail: "the endpoint answered 400 for this event alone"))
-        #expect(bad?.givenUpBytes == Array(chunk.storage[chunk.entries[5].range]))
-        #expect(bad?.givenUpBytes == events[5].bytes)
-        #expect(sink.all.filter { $0.tag != 105 }.allSatisfy { $0.result == .delivered && $0.givenUpBytes == nil })
+            #expect(stats.eventsDelivered == 7)
+            #expect(stats.eventsGivenUp == 1)
+            let bad = sink.all.first { $0.tag == 105 }
+            #expect(bad?.result == .gaveUp(reason: .rejected(status: 400), detail: "the endpoint answered 400 for this event alone"))
+            #expect(bad?.givenUpBytes == Array(chunk.storage[chunk.entries[5].range]))
+            #expect(bad?.givenUpBytes == events[5].bytes)
+            #expect(sink.all.filter { $0.tag != 105 }.allSatisfy { $0.result == .delivered && $0.givenUpBytes == nil })
+        }
     }
 
     @Test("a chunk's lane keys route like the ordering keys they hash", arguments: [1, 2, 3, 7])
@@ -92,15 +94,16 @@ import Testing
                 $0.maxBatchEvents = 10; $0.concurrency = 3
             }, transport: transport,
             clock: clock, random: FixedRandom(value: 0.5), onOutcomes: sink.callback)
-        async let _ = engine.run()
-        let accepted = await engine.submit(chunk: chunk(of: events))
-        let stats = await engine.finish()
-        #expect(accepted == 253)
-        #expect(stats.eventsSubmitted == 253)
-        #expect(stats.eventsDelivered == 253)
-        #expect(sink.all.map(\.tag).sorted() == (0..<253).map(UInt64.init))
-        #expect(transport.requests.map(\.events.count).reduce(0, +) == 253)
-        #expect(transport.requests.count >= 26)
+        await running(engine) {
+            let accepted = await engine.submit(chunk: chunk(of: events))
+            let stats = await engine.finish()
+            #expect(accepted == 253)
+            #expect(stats.eventsSubmitted == 253)
+            #expect(stats.eventsDelivered == 253)
+            #expect(sink.all.map(\.tag).sorted() == (0..<253).map(UInt64.init))
+            #expect(transport.requests.map(\.events.count).reduce(0, +) == 253)
+            #expect(transport.requests.count >= 26)
+        }
     }
 
     @Test("a stopped engine accepts nothing from a chunk and reports no outcome")
@@ -109,12 +112,13 @@ import Testing
         let transport = ScriptedTransport(clock: clock)
         let sink = OutcomeSink()
         let engine = DeliveryEngine(configuration: config(), transport: transport, clock: clock, onOutcomes: sink.callback)
-        async let _ = engine.run()
-        _ = await engine.cancel(grace: .zero)
-        let accepted = await engine.submit(chunk: chunk(of: (0..<5).map { testEvent("m\($0)", user: "u") }))
-        #expect(accepted == 0)
-        #expect(transport.requests.isEmpty)
-        #expect(sink.all.isEmpty)
+        await running(engine) {
+            _ = await engine.cancel(grace: .zero)
+            let accepted = await engine.submit(chunk: chunk(of: (0..<5).map { testEvent("m\($0)", user: "u") }))
+            #expect(accepted == 0)
+            #expect(transport.requests.isEmpty)
+            #expect(sink.all.isEmpty)
+        }
     }
 
     @Test(

@@ -182,21 +182,22 @@ import Testing
                 $0.concurrency = 2; $0.maxBatchEvents = 5
             },
             transport: transport, clock: clock, onOutcomes: sink.callback)
-        async let _ = engine.run()
-        var accepted = 0
-        for i in 0..<40 where await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) { accepted += 1 }
-        let stats = await engine.finish()
-        let late = await engine.submit(testEvent("late"))
-        #expect(!late, "a stopped engine refuses events")
-        let stopCause = await engine.stopCause
-        #expect(stopCause == .fatalStatus(code))
-        #expect(sink.all.count == accepted, "every accepted event has exactly one outcome")
-        #expect(Set(sink.all.map(\.messageId)).count == accepted)
-        #expect(stats.eventsDelivered == 5)
-        #expect(stats.eventsGivenUp == 0, "nothing is discarded")
-        #expect(stats.eventsNotDelivered == accepted - 5)
-        for o in sink.all where o.result != .delivered {
-            #expect(o.result == .notDelivered(.fatalStatus(code)))
+        await running(engine) {
+            var accepted = 0
+            for i in 0..<40 where await engine.submit(testEvent("m\(i)", user: "u\(i % 3)")) { accepted += 1 }
+            let stats = await engine.finish()
+            let late = await engine.submit(testEvent("late"))
+            #expect(!late, "a stopped engine refuses events")
+            let stopCause = await engine.stopCause
+            #expect(stopCause == .fatalStatus(code))
+            #expect(sink.all.count == accepted, "every accepted event has exactly one outcome")
+            #expect(Set(sink.all.map(\.messageId)).count == accepted)
+            #expect(stats.eventsDelivered == 5)
+            #expect(stats.eventsGivenUp == 0, "nothing is discarded")
+            #expect(stats.eventsNotDelivered == accepted - 5)
+            for o in sink.all where o.result != .delivered {
+                #expect(o.result == .notDelivered(.fatalStatus(code)))
+            }
         }
     }
 
