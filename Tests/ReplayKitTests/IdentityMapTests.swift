@@ -78,7 +78,7 @@ final class IdentityMapTests {
         map.limit = 1
         func with<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { Array(s.utf8).withUnsafeBufferPointer(body) }
         func learn(_ key: String, _ sequence: UInt64) -> Int {
-            Int(with(key) { map.learn($0, IdentityValue(raw: Array("v-\(key)".utf8)), sequence: sequence) })
+            Int(with(key) { map.learn($0, IdentityValue(raw: Array("v-\(key)".utf8)), sequence: sequence) } ?? .max)
         }
         func commit(_ key: String, _ sequence: UInt64, hint: Int) { with(key) { map.markCommitted($0, sequence: sequence, entryHint: hint) } }
 

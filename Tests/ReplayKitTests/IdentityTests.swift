@@ -106,4 +106,35 @@ final class IdentityTests {
             #expect(enrich(e, lines[i], lineNumber: i + 1, sequence: UInt64(i + 1)) == first[i])
         }
     }
+
+    /// Apps identify the same user on every launch: a mapping the store holds already, learned
+    /// earlier in the run or read from SQLite, is not written again; a changed one is, and a
+    /// crash before its commit leaves the committed value.
+    @Test func anUnchangedMappingIsNotWrittenAgain() throws {
+        do {
+            let store = try IdentityStore(stateDirectory: dir)
+            store.learnUser(anonymousId: "A", userId: "U", sequence: 1)
+            store.learnUser(anonymousId: "A", userId: "U", sequence: 2)
+            store.learnGroup(userId: "U", groupId: "G", sequence: 3)
+            store.learnGroup(userId: "U", groupId: "G", sequence: 4)
+            #expect(store.uncommittedCount == 2, "one row per mapping, not per line")
+            try store.commitAll()
+            store.close()
+        }
+        let store = try IdentityStore(stateDirectory: dir)
+        #expect(try store.userId(forAnonymousId: "A") == "U")  // read from SQLite and kept
+        store.learnUser(anonymousId: "A", userId: "U", sequence: 10)
+        store.learnGroup(userId: "U", groupId: "G", sequence: 11)  // not looked up first: written
+        #expect(store.uncommittedCount == 1)
+        store.learnUser(anonymousId: "A", userId: "U2", sequence: 12)
+        store.learnUser(anonymousId: "A", userId: "U", sequence: 13)  // back: a change again
+        #expect(store.uncommittedCount == 3)
+        #expect(try store.userId(forAnonymousId: "A") == "U")
+        try store.commit(throughSequence: 12)
+        store.close()  // crash: line 13's row is lost, line 12's is in
+        let reopened = try IdentityStore(stateDirectory: dir)
+        #expect(try reopened.userId(forAnonymousId: "A") == "U2")
+        #expect(try reopened.groupId(forUserId: "U") == "G")
+        reopened.close()
+    }
 }

@@ -10,7 +10,7 @@ import JSONCore
 /// ``IdentityMap`` and the key and value of a ``LearnedRow``. 24 bytes: the count of inline
 /// bytes shares its word with the array reference (``Storage`` packs into the reference's spare
 /// bits).
-struct InlineBytes {
+struct InlineBytes: Equatable {
     /// The most bytes kept inline.
     static let inlineCapacity = 16
 
@@ -19,7 +19,7 @@ struct InlineBytes {
     typealias Head = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     /// Where the bytes are.
-    private enum Storage {
+    private enum Storage: Equatable {
         /// In ``head``: this many.
         case inline(UInt8)
         /// All of them (``head`` holds the first 16 too).
@@ -74,6 +74,9 @@ struct InlineBytes {
         }
     }
 
+    /// Whether both hold the same bytes.
+    static func == (a: InlineBytes, b: InlineBytes) -> Bool { words(a.head) == words(b.head) && a.storage == b.storage }
+
     /// Calls `body` with the bytes.
     @inline(__always)
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
@@ -97,7 +100,7 @@ struct InlineBytes {
 
 /// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
 /// event, made once when the value is learned or read from SQLite; inline when it is short.
-struct IdentityValue {
+struct IdentityValue: Equatable {
     private let quoted: InlineBytes
 
     init(raw: UnsafeBufferPointer<UInt8>) {
@@ -193,10 +196,14 @@ struct IdentityMap {
     }
 
     /// Records a mapping learned from line `sequence`, effective for lookups at once. Returns
-    /// where its entry is, as a hint for ``markCommitted(_:sequence:entryHint:)``.
+    /// where its entry is, as a hint for ``markCommitted(_:sequence:entryHint:)``; nil when the
+    /// map already holds `value` for `key`, committed or learned from an earlier line, so there
+    /// is nothing new to write (apps identify the same user on every launch).
     @discardableResult
-    mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) -> UInt32 {
+    mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) -> UInt32? {
         let i = upsert(key)
+        // An entry upsert just made has no value, so this never skips an unknown key.
+        if entries[i].value == value { return nil }
         if entries[i].uncommitted == nil { uncommittedCount += 1 }
         entries[i].value = value
         entries[i].uncommitted = sequence

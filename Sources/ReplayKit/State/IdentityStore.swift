@@ -92,9 +92,9 @@ package final class IdentityStore {
     // MARK: - The hot path: ids as bytes
 
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
-    /// for lookups at once.
+    /// for lookups at once. A mapping the store already holds is not written again.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence)
+        guard let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user), entryHint: entry))
     }
 
@@ -109,9 +109,9 @@ package final class IdentityStore {
     }
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
-    /// lookups at once.
+    /// lookups at once. A mapping the store already holds is not written again.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence)
+        guard let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group), entryHint: entry))
     }
 
