@@ -26,6 +26,20 @@ extension SQLiteDatabase {
         try step(s)
     }
 
+    /// Runs a prepared statement whose parameters are all text: parameter `i + 1` is
+    /// `bytes[ranges[i]]`, as UTF-8 (exact lengths). The bytes are bound without a copy: SQLite
+    /// reads them only while the statement steps, inside this call, and the bindings are cleared
+    /// before it returns, so no pointer into `bytes` outlives it. Many rows in one statement
+    /// (`VALUES (?, ?), (?, ?), …`) pay SQLite's per-statement cost once.
+    /// - Throws: ``SQLiteError`` with SQLite's message.
+    package func run(_ st: Statement, texts bytes: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) throws {
+        let s = st.handle
+        sqlite3_reset(s)
+        defer { sqlite3_clear_bindings(s) }
+        for (i, r) in ranges.enumerated() { bindText(s, Int32(i + 1), UnsafeBufferPointer(rebasing: bytes[r]), copy: false) }
+        try step(s)
+    }
+
     /// The first column of the first row of a prepared query with one text parameter, all as
     /// UTF-8 bytes; nil when there is no row.
     /// - Throws: ``SQLiteError`` with SQLite's message.
@@ -91,13 +105,17 @@ extension SQLiteDatabase {
         for (i, p) in params.enumerated() { sqlite3_bind_text(s, Int32(i + 1), p, -1, transient) }
     }
 
-    private func bindText(_ s: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Binds `bytes` as text parameter `index`: copied by SQLite (`copy`), or not, when the
+    /// caller keeps them alive and unchanged until the statement has stepped and its bindings
+    /// are cleared (SQLITE_STATIC, a nil destructor).
+    private func bindText(_ s: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>, copy: Bool = true) {
         // An empty buffer may have no base address; SQLite needs a non-NULL pointer for "".
         let empty: StaticString = ""
         let p = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(empty.utf8Start)
         // The memory is bound to UInt8 (the buffer's bytes, or a StaticString's code units, which
         // live as long as the program); CChar is UInt8's same-size signed counterpart, a related
-        // type that may access it. SQLite copies the bytes (`transient`) before returning.
-        sqlite3_bind_text(s, index, p.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+        // type that may access it. SQLite copies the bytes (`transient`) before returning, or,
+        // without `copy`, reads them in place while the caller guarantees they live (see above).
+        sqlite3_bind_text(s, index, p.assumingMemoryBound(to: CChar.self), Int32(bytes.count), copy ? transient : nil)
     }
 }

@@ -54,12 +54,14 @@ final class RunCrashTests {
         let target = try await RunTarget.start(dir: dir, name: "crashy")
         try FileManager.default.createDirectory(atPath: "\(dir)/crash", withIntermediateDirectories: true)
         try seedState("\(dir)/crash/state")
-        let config = try writeRunConfig(dir: "\(dir)/crash", url: target.url, extra: "rate_limit: { events_per_second: 2000 }")
+        let config = try writeRunConfig(dir: "\(dir)/crash", url: target.url, extra: "rate_limit: { events_per_second: 1000 }")
         let args = ["run", "--config", config, "--quiet", "\(dir)/in.ndjson"]
         var kills = 0
         // Each kill lands after the run wrote a checkpoint (checkpoint.json changed), once the
-        // collector has stored a given number of events more: several points between two
-        // checkpoints (written every second, 2,000 events apart at this rate). The watch wakes on
+        // collector has stored a given number of events more: several distances past a checkpoint
+        // (written every second, 1,000 events apart at this rate, so the 6,000 events leave a
+        // resumed run room for the next kill point even when the watch notices a checkpoint late
+        // on a loaded machine). The watch wakes on
         // each change of the mirror and of the collector's store, and kills from its own thread,
         // so a loaded machine does not move the kill points.
         let mirror = "\(dir)/crash/state/checkpoint.json"

@@ -41,8 +41,9 @@ package final class IdentityStore {
     private var groups = IdentityMap()
     private let selectUser: SQLiteDatabase.Statement
     private let selectGroup: SQLiteDatabase.Statement
-    private let upsertUser: SQLiteDatabase.Statement
-    private let upsertGroup: SQLiteDatabase.Statement
+    /// Upserts of n rows (index n - 1), prepared on first use (see ``IdentityRowWriter``).
+    private var upsertUsers: [SQLiteDatabase.Statement?] = Array(repeating: nil, count: IdentityRowWriter.rowsPerStatement)
+    private var upsertGroups: [SQLiteDatabase.Statement?] = Array(repeating: nil, count: IdentityRowWriter.rowsPerStatement)
     private let deleteUser: SQLiteDatabase.Statement
     /// messageIds of snapshot events, waiting for the checkpoint that passes their line.
     private var pendingMessageIds: [(sequence: UInt64, input: String, messageId: String)] = []
@@ -82,8 +83,6 @@ package final class IdentityStore {
         }
         selectUser = try db.prepare("SELECT user_id FROM anon_user WHERE anonymous_id = ?")
         selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
-        upsertUser = try db.prepare("INSERT OR REPLACE INTO anon_user (anonymous_id, user_id) VALUES (?, ?)")
-        upsertGroup = try db.prepare("INSERT OR REPLACE INTO user_group (user_id, group_id) VALUES (?, ?)")
         deleteUser = try db.prepare("DELETE FROM anon_user WHERE anonymous_id = ?")
         users.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
         groups.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
@@ -241,7 +240,7 @@ package final class IdentityStore {
     private func writeRows(_ range: Range<Int>) throws {
         let rows = pending
         for isGroup in [false, true] {
-            let statement = isGroup ? upsertGroup : upsertUser
+            var writer = rowWriter(isGroup: isGroup)
             // Row positions by key, then by learning order; the last of each key wins. Keys of
             // up to 16 bytes (nearly all) sort as two big-endian words, which is memcmp order on
             // the zero-padded key, the shorter first on a common prefix; longer keys (never equal
@@ -258,7 +257,7 @@ package final class IdentityStore {
             short.sort { ($0.hi, $0.lo, $0.length, $0.position) < ($1.hi, $1.lo, $1.length, $1.position) }
             for (k, s) in short.enumerated() {
                 if k + 1 < short.count, short[k + 1].hi == s.hi, short[k + 1].lo == s.lo, short[k + 1].length == s.length { continue }
-                try write(rows[s.position].row, statement)
+                try writer.add(rows[s.position].row)
             }
             long.sort { a, b in
                 let c = Self.compare(rows[a].row, rows[b].row)
@@ -266,15 +265,26 @@ package final class IdentityStore {
             }
             for (k, position) in long.enumerated() {
                 if k + 1 < long.count, Self.compare(rows[long[k + 1]].row, rows[position].row) == 0 { continue }
-                try write(rows[position].row, statement)
+                try writer.add(rows[position].row)
             }
+            try writer.flush()
         }
     }
 
-    /// Upserts `row` with `statement`, or deletes its anonymousId's row when it is a logout.
-    private func write(_ row: LearnedRow, _ statement: SQLiteDatabase.Statement) throws {
-        if row.kind == .forgetUser { return try row.withKey { try db.run(deleteUser, $0) } }
-        try row.withKey { key in try row.withValue { value in try db.run(statement, key, value) } }
+    /// The writer of one table's rows for a commit.
+    private func rowWriter(isGroup: Bool) -> IdentityRowWriter {
+        IdentityRowWriter(
+            db: db,
+            upsert: { [unowned self] n in
+                if let s = isGroup ? upsertGroups[n - 1] : upsertUsers[n - 1] { return s }
+                let s =
+                    isGroup
+                    ? try db.prepare(IdentityRowWriter.upsertSQL(table: "user_group", key: "user_id", value: "group_id", rows: n))
+                    : try db.prepare(IdentityRowWriter.upsertSQL(table: "anon_user", key: "anonymous_id", value: "user_id", rows: n))
+                if isGroup { upsertGroups[n - 1] = s } else { upsertUsers[n - 1] = s }
+                return s
+            },
+            delete: { [unowned self] key in try db.run(deleteUser, key) })
     }
 
     /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.
