@@ -94,7 +94,9 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         await transport.shutdown()
         await server.stop()
         guard case .networkError = timedOut else { Issue.record("expected a network error, got \(timedOut)"); return }
-        #expect(took >= .milliseconds(250) && took < .seconds(5), "took \(took)")
+        // Not early; the upper bound only catches a hang: under the full suite the shared event
+        // loop has taken 14 s to run a 300 ms timeout.
+        #expect(took >= .milliseconds(250) && took < .seconds(60), "took \(took)")
         guard case .status(204, _) = next else { Issue.record("next: \(next)"); return }
         #expect(server.requests.map(\.connection) == [0, 1])
     }
