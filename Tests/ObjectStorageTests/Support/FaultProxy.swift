@@ -153,6 +153,9 @@ private final class Relay: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // A stalled answer stays stalled when the server finishes sending the rest and closes:
+        // passing the close on would turn the stall into a cut.
+        if stopped, case .answer(_, .stall) = direction { return }
         peer.close(promise: nil)
     }
 
