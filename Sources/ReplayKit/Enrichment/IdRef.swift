@@ -12,22 +12,26 @@ enum IdRef {
 
     /// The id read from member `m` (a non-empty string, or a number as its text), if it holds one.
     init?(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) {
+        guard let written = Self.written(m) else { return nil }
+        // `written` lies inside `buf` (a scanned member's text), so the pointer and the
+        // `written.count` bytes memchr reads stay within the line's buffer. A number has no `\`.
+        if memchr(buf.baseAddress! + written.lowerBound, Int32(UInt8(ascii: "\\")), written.count) == nil {
+            self = .inLine(written)
+        } else {
+            var s = JSONStrings.decode(buf, written, hasEscapes: true)
+            self = .bytes(s.withUTF8 { Array($0) })
+        }
+    }
+
+    /// Where member `m`'s id is written in its line, escapes not decoded: a non-empty string's
+    /// content or a number's text; nil when `m` holds no id.
+    @inline(__always)
+    static func written(_ m: JSONMember?) -> Range<Int>? {
         guard let m else { return nil }
         switch m.kind {
-        case .number:
-            self = .inLine(m.value)
-        case .string where m.value.count > 2:
-            let inner = (m.value.lowerBound + 1)..<(m.value.upperBound - 1)
-            // `inner` lies inside `buf` (a scanned string's content), so the pointer and the
-            // `inner.count` bytes memchr reads stay within the line's buffer.
-            if memchr(buf.baseAddress! + inner.lowerBound, Int32(UInt8(ascii: "\\")), inner.count) == nil {
-                self = .inLine(inner)
-            } else {
-                var s = JSONStrings.decode(buf, inner, hasEscapes: true)
-                self = .bytes(s.withUTF8 { Array($0) })
-            }
-        default:
-            return nil
+        case .number: return m.value
+        case .string where m.value.count > 2: return (m.value.lowerBound + 1)..<(m.value.upperBound - 1)
+        default: return nil
         }
     }
 

@@ -144,12 +144,7 @@ struct LinePreparer {
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore
     ) -> IdentityStore.LookupHints {
         @inline(__always) func written(_ m: JSONMember?) -> UnsafeBufferPointer<UInt8>? {
-            guard let m else { return nil }
-            switch m.kind {
-            case .number: return UnsafeBufferPointer(rebasing: buf[m.value])
-            case .string where m.value.count > 2: return UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)])
-            default: return nil
-            }
+            IdRef.written(m).map { UnsafeBufferPointer(rebasing: buf[$0]) }
         }
         return identity.prefetch(anonymousId: written(member(top.anonymousId, layout)), userId: written(member(top.userId, layout)))
     }

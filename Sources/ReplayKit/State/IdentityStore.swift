@@ -41,9 +41,9 @@ package final class IdentityStore {
     private var groups = IdentityMap()
     private let selectUser: SQLiteDatabase.Statement
     private let selectGroup: SQLiteDatabase.Statement
-    /// Upserts of n rows (index n - 1), prepared on first use (see ``IdentityRowWriter``).
-    private var upsertUsers: [SQLiteDatabase.Statement?] = Array(repeating: nil, count: IdentityRowWriter.rowsPerStatement)
-    private var upsertGroups: [SQLiteDatabase.Statement?] = Array(repeating: nil, count: IdentityRowWriter.rowsPerStatement)
+    /// Each table's multi-row upserts (see ``IdentityRowWriter``).
+    private let userUpserts: IdentityUpserts
+    private let groupUpserts: IdentityUpserts
     private let deleteUser: SQLiteDatabase.Statement
     /// messageIds of snapshot events, waiting for the checkpoint that passes their line.
     private var pendingMessageIds: [(sequence: UInt64, input: String, messageId: String)] = []
@@ -84,6 +84,8 @@ package final class IdentityStore {
         selectUser = try db.prepare("SELECT user_id FROM anon_user WHERE anonymous_id = ?")
         selectGroup = try db.prepare("SELECT group_id FROM user_group WHERE user_id = ?")
         deleteUser = try db.prepare("DELETE FROM anon_user WHERE anonymous_id = ?")
+        userUpserts = IdentityUpserts(db, table: "anon_user", key: "anonymous_id", value: "user_id")
+        groupUpserts = IdentityUpserts(db, table: "user_group", key: "user_id", value: "group_id")
         users.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM anon_user)", []) == "0"
         groups.isComplete = try db.queryText("SELECT EXISTS (SELECT 1 FROM user_group)", []) == "0"
     }
@@ -240,7 +242,7 @@ package final class IdentityStore {
     private func writeRows(_ range: Range<Int>) throws {
         let rows = pending
         for isGroup in [false, true] {
-            var writer = rowWriter(isGroup: isGroup)
+            var writer = IdentityRowWriter(isGroup ? groupUpserts : userUpserts, delete: deleteUser)
             // Row positions by key, then by learning order; the last of each key wins. Keys of
             // up to 16 bytes (nearly all) sort as two big-endian words, which is memcmp order on
             // the zero-padded key, the shorter first on a common prefix; longer keys (never equal
@@ -269,22 +271,6 @@ package final class IdentityStore {
             }
             try writer.flush()
         }
-    }
-
-    /// The writer of one table's rows for a commit.
-    private func rowWriter(isGroup: Bool) -> IdentityRowWriter {
-        IdentityRowWriter(
-            db: db,
-            upsert: { [unowned self] n in
-                if let s = isGroup ? upsertGroups[n - 1] : upsertUsers[n - 1] { return s }
-                let s =
-                    isGroup
-                    ? try db.prepare(IdentityRowWriter.upsertSQL(table: "user_group", key: "user_id", value: "group_id", rows: n))
-                    : try db.prepare(IdentityRowWriter.upsertSQL(table: "anon_user", key: "anonymous_id", value: "user_id", rows: n))
-                if isGroup { upsertGroups[n - 1] = s } else { upsertUsers[n - 1] = s }
-                return s
-            },
-            delete: { [unowned self] key in try db.run(deleteUser, key) })
     }
 
     /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.
