@@ -3,7 +3,10 @@
 /// A class so both sides can reach it while a walk is under way; used by one thread at a time.
 final class EventBuffer {
     /// The rendered events, back to back (see ``RenderedEvent/range``).
-    var bytes: [UInt8] = []
+    // Unchecked: one thread at a time uses the buffer, and each line's rules write into it
+    // through one `inout` access that nothing else overlaps (the line being prepared is in the
+    // reader's buffer, not here).
+    @exclusivity(unchecked) var bytes: [UInt8] = []
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 }

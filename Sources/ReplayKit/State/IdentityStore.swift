@@ -33,12 +33,14 @@ package final class IdentityStore {
     }
     /// Learned mappings from `pendingStart` on are not committed yet. Kept in blocks: it holds
     /// up to a second or two of mappings, and committed blocks are dropped from the front.
-    private var pending = BlockArray<Pending>()
-    private var pendingStart = 0
+    // Unchecked (these four): the store is used by one thread at a time (not Sendable), and its
+    // methods never hold an access to one of them across a call that reaches it again.
+    @exclusivity(unchecked) private var pending = BlockArray<Pending>()
+    @exclusivity(unchecked) private var pendingStart = 0
     /// anonymousId → userId and userId → groupId in memory, keyed by bytes: the overlay of
     /// uncommitted mappings and a bounded cache of committed rows.
-    private var users = IdentityMap()
-    private var groups = IdentityMap()
+    @exclusivity(unchecked) private var users = IdentityMap()
+    @exclusivity(unchecked) private var groups = IdentityMap()
     private let selectUser: SQLiteDatabase.Statement
     private let selectGroup: SQLiteDatabase.Statement
     /// Each table's multi-row upserts (see ``IdentityRowWriter``).
