@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// Message ids in the SDK's format, `<epochMillis>-<uuid>` with a lowercase 8-4-4-4-12 UUID.
 ///
@@ -87,21 +88,44 @@ import Foundation
     /// Appends the messageId as a JSON string (with its quotes), straight into bytes: the hot
     /// path writes it into the event without making a String or an array first.
     public static func appendQuoted(_ id: Parts, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        append(id, to: &out)
-        out.append(UInt8(ascii: "\""))
+        out.appendBytes(upTo: maximumQuotedLength) { writeQuoted(id, to: &$0) }
     }
 
     /// Appends the messageId's text, `<millis>-<uuid>`.
     public static func append(_ id: Parts, to out: inout [UInt8]) {
-        appendDecimal(id.millis, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendUUID(id.a, id.b, to: &out)
+        out.appendBytes(upTo: maximumQuotedLength - 2) { write(id, to: &$0) }
     }
 
     /// Appends `value` in decimal, as `"\(value)"` would print it.
     public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+        out.appendBytes(upTo: 20) { writeDecimal(value, to: &$0) }
+    }
+
+    /// Appends the lowercase 8-4-4-4-12 form of two big-endian 64-bit halves.
+    public static func appendUUID(_ a: UInt64, _ b: UInt64, to out: inout [UInt8]) {
+        out.appendBytes(upTo: 36) { writeUUID(a, b, to: &$0) }
+    }
+
+    /// Writes the messageId as a JSON string (with its quotes): at most ``maximumQuotedLength``
+    /// bytes.
+    @inline(__always)
+    package static func writeQuoted(_ id: Parts, to out: inout ByteCursor) {
+        out.write(UInt8(ascii: "\""))
+        write(id, to: &out)
+        out.write(UInt8(ascii: "\""))
+    }
+
+    /// Writes the messageId's text, `<millis>-<uuid>`.
+    @inline(__always)
+    static func write(_ id: Parts, to out: inout ByteCursor) {
+        writeDecimal(id.millis, to: &out)
+        out.write(UInt8(ascii: "-"))
+        writeUUID(id.a, id.b, to: &out)
+    }
+
+    /// Writes `value` in decimal (at most 20 bytes).
+    static func writeDecimal(_ value: Int64, to out: inout ByteCursor) {
+        if value < 0 { out.write(UInt8(ascii: "-")) }
         var m = value.magnitude
         // Room for 24 digits (UInt64.max has 20) on the stack.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -114,12 +138,12 @@ import Foundation
                 m /= 10
                 n += 1
             } while m > 0
-            for i in stride(from: n - 1, through: 0, by: -1) { out.append(d[i]) }
+            for i in stride(from: n - 1, through: 0, by: -1) { out.write(d[i]) }
         }
     }
 
-    /// Appends the lowercase 8-4-4-4-12 form of two big-endian 64-bit halves.
-    public static func appendUUID(_ a: UInt64, _ b: UInt64, to out: inout [UInt8]) {
+    /// Writes the lowercase 8-4-4-4-12 form of two big-endian 64-bit halves (36 bytes).
+    static func writeUUID(_ a: UInt64, _ b: UInt64, to out: inout ByteCursor) {
         let hex: StaticString = "0123456789abcdef"
         // A StaticString literal's utf8Start points at its 16 ASCII code units for the
         // program's lifetime; indices below are 0...15.
@@ -127,9 +151,9 @@ import Foundation
         for index in 0..<16 {
             let half = index < 8 ? a : b
             let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * (index & 7)))
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.write(UInt8(ascii: "-")) }
+            out.write(digits[Int(byte >> 4)])
+            out.write(digits[Int(byte & 0xF)])
         }
     }
 

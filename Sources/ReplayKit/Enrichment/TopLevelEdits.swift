@@ -13,31 +13,33 @@ enum MemberValue {
     /// The event's own context (its layout in the line) with the `"library":{...}` member appended.
     case contextWithLibrary(ObjectLayout, library: [UInt8])
 
-    /// Room to reserve for the value.
-    var estimatedCount: Int {
+    /// The most bytes ``write(_:to:)`` writes for the value.
+    var maximumCount: Int {
         switch self {
         case .bytes(let b): return b.count
-        case .identity: return 64
+        case .identity(let v): return v.withJSON { $0.count }
         case .messageId: return MessageID.maximumQuotedLength
+        // `{`, the members with a `,` after each (they fit in the context's text, braces
+        // included), the library member and `}`.
         case .contextWithLibrary(let ctx, let library): return ctx.range.count + library.count + 2
         }
     }
 
-    /// Appends the value's JSON to `out` (`buf` is the line the event comes from).
-    func write(_ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    /// Writes the value's JSON (`buf` is the line the event comes from).
+    @inline(__always)
+    func write(_ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         switch self {
-        case .bytes(let b): out.append(contentsOf: b)
-        case .identity(let v): v.withJSON { out.append(contentsOf: $0) }
-        case .messageId(let id): MessageID.appendQuoted(id, to: &out)
+        case .bytes(let b): out.write(b)
+        case .identity(let v): v.withJSON { out.write($0) }
+        case .messageId(let id): MessageID.writeQuoted(id, to: &out)
         case .contextWithLibrary(let ctx, let library):
-            // `{` + the context's members as written + `,` + the library member + `}`.
-            out.append(UInt8(ascii: "{"))
+            out.write(UInt8(ascii: "{"))
             for i in ctx.members.indices {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[ctx.members[i].span]))
-                out.append(UInt8(ascii: ","))
+                out.write(UnsafeBufferPointer(rebasing: buf[ctx.members[i].span]))
+                out.write(UInt8(ascii: ","))
             }
-            out.append(contentsOf: library)
-            out.append(UInt8(ascii: "}"))
+            out.write(library)
+            out.write(UInt8(ascii: "}"))
         }
     }
 
@@ -45,7 +47,7 @@ enum MemberValue {
     func bytes(_ buf: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         if case .bytes(let b) = self { return b }
         var out: [UInt8] = []
-        write(buf, into: &out)
+        out.appendBytes(upTo: maximumCount) { write(buf, to: &$0) }
         return out
     }
 }
@@ -155,17 +157,23 @@ struct TopLevelEdits {
     /// Appends the edited object to `out`. Only for lines whose known keys occur once
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
     func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        // Each new value plus room for its key (the longest, `"anonymousId":`, is 14 bytes).
-        var capacity = layout.range.count + 2 + Member.count * 16
-        for k in 0..<Member.count { capacity += withValue(Member.at(k)) { $0?.estimatedCount ?? 0 } }
-        out.reserveCapacity(out.count + capacity)
+        // At most: the line's object as written (its members, separators and braces), and for
+        // each new value a `,`, its key (the longest, `"anonymousId":`, is 14 bytes) and the value.
+        var room = layout.range.count + 2 + Member.count * 16
+        for k in 0..<Member.count { room += withValue(Member.at(k)) { $0?.maximumCount ?? 0 } }
+        out.appendBytes(upTo: room) { render(layout, top, buf, to: &$0) }
+    }
+
+    /// Writes the edited object (see ``render(_:_:_:into:)``).
+    @inline(__always)
+    private func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         // Which of the first 64 members get a new value, so the others cost one bit test.
         var replaced: UInt64 = 0
         for k in 0..<Member.count where sets(Member.at(k)) {
             let member = Member.at(k)
             if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
         }
-        out.append(UInt8(ascii: "{"))
+        out.write(UInt8(ascii: "{"))
         var first = true
         // Members kept as written are copied in runs: a member that follows the run's last one
         // after exactly one `,` (compact JSON) joins it, so the run's bytes, separators
@@ -177,39 +185,39 @@ struct TopLevelEdits {
             let m = layout.members[idx]
             let mayBeReplaced = idx >= 64 || replaced & (1 << UInt64(idx)) != 0
             if mayBeReplaced, let member = replacedMember(at: idx, top) {
-                Self.flush(&run, buf, into: &out)
-                if !first { out.append(UInt8(ascii: ",")) }
+                Self.flush(&run, buf, to: &out)
+                if !first { out.write(UInt8(ascii: ",")) }
                 first = false
                 // The key as written (with its quotes), then the new value.
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
-                out.append(UInt8(ascii: ":"))
-                withValue(member) { $0?.write(buf, into: &out) }
+                out.write(UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
+                out.write(UInt8(ascii: ":"))
+                withValue(member) { $0?.write(buf, to: &out) }
             } else if !run.isEmpty, m.span.lowerBound == run.upperBound + 1, buf[run.upperBound] == UInt8(ascii: ",") {
                 run = run.lowerBound..<m.span.upperBound
             } else {
-                Self.flush(&run, buf, into: &out)
-                if !first { out.append(UInt8(ascii: ",")) }
+                Self.flush(&run, buf, to: &out)
+                if !first { out.write(UInt8(ascii: ",")) }
                 first = false
                 run = m.span
             }
         }
-        Self.flush(&run, buf, into: &out)
+        Self.flush(&run, buf, to: &out)
         // Missing members are appended in the order of `Member` (the order `apply` sets them in).
         for k in 0..<Member.count where top[Member.at(k)] == nil && sets(Member.at(k)) {
             let member = Member.at(k)
-            if !first { out.append(UInt8(ascii: ",")) }
+            if !first { out.write(UInt8(ascii: ",")) }
             first = false
-            out.append(contentsOf: Member.encodedKeys[k])
-            withValue(member) { $0?.write(buf, into: &out) }
+            out.write(Member.encodedKeys[k])
+            withValue(member) { $0?.write(buf, to: &out) }
         }
-        out.append(UInt8(ascii: "}"))
+        out.write(UInt8(ascii: "}"))
     }
 
-    /// Appends the run of members kept as written, if any, and empties it.
+    /// Writes the run of members kept as written, if any, and empties it.
     @inline(__always)
-    private static func flush(_ run: inout Range<Int>, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private static func flush(_ run: inout Range<Int>, _ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         guard !run.isEmpty else { return }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[run]))
+        out.write(UnsafeBufferPointer(rebasing: buf[run]))
         run = 0..<0
     }
 
