@@ -51,7 +51,7 @@ package final class Enricher {
     /// nothing is counted but the skip. `sequence` tags what it teaches, as for
     /// ``process(_:lineNumber:sequence:into:)``.
     func learnOnly(_ line: UnsafeBufferPointer<UInt8>, sequence: UInt64) -> LineOutcome<RenderedEvent> {
-        if let e = preparer.prepareToLearn(line, identity: identity) { learn(from: e, sequence: sequence, line: line) }
+        if preparer.prepareToLearn(line, identity: identity) { learn(from: preparer.event, sequence: sequence, line: line) }
         return skipped(.otherShard)
     }
 
@@ -68,12 +68,13 @@ package final class Enricher {
         return .skipped(reason)
     }
 
-    /// Learns identities from a prepared event and counts the outcome. `line` is the line the
-    /// event was prepared from (its ids refer to it).
-    func finish(
-        _ prepared: consuming LineOutcome<PreparedEvent>, sequence: UInt64, line: UnsafeBufferPointer<UInt8>
+    /// Learns identities from a prepared line's event (``LinePreparer/event``, rendered at
+    /// `range`) and counts the outcome. `line` is the line the event was prepared from (its ids
+    /// refer to it).
+    private func finish(
+        _ prepared: LineOutcome<Range<Int>>, sequence: UInt64, line: UnsafeBufferPointer<UInt8>
     ) -> LineOutcome<RenderedEvent> {
-        switch consume prepared {
+        switch prepared {
         case .blank:
             stats.blank += 1
             return .blank
@@ -81,10 +82,10 @@ package final class Enricher {
             return deadLetter(reason, detail)
         case .skipped(let reason):
             return skipped(reason)
-        case .event(let e):
-            learn(from: e, sequence: sequence, line: line)
-            stats.add(e.counts)
-            return .event(RenderedEvent(range: e.range, laneKey: e.anonymousId.laneKey(line)))
+        case .event(let range):
+            learn(from: preparer.event, sequence: sequence, line: line)
+            stats.add(preparer.counts)
+            return .event(RenderedEvent(range: range, laneKey: preparer.event.anonymousId.laneKey(line)))
         }
     }
 

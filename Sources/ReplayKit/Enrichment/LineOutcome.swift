@@ -3,8 +3,8 @@ import Foundation
 
 /// What became of one input line, at every stage: `Event` is what an event carries there.
 ///
-/// - ``LinePreparer`` gives `LineOutcome<PreparedEvent>` (the event and the ids the identity
-///   store may learn from it);
+/// - ``LinePreparer`` gives `LineOutcome<Range<Int>>` (where the event was rendered; the ids
+///   the identity store may learn from it stay in ``LinePreparer/event``);
 /// - ``Enricher`` finishes it into `LineOutcome<RenderedEvent>`, the hot path's outcome: the
 ///   event's bytes are in an ``EventBuffer`` and its identity is a hash, so nothing is
 ///   allocated per event.

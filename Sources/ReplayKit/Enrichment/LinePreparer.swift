@@ -9,7 +9,7 @@ import Timestamps
 /// Each line is validated once with `ObjectLayout.scanDocument`; the rules collect their edits in
 /// ``TopLevelEdits``, which splices them into the line, so untouched members reach the output
 /// byte for byte. What the line teaches
-/// the identity store is left to ``Enricher/finish(_:sequence:)``.
+/// the identity store is left to the ``Enricher``, which reads it from ``event``.
 ///
 /// A struct, so that its per-line state (scratch storage, counts) is accessed without the
 /// dynamic exclusivity checks a class property needs. Its scratch storage is reused line to line.
@@ -45,8 +45,12 @@ struct LinePreparer {
     // again for every event. Each is moved out while a line is prepared and put back after.
     var scratch = LineScratch()
     var scratchContextEditor = ObjectEditor(ObjectLayout())
-    /// What the current line's rules did (moved into the prepared event).
+    /// What the current line's rules did.
     var counts = LineCounts()
+    /// The last event prepared: valid once ``prepare(_:lineNumber:identity:into:)`` returned
+    /// `.event` or ``prepareToLearn(_:identity:)`` returned true, until the next line. The
+    /// enricher reads it in place, so the event is not copied on its way out.
+    var event = PreparedEvent(type: .track)
 
     init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping () -> Int64) {
         self.config = config
@@ -68,20 +72,20 @@ struct LinePreparer {
         deviceAnonymousIdJSON = JSONStrings.quoted(deviceAnonymousId)
     }
 
-    private func reject(_ reason: String, _ detail: String) -> LineOutcome<PreparedEvent> { .deadLetter(reason: reason, detail: detail) }
+    private func reject(_ reason: String, _ detail: String) -> LineOutcome<Range<Int>> { .deadLetter(reason: reason, detail: detail) }
 
     /// Prepares one line, rendering its event at the end of `out`; lines must come in read order
     /// (carry-forward looks up `identity`). Nothing is appended to `out` for other outcomes.
     /// Each step below is one rule of `docs/enrichment.md`, applied in this order.
     mutating func prepare(
         _ buf: UnsafeBufferPointer<UInt8>, lineNumber: Int, identity: IdentityStore, into out: inout [UInt8]
-    ) -> LineOutcome<PreparedEvent> {
+    ) -> LineOutcome<Range<Int>> {
         if let stop = lineRules(buf) { return stop }
         let layout = scratch.top
         // Every top-level member the rules read, found in one pass.
         let top = TopLevelMembers(layout, buf)
         let hints = prefetchIdentities(top, layout, buf, identity)
-        var line = LineState(type: .track)
+        var line = PreparedEvent(type: .track)
         if let stop = typeRules(top, layout, buf, &line) { return stop }
         var context: ObjectLayout?
         if let stop = contextAndConsentRules(top, layout, buf, &context) { return stop }
@@ -93,34 +97,29 @@ struct LinePreparer {
         messageIdRule(top, layout, buf, lineNumber: lineNumber, millis: line.millis, &edits)
         privacyRules(top, layout, buf, &edits)
         if let stop = contextEnrichmentRule(context, buf, &edits) { return stop }
-        let range = render(edits, layout, top, buf, into: &out)
-        return .event(
-            PreparedEvent(
-                range: range, anonymousId: line.anonymousId, ownUserId: line.ownUserId,
-                carriedUserId: line.carriedUserId, groupIdOfGroup: line.groupIdOfGroup, alias: line.alias,
-                isLogout: line.isLogout, anonymousIdCarries: line.anonymousIdCarries, type: line.type, counts: counts))
+        event = line
+        return .event(render(edits, layout, top, buf, into: &out))
     }
 
     /// What another shard's line teaches the identity store, when it would become an event:
     /// exactly the rules of ``prepare(_:lineNumber:identity:into:)`` that can reject or settle a
     /// line, and the identity rules, without rendering, a messageId, privacy edits or carried
-    /// values (nothing is sent). Nil when the line would not become an event (it teaches nothing).
-    mutating func prepareToLearn(_ buf: UnsafeBufferPointer<UInt8>, identity: IdentityStore) -> PreparedEvent? {
-        if lineRules(buf) != nil { return nil }
+    /// values (nothing is sent). True, with the event in ``event``, when the line would become an
+    /// event; false when it would not (it teaches nothing).
+    mutating func prepareToLearn(_ buf: UnsafeBufferPointer<UInt8>, identity: IdentityStore) -> Bool {
+        if lineRules(buf) != nil { return false }
         let layout = scratch.top
         let top = TopLevelMembers(layout, buf)
-        var line = LineState(type: .track)
-        if typeRules(top, layout, buf, &line) != nil { return nil }
+        var line = PreparedEvent(type: .track)
+        if typeRules(top, layout, buf, &line) != nil { return false }
         var context: ObjectLayout?
-        if contextAndConsentRules(top, layout, buf, &context) != nil { return nil }
+        if contextAndConsentRules(top, layout, buf, &context) != nil { return false }
         var edits = TopLevelEdits()
-        if timestampRules(top, layout, buf, &edits, &line) != nil { return nil }
-        if identityRules(top, layout, buf, identity, &edits, &line, learningOnly: true) != nil { return nil }
-        if let context, Self.contextWouldFail(context, buf) { return nil }
-        return PreparedEvent(
-            range: 0..<0, anonymousId: line.anonymousId, ownUserId: line.ownUserId, carriedUserId: line.carriedUserId,
-            groupIdOfGroup: line.groupIdOfGroup, alias: line.alias, isLogout: line.isLogout,
-            anonymousIdCarries: line.anonymousIdCarries, type: line.type, counts: counts)
+        if timestampRules(top, layout, buf, &edits, &line) != nil { return false }
+        if identityRules(top, layout, buf, identity, &edits, &line, learningOnly: true) != nil { return false }
+        if let context, Self.contextWouldFail(context, buf) { return false }
+        event = line
+        return true
     }
 
     /// Whether ``contextEnrichmentRule(_:_:_:)`` would reject `context` (`invalid_context`): its
@@ -152,7 +151,7 @@ struct LinePreparer {
     /// Blank lines, over-long lines, and what is not a JSON object; on success the line's
     /// layout is in `scratch.top` and the counts are reset.
     @inline(__always)
-    private mutating func lineRules(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<PreparedEvent>? {
+    private mutating func lineRules(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<Range<Int>>? {
         var firstNonBlank = 0
         while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
@@ -167,7 +166,7 @@ struct LinePreparer {
     @inline(__always)
     private mutating func contextAndConsentRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ context: inout ObjectLayout?
-    ) -> LineOutcome<PreparedEvent>? {
+    ) -> LineOutcome<Range<Int>>? {
         if let c = member(top.context, layout), c.kind != .null {
             guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &scratch.context) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
@@ -219,7 +218,7 @@ struct LinePreparer {
     @inline(__always)
     private mutating func contextEnrichmentRule(
         _ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits
-    ) -> LineOutcome<PreparedEvent>? {
+    ) -> LineOutcome<Range<Int>>? {
         switch context.flatMap({ contextFastPath($0, buf) }) {
         case .unchanged?: return nil
         case .addLibrary?:
@@ -253,26 +252,11 @@ struct LinePreparer {
         return start..<out.count
     }
 
-    /// What the rules learned about the line so far.
-    struct LineState {
-        var type: EventType
-        var groupIdOfGroup: IdRef?
-        var millis: Int64 = 0
-        var anonymousId: IdRef = .bytes([])
-        var ownUserId: IdRef?
-        var carriedUserId: IdentityValue?
-        var alias: AliasTransition?
-        var isLogout = false
-        /// Whether the anonymousId is an identity that carries a userId: the line's own (not a
-        /// placeholder) or the device's; not one derived from the userId.
-        var anonymousIdCarries = false
-    }
-
     @inline(__always) func member(_ idx: Int?, _ layout: ObjectLayout) -> JSONMember? { idx.map { layout.members[$0] } }
 
     /// Validates the line into `scratch.top`; the rejection, if it is not a JSON object.
     @inline(__always)
-    private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<PreparedEvent>? {
+    private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<Range<Int>>? {
         // The scan reuses the scratch layout's member storage.
         do {
             try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
@@ -291,8 +275,8 @@ struct LinePreparer {
     /// `type` and the members each type needs.
     @inline(__always)
     private func typeRules(
-        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout LineState
-    ) -> LineOutcome<PreparedEvent>? {
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout PreparedEvent
+    ) -> LineOutcome<Range<Int>>? {
         guard let typeMember = member(top.type, layout) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
         guard typeMember.kind == .string else { return reject(DeadLetterReason.missingType, "\"type\" is not a string") }
         guard let type = EventType(jsonString: buf, typeMember.value) else {
@@ -328,8 +312,8 @@ struct LinePreparer {
     @inline(__always)
     private mutating func timestampRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits,
-        _ line: inout LineState
-    ) -> LineOutcome<PreparedEvent>? {
+        _ line: inout PreparedEvent
+    ) -> LineOutcome<Range<Int>>? {
         func millis(_ m: JSONMember) -> Int64? {
             guard m.kind == .string else { return nil }
             return Timestamp.epochMillis(utf8: UnsafeBufferPointer(rebasing: buf[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)]))
@@ -368,8 +352,8 @@ struct LinePreparer {
     @inline(__always)
     private mutating func identityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
-        _ edits: inout TopLevelEdits, _ line: inout LineState, learningOnly: Bool = false
-    ) -> LineOutcome<PreparedEvent>? {
+        _ edits: inout TopLevelEdits, _ line: inout PreparedEvent, learningOnly: Bool = false
+    ) -> LineOutcome<Range<Int>>? {
         line.ownUserId = IdRef(member(top.userId, layout), buf)
         let written = IdRef(member(top.anonymousId, layout), buf)
         let placeholder = written.map { $0.withBytes(buf, PlaceholderIds.contains) } ?? false
@@ -417,7 +401,7 @@ struct LinePreparer {
     /// alias's transition; nothing is carried into the (unrendered) event.
     private mutating func carriedIdentityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
-        _ edits: inout TopLevelEdits, _ line: inout LineState, learningOnly: Bool
+        _ edits: inout TopLevelEdits, _ line: inout PreparedEvent, learningOnly: Bool
     ) throws {
         let groupId = member(top.groupId, layout)
         let hasGroupId = learningOnly || line.groupIdOfGroup != nil || isIdentifier(groupId) || groupId?.kind == .string

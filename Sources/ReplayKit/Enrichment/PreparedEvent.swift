@@ -1,34 +1,32 @@
 import JSONCore
 @_spi(PerLine) import MetaRouter
 
-/// An enriched event, waiting for ``Enricher/finish(_:sequence:line:)`` to learn from it and
-/// count it, and what the identity store may learn from it. Ids read from the line
+/// What the rules learned about a line being prepared, and, once it is an event, what the
+/// ``Enricher`` learns from it and counts (see ``LinePreparer/event``). Ids read from the line
 /// refer to it, so the event must be finished while the line's buffer is valid.
 struct PreparedEvent {
-    /// Where the rendered event sits in the output buffer.
-    var range: Range<Int>
+    /// The event's type.
+    var type: EventType
+    /// A group event's groupId.
+    var groupIdOfGroup: IdRef?
+    /// The event's time (epoch ms).
+    var millis: Int64 = 0
     /// The event's anonymousId (its own, derived from its userId, or the device's): its lane
     /// and shard key.
-    var anonymousId: IdRef
+    var anonymousId: IdRef = .inLine(0..<0)
     /// The event's own userId, if it has one.
     var ownUserId: IdRef?
     /// The userId carried in from an earlier line, if any.
     var carriedUserId: IdentityValue?
-    /// A group event's groupId.
-    var groupIdOfGroup: IdRef?
     /// An alias event's `previousId` and the group it moves to the alias's `userId` (see
     /// ``AliasTransition``); nil for other events.
     var alias: AliasTransition?
     /// Whether the event is one of `enrichment.identity.logout_events`: it ends carry-forward
     /// for its anonymousId (after itself).
-    var isLogout: Bool
+    var isLogout = false
     /// Whether the anonymousId is an identity the store learns for: the line's own (not a
     /// placeholder) or the device's, never one derived from the userId.
-    var anonymousIdCarries: Bool
-    /// The event's type.
-    var type: EventType
-    /// What preparing did to this line.
-    var counts: LineCounts
+    var anonymousIdCarries = false
 }
 
 /// What enrichment did to one line; added to ``EnrichStats`` when the line is finished.
