@@ -65,7 +65,7 @@ public enum DryRunner {
             case .blank, .skipped: break
             case .deadLetter(let reason, let detail):
                 try deadLetters.write(
-                    reason: reason, detail: detail, source: item.source.path, line: item.line.lineNumber,
+                    reason: reason, detail: detail, source: inputs[item.inputIndex].path, line: item.line.lineNumber,
                     raw: item.line.bytes)
             }
             return true

@@ -51,21 +51,27 @@ struct TopLevelMembers {
         }
     }
 
+    @inline(__always)
     private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
         @inline(__always) func set(_ slot: inout Int?) {
             if slot != nil { hasDuplicates = true }
             slot = idx
         }
         @inline(__always) func eq(_ word: StaticString) -> Bool {
-            // Called only where key.count == word's length; utf8Start points at the literal's
-            // code units for the program's lifetime.
-            let w = word.utf8Start
-            var p = key.lowerBound
-            for k in 0..<word.utf8CodeUnitCount {
-                if bytes[p] != w[k] { return false }
-                p += 1
+            // Called only where key.count == word's length (4 to 17 bytes), so every load below
+            // reads inside the key's bytes (which `bytes` holds) and inside the literal, whose
+            // utf8Start points at its code units for the program's lifetime. Two overlapping
+            // words cover up to 16 bytes; a middle one covers 17.
+            let n = word.utf8CodeUnitCount
+            let k = UnsafeRawPointer(bytes.baseAddress! + key.lowerBound)
+            let w = UnsafeRawPointer(word.utf8Start)
+            guard n >= 8 else {
+                return k.loadUnaligned(as: UInt32.self) == w.loadUnaligned(as: UInt32.self)
+                    && k.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == w.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
             }
-            return true
+            return k.loadUnaligned(as: UInt64.self) == w.loadUnaligned(as: UInt64.self)
+                && k.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == w.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+                && (n <= 16 || k.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == w.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
         switch key.count {
         case 4: if eq("type") { set(&type) }

@@ -2,9 +2,8 @@
 package struct LineWalker {
     /// One processed line; its event, if any, is in the walk's ``EventBuffer``.
     struct Item {
-        /// The input it came from.
-        let source: InputSource
-        /// The input's position in the list walked.
+        /// The position, in the list walked, of the input it came from. (The item does not copy
+        /// the ``InputSource``: it is made for every line.)
         let inputIndex: Int
         /// The line as read (valid only during the callback).
         let line: InputLine
@@ -139,8 +138,7 @@ package struct LineWalker {
                 lastEnd = line.endOffset
             }
             let item = Item(
-                source: source, inputIndex: index, line: line, sequence: sequence, result: result,
-                settledThrough: (lastEnd, lastLine))
+                inputIndex: index, line: line, sequence: sequence, result: result, settledThrough: (lastEnd, lastLine))
             sequence += 1
             return try body(item)
         }

@@ -97,7 +97,7 @@ public enum Validator {
                 summary.reasons[reason, default: 0] += 1
                 if summary.problems.count < maxProblems {
                     summary.problems.append(
-                        ValidationProblem(source: item.source.path, line: item.line.lineNumber, reason: reason, detail: detail))
+                        ValidationProblem(source: inputs[item.inputIndex].path, line: item.line.lineNumber, reason: reason, detail: detail))
                 }
             }
             return true

@@ -63,7 +63,7 @@ extension LineWalker {
             output.bytes.removeAll(keepingCapacity: true)
             return try body(
                 StringItem(
-                    source: item.source, line: item.line, sequence: item.sequence, result: result, settledThrough: item.settledThrough))
+                    source: inputs[item.inputIndex], line: item.line, sequence: item.sequence, result: result, settledThrough: item.settledThrough))
         }
     }
 }
