@@ -51,7 +51,9 @@ package final class Enricher {
     /// nothing is counted but the skip. `sequence` tags what it teaches, as for
     /// ``process(_:lineNumber:sequence:into:)``.
     func learnOnly(_ line: UnsafeBufferPointer<UInt8>, sequence: UInt64) -> LineOutcome<RenderedEvent> {
-        if preparer.prepareToLearn(line, identity: identity) { learn(from: preparer.event, sequence: sequence, line: line) }
+        if preparer.prepareToLearn(line, identity: identity) {
+            preparer.withEvent { learn(from: $0, sequence: sequence, line: line) }
+        }
         return skipped(.otherShard)
     }
 
@@ -83,9 +85,11 @@ package final class Enricher {
         case .skipped(let reason):
             return skipped(reason)
         case .event(let range):
-            learn(from: preparer.event, sequence: sequence, line: line)
             stats.add(preparer.counts)
-            return .event(RenderedEvent(range: range, laneKey: preparer.event.anonymousId.laneKey(line)))
+            return preparer.withEvent { e in
+                learn(from: e, sequence: sequence, line: line)
+                return .event(RenderedEvent(range: range, laneKey: e.anonymousId.laneKey(line)))
+            }
         }
     }
 

@@ -52,6 +52,11 @@ struct LinePreparer {
     /// enricher reads it in place, so the event is not copied on its way out.
     var event = PreparedEvent(type: .track)
 
+    /// Calls `body` with ``event``. `mutating` only so that the event is reached in place, not
+    /// copied out of the enricher first (nothing is changed).
+    @inline(__always)
+    mutating func withEvent<R>(_ body: (PreparedEvent) -> R) -> R { body(event) }
+
     init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping () -> Int64) {
         self.config = config
         self.nowMillis = nowMillis
@@ -97,8 +102,8 @@ struct LinePreparer {
         messageIdRule(top, layout, buf, lineNumber: lineNumber, millis: line.millis, &edits)
         privacyRules(top, layout, buf, &edits)
         if let stop = contextEnrichmentRule(context, buf, &edits) { return stop }
-        event = line
-        return .event(render(edits, layout, top, buf, into: &out))
+        event = consume line
+        return .event(render(&edits, layout, top, buf, into: &out))
     }
 
     /// What another shard's line teaches the identity store, when it would become an event:
@@ -118,7 +123,7 @@ struct LinePreparer {
         if timestampRules(top, layout, buf, &edits, &line) != nil { return false }
         if identityRules(top, layout, buf, identity, &edits, &line, learningOnly: true) != nil { return false }
         if let context, Self.contextWouldFail(context, buf) { return false }
-        event = line
+        event = consume line
         return true
     }
 
@@ -237,7 +242,7 @@ struct LinePreparer {
     /// Renders the edited event at the end of `out`; returns where it is.
     @inline(__always)
     private func render(
-        _ edits: TopLevelEdits, _ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>,
+        _ edits: inout TopLevelEdits, _ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>,
         into out: inout [UInt8]
     ) -> Range<Int> {
         let start = out.count

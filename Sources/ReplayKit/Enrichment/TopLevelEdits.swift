@@ -100,12 +100,16 @@ struct TopLevelEdits {
     var removeSentAt = false
     /// Whether `writeKey` is removed.
     var removeWriteKey = false
-    /// The new values, one slot per ``Member`` (in a tuple so no array is made per line).
-    private var values: (MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?, MemberValue?)
-
-    init() {
-        values = (nil, nil, nil, nil, nil, nil, nil, nil)
-    }
+    // The new values, one stored property per ``Member`` (so no array is made per line, and
+    // a new edit set is initialized in place).
+    private var timestamp: MemberValue? = nil
+    private var anonymousId: MemberValue? = nil
+    private var userId: MemberValue? = nil
+    private var groupId: MemberValue? = nil
+    private var messageId: MemberValue? = nil
+    private var properties: MemberValue? = nil
+    private var traits: MemberValue? = nil
+    private var context: MemberValue? = nil
 
     /// The new value of `member` (nil: left as it is). Reading copies the value: the hot path
     /// reads through ``withValue(_:_:)`` instead.
@@ -113,14 +117,14 @@ struct TopLevelEdits {
         get { withValue(member) { $0 } }
         set {
             switch member {
-            case .timestamp: values.0 = newValue
-            case .anonymousId: values.1 = newValue
-            case .userId: values.2 = newValue
-            case .groupId: values.3 = newValue
-            case .messageId: values.4 = newValue
-            case .properties: values.5 = newValue
-            case .traits: values.6 = newValue
-            case .context: values.7 = newValue
+            case .timestamp: timestamp = newValue
+            case .anonymousId: anonymousId = newValue
+            case .userId: userId = newValue
+            case .groupId: groupId = newValue
+            case .messageId: messageId = newValue
+            case .properties: properties = newValue
+            case .traits: traits = newValue
+            case .context: context = newValue
             }
         }
     }
@@ -129,14 +133,14 @@ struct TopLevelEdits {
     @inline(__always)
     func withValue<Result>(_ member: Member, _ body: (MemberValue?) -> Result) -> Result {
         switch member {
-        case .timestamp: body(values.0)
-        case .anonymousId: body(values.1)
-        case .userId: body(values.2)
-        case .groupId: body(values.3)
-        case .messageId: body(values.4)
-        case .properties: body(values.5)
-        case .traits: body(values.6)
-        case .context: body(values.7)
+        case .timestamp: body(timestamp)
+        case .anonymousId: body(anonymousId)
+        case .userId: body(userId)
+        case .groupId: body(groupId)
+        case .messageId: body(messageId)
+        case .properties: body(properties)
+        case .traits: body(traits)
+        case .context: body(context)
         }
     }
 
@@ -156,7 +160,9 @@ struct TopLevelEdits {
 
     /// Appends the edited object to `out`. Only for lines whose known keys occur once
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
-    func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    /// `mutating` only so that the writing closure reaches the edits in place instead of
+    /// capturing a copy of them (nothing is changed).
+    mutating func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         // At most: the line's object as written (its members, separators and braces), and for
         // each new value a `,`, its key (the longest, `"anonymousId":`, is 14 bytes) and the value.
         var room = layout.range.count + 2 + Member.count * 16
