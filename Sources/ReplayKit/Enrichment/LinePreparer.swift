@@ -224,7 +224,10 @@ struct LinePreparer {
     private mutating func contextEnrichmentRule(
         _ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits
     ) -> LineOutcome<Range<Int>>? {
-        switch context.flatMap({ contextFastPath($0, buf) }) {
+        // Not `context.flatMap { contextFastPath($0, buf) }`: that closure captures a copy of
+        // the whole preparer (about 1 KB) on every line.
+        let fastPath: ContextFastPath? = if let context { contextFastPath(context, buf) } else { nil }
+        switch fastPath {
         case .unchanged?: return nil
         case .addLibrary?:
             edits[.context] = .contextWithLibrary(context!, library: libraryMemberJSON)
