@@ -100,7 +100,9 @@ extension LinePreparer {
     /// without an editor: nothing at all (it names its `library`), or only adding mr-replay's
     /// `library`. Nil when the general path (``enrichContext(_:_:)``) is needed: context
     /// defaults or context drop paths are configured, or the context has `app`, `device` or `os`
-    /// (or escaped keys).
+    /// (or escaped keys). Inlined: called from a `mutating` method, a method on the preparer
+    /// that is not inlined gets a copy of the whole preparer (about 1 KB) as its `self`.
+    @inline(__always)
     func contextFastPath(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> ContextFastPath? {
         guard defaults.isEmpty, drops.context.isEmpty else { return nil }
         @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {

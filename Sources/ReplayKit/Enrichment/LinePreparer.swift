@@ -224,8 +224,8 @@ struct LinePreparer {
     private mutating func contextEnrichmentRule(
         _ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>, _ edits: inout TopLevelEdits
     ) -> LineOutcome<Range<Int>>? {
-        // Not `context.flatMap { contextFastPath($0, buf) }`: that closure captures a copy of
-        // the whole preparer (about 1 KB) on every line.
+        // Not `context.flatMap { contextFastPath($0, buf) }`: that closure would capture a copy
+        // of the whole preparer (about 1 KB) on every line.
         let fastPath: ContextFastPath? = if let context { contextFastPath(context, buf) } else { nil }
         switch fastPath {
         case .unchanged?: return nil
@@ -280,9 +280,11 @@ struct LinePreparer {
         }
     }
 
-    /// `type` and the members each type needs.
+    /// `type` and the members each type needs. `mutating` (nothing is changed) because the
+    /// compiler may call it out of line: a non-mutating method called from `prepare` then gets a
+    /// copy of the whole preparer (about 1 KB) as its `self`, a mutating one gets its address.
     @inline(__always)
-    private func typeRules(
+    private mutating func typeRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ line: inout PreparedEvent
     ) -> LineOutcome<Range<Int>>? {
         guard let typeMember = member(top.type, layout) else { return reject(DeadLetterReason.missingType, "no \"type\" member") }
