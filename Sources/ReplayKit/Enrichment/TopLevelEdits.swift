@@ -170,9 +170,10 @@ struct TopLevelEdits {
         out.appendBytes(upTo: room) { render(layout, top, buf, to: &$0) }
     }
 
-    /// Writes the edited object (see ``render(_:_:_:into:)``).
+    /// Writes the edited object (see ``render(_:_:_:into:)``). `mutating` for the same reason:
+    /// called on the closure's `self`, a non-mutating method gets a copy of the edits.
     @inline(__always)
-    private func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
+    private mutating func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         // Which of the first 64 members get a new value, so the others cost one bit test.
         var replaced: UInt64 = 0
         for k in 0..<Member.count where sets(Member.at(k)) {
