@@ -43,16 +43,20 @@ final class TLSTestProxy: Sendable {
     /// The `host:port` of every CONNECT request so far.
     var connectTargets: [String] { seen.withLock { $0 } }
 
-    /// Stops accepting (relayed connections end when their peers close).
+    /// Stops accepting (relayed connections end when their peers close). The accept thread
+    /// closes the listener once its `accept` fails: closing it here could let the number be
+    /// reused (by another test's socket) before that thread calls `accept` on it again.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            if client < 0 { return }
+            if client < 0 {
+                close(listener)
+                return
+            }
             Thread.detachNewThread { [self] in serve(client) }
         }
     }
