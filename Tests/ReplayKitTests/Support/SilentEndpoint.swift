@@ -56,7 +56,7 @@ final class SilentEndpoint: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard reads.take() == 1 else { return }
-            FileManager.default.createFile(atPath: "\(arrivals)/\(counter.take())", contents: nil)
+            _ = FileManager.default.createFile(atPath: "\(arrivals)/\(counter.take())", contents: nil)
         }
     }
 }
