@@ -103,7 +103,7 @@ struct LinePreparer {
         privacyRules(top, layout, buf, &edits)
         if let stop = contextEnrichmentRule(context, buf, &edits) { return stop }
         event = consume line
-        return .event(render(&edits, layout, top, buf, into: &out))
+        return .event(Self.render(&edits, layout, top, buf, into: &out))
     }
 
     /// What another shard's line teaches the identity store, when it would become an event:
@@ -242,9 +242,10 @@ struct LinePreparer {
         }
     }
 
-    /// Renders the edited event at the end of `out`; returns where it is.
+    /// Renders the edited event at the end of `out`; returns where it is. Static: it needs
+    /// nothing of the preparer (see `typeRules` for what a method of it can cost per line).
     @inline(__always)
-    private func render(
+    private static func render(
         _ edits: inout TopLevelEdits, _ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>,
         into out: inout [UInt8]
     ) -> Range<Int> {
