@@ -1,6 +1,6 @@
 import JSONCore
 
-/// `ObjectLayout.scanNested`, both forms: on the nested objects of a valid document (each from an
+/// `ObjectLayout.scanNested`, both forms, and `skimNested`: on the nested objects of a valid document (each from an
 /// exactly-sized copy that ends where the object ends, so a read past it is an over-read that
 /// AddressSanitizer reports), and the validating form on arbitrary ranges.
 enum NestedChecks {
@@ -36,6 +36,10 @@ enum NestedChecks {
                 fuzzCheck(
                     ok && scratch.members == nested.members && scratch.range == nested.range,
                     "the reusing scanNested differs for member \(i)", input: input)
+                let skimmed = ObjectLayout.skimNested(prefix, m.value, reusing: &scratch)
+                fuzzCheck(
+                    skimmed && scratch.members == nested.members && scratch.range == nested.range,
+                    "skimNested differs from scanNested for member \(i)", input: input)
                 if depth + 1 < maximumDepth {
                     check(nested, nestedObject, prefix, input: input, depth: depth + 1, budget: &budget)
                 }

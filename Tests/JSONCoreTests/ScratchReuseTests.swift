@@ -49,6 +49,23 @@ struct ScratchReuseTests {
         }
     }
 
+    /// Inside a validated document, skimming a nested object finds what scanning it does, keys
+    /// with escapes and nested containers included; what is not an object is refused.
+    @Test func skimNestedMatchesScanNestedInAValidatedDocument() throws {
+        let bytes = Array(#"{"ctx":{ "a\u00e9" : [1,{"x":"}"}] ,"b":"q\"]","c":-1.5e3,"d":null,"e":true}, "n":5}"#.utf8)
+        try bytes.withUnsafeBufferPointer { buf in
+            let top = try ObjectLayout.scanDocument(buf)
+            let scanned = try #require(ObjectLayout.scanNested(buf, top.members[0].value))
+            var scratch = ObjectLayout()
+            #expect(ObjectLayout.skimNested(buf, top.members[0].value, reusing: &scratch))
+            #expect(scratch.members == scanned.members)
+            #expect(scratch.range == scanned.range)
+            #expect(scratch.members.count == 5)
+            #expect(!ObjectLayout.skimNested(buf, top.members[1].value, reusing: &scratch))
+            #expect(scratch.members.isEmpty && scratch.range == 0..<0)
+        }
+    }
+
     @Test func resetEditorForgetsEarlierEdits() throws {
         let first = Array(#"{"a":1,"b":2}"#.utf8)
         let second = Array(#"{"c":3}"#.utf8)

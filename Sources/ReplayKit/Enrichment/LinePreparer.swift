@@ -173,7 +173,8 @@ struct LinePreparer {
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ context: inout ObjectLayout?
     ) -> LineOutcome<Range<Int>>? {
         if let c = member(top.context, layout), c.kind != .null {
-            guard c.kind == .object, ObjectLayout.scanNested(buf, c.value, reusing: &scratch.context) else {
+            // The line was validated whole, so its context is skimmed, not validated again.
+            guard c.kind == .object, ObjectLayout.skimNested(buf, c.value, reusing: &scratch.context) else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
             context = scratch.context
