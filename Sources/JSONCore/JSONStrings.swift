@@ -69,12 +69,16 @@ public enum JSONStrings {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Whether ``appendEscaped(_:to:)`` escapes byte `c`: a control character, `"` or `\\`.
+    @inlinable
+    public static func needsEscape(_ c: UInt8) -> Bool { c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") }
+
     /// Appends already-UTF-8 bytes with JSON escaping (no quotes).
     public static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         for k in 0..<bytes.count {
             let c = bytes[k]
-            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+            guard needsEscape(c) else { continue }
             if runStart < k { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k])) }
             runStart = k + 1
             out.append(UInt8(ascii: "\\"))

@@ -105,6 +105,20 @@ final class IdentityMapTests {
         #expect(with("a") { map.lookup($0) }.isUnknown, "evicted: SQLite is asked")
     }
 
+    /// An id's spliced form is its quoted JSON string, whether it is quoted on the stack (short,
+    /// nothing to escape) or escaped into an array: every one-byte id, the empty id, and ids
+    /// around the 14 bytes that fit inline with their quotes.
+    @Test func identityValuesAreTheQuotedIds() {
+        var ids: [[UInt8]] = [[]] + (0..<0x80).map { [UInt8($0)] }
+        for n in 12...16 { ids.append(Array(repeating: UInt8(ascii: "i"), count: n)) }
+        ids.append(Array("13-bytes-\"id!".utf8))
+        for id in ids {
+            var expected: [UInt8] = []
+            id.withUnsafeBufferPointer { JSONStrings.appendQuotedBytes($0, to: &expected) }
+            #expect(IdentityValue(raw: id).json == expected, "\(id)")
+        }
+    }
+
     /// The sizes the layout comments claim.
     @Test func layoutsHaveTheirClaimedSizes() {
         #expect(MemoryLayout<InlineBytes>.size == 24)

@@ -104,6 +104,22 @@ struct IdentityValue: Equatable {
     private let quoted: InlineBytes
 
     init(raw: UnsafeBufferPointer<UInt8>) {
+        // Nearly every id is short and needs no escape: it is quoted on the stack, so learning a
+        // mapping allocates nothing.
+        if raw.count + 2 <= InlineBytes.inlineCapacity, !raw.contains(where: JSONStrings.needsEscape) {
+            quoted = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: InlineBytes.inlineCapacity) { room in
+                // room holds 16 bytes and raw.count + 2 <= 16, so the quotes and the id fit;
+                // only those initialized bytes are read, through `filled`.
+                let base = room.baseAddress!
+                base.initialize(to: UInt8(ascii: "\""))
+                if raw.count > 0 { (base + 1).initialize(from: raw.baseAddress!, count: raw.count) }
+                (base + raw.count + 1).initialize(to: UInt8(ascii: "\""))
+                let filled = UnsafeBufferPointer(start: UnsafePointer(base), count: raw.count + 2)
+                defer { base.deinitialize(count: raw.count + 2) }
+                return InlineBytes(filled)
+            }
+            return
+        }
         var json: [UInt8] = []
         json.reserveCapacity(raw.count + 2)
         JSONStrings.appendQuotedBytes(raw, to: &json)
