@@ -137,4 +137,23 @@ final class IdentityTests {
         #expect(try reopened.groupId(forUserId: "U") == "G")
         reopened.close()
     }
+
+    /// A scratch store (a dry run's copy) commits and reads back like any store, but keeps its
+    /// rollback journal in memory: no journal file is written, where a durable store has its WAL.
+    @Test func aScratchStoreCommitsWithoutAJournalFile() throws {
+        let durable = try IdentityStore(stateDirectory: dir + "/durable")
+        let scratch = try IdentityStore(stateDirectory: dir + "/scratch", scratch: true)
+        for store in [durable, scratch] {
+            store.learnUser(anonymousId: "A", userId: "U", sequence: 1)
+            try store.commitAll()
+        }
+        #expect(FileManager.default.fileExists(atPath: dir + "/durable/identity.sqlite-wal"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/scratch")
+        #expect(files == ["identity.sqlite"])
+        durable.close()
+        scratch.close()
+        let reopened = try IdentityStore(stateDirectory: dir + "/scratch", scratch: true)
+        #expect(try reopened.userId(forAnonymousId: "A") == "U")
+        reopened.close()
+    }
 }

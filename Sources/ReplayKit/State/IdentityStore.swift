@@ -54,14 +54,19 @@ package final class IdentityStore {
     /// (nothing is persisted: used by `validate`). The device anonymousId is `deviceAnonymousId`
     /// when given (the state directory's shared one, see ``DeviceIdentity``; it is stored), else
     /// the stored one, else one is created and persisted at once.
+    ///
+    /// A `scratch` store is a throwaway copy (a dry run's, see ``copy(toDirectory:)``) that no
+    /// later run reads: its commits stay atomic (the rollback journal is kept in memory) but are
+    /// not made durable, so they write no journal file and wait for no disk sync.
     package init(
-        stateDirectory: String?, deviceAnonymousId shared: String? = nil,
+        stateDirectory: String?, deviceAnonymousId shared: String? = nil, scratch: Bool = false,
         makeUUID: () -> String = { UUID().uuidString.lowercased() }
     ) throws {
         if let dir = stateDirectory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             db = try SQLiteDatabase(path: dir + "/identity.sqlite")
-            try db.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            let journal = scratch ? "journal_mode=MEMORY; PRAGMA synchronous=OFF" : "journal_mode=WAL; PRAGMA synchronous=NORMAL"
+            try db.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA \(journal);")
         } else {
             db = try SQLiteDatabase(path: ":memory:")
         }
