@@ -80,7 +80,12 @@ public actor DeliveryEngine: Service {
     /// The breaker, the rate limits, the current batch size and the retry budget, shared by the
     /// lanes' ``BatchDelivery`` machines.
     var policy: DeliveryPolicy
-    var lanes: [Lane]
+    // Unchecked (`lanes`, `unsettled`, `nextSeq`, `counters`): the properties every event
+    // touches (five accesses to submit one, one to settle it). The actor runs one call at a
+    // time, and every access to them is instantaneous: none is passed `inout` to a function or
+    // held across a call, a closure or an `await`, so no two accesses can overlap. The dynamic
+    // checks cost about 3 % of a run's CPU (each looks up a thread-local access set).
+    @exclusivity(unchecked) var lanes: [Lane]
     var probeWaiters: [Wakeup] = []
     /// Counts the times `probeWaiters` were resumed (an answer came, or the engine stopped).
     var probeWakeups = 0
@@ -88,8 +93,8 @@ public actor DeliveryEngine: Service {
     /// `finish` and `cancel` waiting for the lanes to end.
     var drainWaiters: [Wakeup] = []
     /// Submitted events without an outcome, by sequence number.
-    var unsettled = UnsettledEvents()
-    var nextSeq: UInt64 = 0
+    @exclusivity(unchecked) var unsettled = UnsettledEvents()
+    @exclusivity(unchecked) var nextSeq: UInt64 = 0
     var nextKeylessLane = 0
     /// Where ``run()`` is: not yet called, running the lanes, or returned.
     var phase = RunPhase.idle
@@ -101,7 +106,7 @@ public actor DeliveryEngine: Service {
     var closing = false
     /// `cancel`'s grace ran out: workers were abandoned.
     var abandoned = false
-    var counters = DeliveryStats()
+    @exclusivity(unchecked) var counters = DeliveryStats()
     var stopCauseStorage: StopCause?
     /// Hears each batch that was not delivered on its first attempt (``observeBatches(_:)``).
     var batchObserver: (@Sendable (BatchTrace) -> Void)?

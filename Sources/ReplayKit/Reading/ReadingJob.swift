@@ -57,10 +57,14 @@ final class ReadingJob: @unchecked Sendable {
     /// `k % lanes`): a chunk's storage is freed as soon as its own lane has sent its events. One
     /// storage shared by all lanes lives until the slowest lane is done, so a lagging lane pins
     /// whole chunks (measured at 1M events: about 10 MB more peak RSS).
-    var laneChunks: [EventChunk]
+    // Unchecked (`laneChunks`, `chunkBytes`, `chunkEvents`): each event touches them several
+    // times as it is copied into its chunk. The job is used by one thread at a time (see the
+    // type's comment), and every access is instantaneous: none is passed `inout` or held across
+    // a call or closure that touches the same property.
+    @exclusivity(unchecked) var laneChunks: [EventChunk]
     /// Bytes and events in ``laneChunks``.
-    var chunkBytes = 0
-    var chunkEvents = 0
+    @exclusivity(unchecked) var chunkBytes = 0
+    @exclusivity(unchecked) var chunkEvents = 0
     /// Room reserved per lane chunk; the chunks go once they hold `lanes x 3/4` of it in all.
     static let laneStorageCapacity = 32 * 1024
 
@@ -77,16 +81,6 @@ final class ReadingJob: @unchecked Sendable {
         var early: (RunReport.Status, String)?
         /// `--limit`: events still to hand over before reading stops.
         var allowance = options.limit ?? Int.max
-        /// Records the lines read so far (one lock for all of them); false when the run must stop.
-        func recordLines() -> Bool {
-            if let failure = record(lines) {
-                early = (.stoppedTransient, failure)
-                return false
-            }
-            lines.removeAll(keepingCapacity: true)
-            output.bytes.removeAll(keepingCapacity: true)
-            return true
-        }
         try LineWalker.walkRendered(
             inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
             resumeAt: plan.inputs.map(\.resumeAt), rules: plan.inputs.map(\.rules),
@@ -96,7 +90,7 @@ final class ReadingJob: @unchecked Sendable {
             },
             onInputEnd: { index in
                 // Lines of this input are recorded before it is marked as read to the end.
-                guard recordLines() else { return }
+                guard self.recordLines(&lines, &early) else { return }
                 self.runState.counters.withLock { _ = $0.endOfInput.insert(index) }
             }
         ) { item in
@@ -115,7 +109,7 @@ final class ReadingJob: @unchecked Sendable {
                 }
             }
             if lines.count >= Self.recordBatch || item.sequence & 1023 == 0 {
-                guard recordLines() else { return false }
+                guard recordLines(&lines, &early) else { return false }
                 if chunkEvents >= Self.chunkSize || chunkBytes >= flushBytes {
                     try send()
                 } else if item.sequence & 1023 == 0 {
@@ -124,9 +118,23 @@ final class ReadingJob: @unchecked Sendable {
             }
             return true
         }
-        if early == nil, !lines.isEmpty { _ = recordLines() }
+        if early == nil, !lines.isEmpty { _ = recordLines(&lines, &early) }
         if chunkEvents > 0, early == nil { try send() }
         return early
+    }
+
+    /// Records `lines` (one lock for all of them) and empties them and ``output``; false, with
+    /// `early` set, when the run must stop. A method taking the reader's state `inout`, not a
+    /// local function capturing it: captured, that state would be boxed, and each line's
+    /// accesses to it checked for exclusivity at run time.
+    private func recordLines(_ lines: inout [ReadLine], _ early: inout (RunReport.Status, String)?) -> Bool {
+        if let failure = record(lines) {
+            early = (.stoppedTransient, failure)
+            return false
+        }
+        lines.removeAll(keepingCapacity: true)
+        output.bytes.removeAll(keepingCapacity: true)
+        return true
     }
 
     /// `--limit` was reached: the report says why the run ends before its inputs do.

@@ -69,15 +69,17 @@ final class RunState: Sendable {
     /// Not-delivered events stay unsettled, so the checkpoint never passes them.
     func apply(_ outcomes: [EventOutcome]) {
         counters.withLock { c in
-            for outcome in outcomes {
-                switch outcome.result {
+            // By index: `for outcome in outcomes` would copy each outcome (its result and bytes).
+            for i in outcomes.indices {
+                switch outcomes[i].result {
                 case .delivered:
-                    guard let input = c.tracker.settle(outcome.tag) else { continue }
+                    guard let input = c.tracker.settle(outcomes[i].tag) else { continue }
                     c.inFlightEvents -= 1
                     c.report.events.delivered += 1
                     c.perInput[input].delivered += 1
                 case .gaveUp(let giveUp, let detail):
                     let reason = giveUp.rawValue
+                    let outcome = outcomes[i]
                     guard let entry = c.tracker.entry(outcome.tag), !entry.settled else { continue }
                     // Written first: an event whose dead letter cannot be written stays unsettled
                     // (reported pending, never passed by the checkpoint), and the run stops.
