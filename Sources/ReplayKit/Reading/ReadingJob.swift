@@ -204,7 +204,9 @@ final class ReadingJob: @unchecked Sendable {
     /// in which case the lines from the failed one on are not recorded, so the checkpoint cannot
     /// pass them.
     private func record(_ lines: [ReadLine]) -> String? {
-        runState.counters.withLock { c -> String? in
+        // Read once per batch: a lazy property's getter returns (and retains) its array per call.
+        let isSnapshot = snapshotInputs
+        return runState.counters.withLock { c -> String? in
             // By index: `for line in lines` would copy (retain and release) each line's storage.
             for i in lines.indices {
                 if let failure = c.deadLetterError { return failure }
@@ -253,7 +255,7 @@ final class ReadingJob: @unchecked Sendable {
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
-                    if snapshotInputs[input] {
+                    if isSnapshot[input] {
                         noteSnapshotEvent(input: input, range: range, sequence: seq)
                     }
                     // Outcomes are matched by tag (the sequence number): the messageId is not

@@ -268,7 +268,11 @@ struct IdentityMap {
     /// (``lookup(_:)``, ``learn(_:_:sequence:)``) overlap other work of the line: this step
     /// prefetches the slot where `key`'s probe starts, and returns the hash for
     /// ``prefetchEntry(hash:)``. A hint only: no result changes.
-    func prefetchSlot(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    ///
+    /// The three prefetch methods change nothing but are `mutating`: the store calls them on the
+    /// map it keeps in a stored property, and a non-mutating call there copies the map first (a
+    /// retain and release of both of its arrays, per line).
+    mutating func prefetchSlot(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let h = Self.hash(key)
         slots.withUnsafeBufferPointer { slots in
             // A prefetch reads nothing visible and cannot fault; the index is masked into the
@@ -280,14 +284,14 @@ struct IdentityMap {
 
     /// The second step of a lookup made ahead: reads the slot ``prefetchSlot(_:)`` prefetched
     /// and, when its tag is the key's, prefetches the entry it points to.
-    func prefetchEntry(hash h: UInt64) {
+    mutating func prefetchEntry(hash h: UInt64) {
         let slot = slots[Int(truncatingIfNeeded: h) & (slots.count - 1)]
         guard slot != 0, slot & 0xFFFF_FFFF_0000_0000 == h & 0xFFFF_FFFF_0000_0000 else { return }
         prefetchEntry(Int(slot & 0xFFFF_FFFF) - 1)
     }
 
     /// Prefetches entry `index`, if there is one (a hint only).
-    func prefetchEntry(_ index: Int) {
+    mutating func prefetchEntry(_ index: Int) {
         if index < entries.count { entries.prefetch(index) }
     }
 
