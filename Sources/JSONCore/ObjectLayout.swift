@@ -91,8 +91,9 @@ public struct ObjectLayout: Sendable {
     /// validated (a member of a layout from ``scanDocument(_:reusing:)`` of the same buffer), into
     /// `layout`, reusing its member storage. The object is skimmed, not validated again (see
     /// ``JSONScanner/skimMembers(into:)``): for a valid object the members are exactly those
-    /// ``scanNested(_:_:reusing:)`` finds, at a fraction of the cost. False (and `layout` empty)
-    /// when the bytes at `range` are not shaped like an object.
+    /// ``scanNested(_:_:reusing:)`` finds. Its nested objects and arrays are jumped over by their
+    /// brackets, so the larger they are, the less it costs against validating them. False (and
+    /// `layout` empty) when the bytes at `range` are not shaped like an object.
     package static func skimNested(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, reusing layout: inout ObjectLayout) -> Bool {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0

@@ -55,8 +55,9 @@ public enum DryRunner {
             inputs: inputs, config: config, enricher: enricher, output: out.buffer, rules: rules, onWarning: onWarning
         ) { item in
             // Nothing is in flight in a dry run: commit learned identities (to the scratch copy)
-            // once 65,536 are pending, bounding memory. Fewer, larger commits share B-tree pages
-            // (the rows are written in key order), so a mapping costs less to write.
+            // once 65,536 are pending, bounding memory by what is held, not by lines read (a file
+            // of logins learns a mapping per line, one of page views none). A larger commit also
+            // writes a key learned several times once.
             if identity.uncommittedCount >= 65_536 { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event:
