@@ -63,7 +63,7 @@ public struct JSONScanner: ~Copyable {
             try scanArray(depth: depth + 1)
             return .array
         case UInt8(ascii: "\""):
-            _ = try scanString()
+            _ = try scanShortString()
             return .string
         case UInt8(ascii: "t"):
             try expectLiteral("true")
@@ -121,6 +121,45 @@ public struct JSONScanner: ~Copyable {
 
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
+    /// ``scanString()`` for the common short string, inlined where values and keys are scanned:
+    /// when the first byte of the next 16 that is not printable ASCII other than `"` and `\\` is
+    /// the closing quote, the string is plain and ends there (no call, no loop); otherwise
+    /// ``scanString()`` scans it from its start.
+    @inline(__always)
+    mutating func scanShortString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        #if _endian(little)
+            let start = i + 1
+            if end - start >= 16 {
+                var p = start
+                for _ in 0..<2 {
+                    // `end - start >= 16` keeps both 8-byte reads (at start and start + 8) inside
+                    // the buffer; loadUnaligned, because a byte buffer has no alignment.
+                    let stops = Self.stringStops(UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+                    if stops != 0 {
+                        let stop = p + stops.trailingZeroBitCount >> 3
+                        guard base[stop] == UInt8(ascii: "\"") else { break }
+                        i = stop + 1
+                        return (start..<stop, false)
+                    }
+                    p += 8
+                }
+            }
+        #endif
+        return try scanString()
+    }
+
+    /// The high bit of each byte of `x` (eight bytes, little-endian) that is >= 0x80, < 0x20, `"`
+    /// or `\\`. Borrows only run from a truly flagged lane into higher ones, so the lowest
+    /// flagged lane is exact.
+    @inline(__always)
+    static func stringStops(_ x: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = x ^ (ones &* 0x22)
+        let backslash = x ^ (ones &* 0x5C)
+        return (x | ((x &- ones &* 0x20) & ~x) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash))
+            & 0x8080_8080_8080_8080
+    }
+
     /// Validates a string at the current offset (which must be `"`).
     /// Returns the range of its content (without quotes) and whether it holds escapes.
     public mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
@@ -166,17 +205,10 @@ public struct JSONScanner: ~Copyable {
     @inline(__always) func skipPlainStringBytes(from start: Int) -> Int {
         var p = start
         #if _endian(little)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while end - p >= 8 {
                 // `base + p` stays in the buffer and `end - p >= 8` keeps the 8-byte read inside
                 // it; loadUnaligned, because a byte buffer has no alignment to rely on.
-                let x = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
-                let quote = x ^ (ones &* 0x22)
-                let backslash = x ^ (ones &* 0x5C)
-                let flagged =
-                    (x | ((x &- ones &* 0x20) & ~x) | ((quote &- ones) & ~quote)
-                        | ((backslash &- ones) & ~backslash)) & highs
+                let flagged = Self.stringStops(UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
                 if flagged != 0 { return p + flagged.trailingZeroBitCount >> 3 }
                 p += 8
             }
@@ -281,7 +313,7 @@ public struct JSONScanner: ~Copyable {
     @inline(__always) mutating func memberKey() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
         skipWhitespace()
         guard i < end, base[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
-        let key = try scanString()
+        let key = try scanShortString()
         skipWhitespace()
         guard i < end, base[i] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
         i += 1

@@ -127,4 +127,45 @@ struct ScannerTests {
             #expect((try? JSONParser.parse(Array("\"\(before)\(after)".utf8))) == nil)
         }
     }
+
+    /// Keys and string values followed by more of the document, where the scanner's inlined
+    /// short-string path reads the 16 bytes after the opening quote: every kind of special byte
+    /// at every position around and past those 16, through the layout scan and `validate`.
+    @Test(arguments: [0, 1, 7, 8, 9, 14, 15, 16, 17])
+    func specialBytesInKeysAndValuesFollowedByMore(length: Int) throws {
+        let cases: [(insert: [UInt8], expected: String?)] = [
+            (Array("\\n".utf8), "\n"), (Array("\\\"".utf8), "\""), ([0xC3, 0xA9], "é"), ([0x7F], "\u{7F}"), ([0x7E], "~"),
+            (Array("\"".utf8), nil), ([0x1F], nil), ([0x00], nil), ([0xFF], nil), ([0xC3], nil),
+        ]
+        let rest = Array(",\"padding\":\"0123456789abcdef\"}".utf8)
+        for k in 0...length {
+            let before = String(repeating: "a", count: k)
+            let after = String(repeating: "b", count: length - k)
+            for (insert, expected) in cases {
+                let string = Array("\"\(before)".utf8) + insert + Array("\(after)\"".utf8)
+                let asValue = Array("{\"k\":".utf8) + string + rest
+                let asKey = Array("{".utf8) + string + Array(":1".utf8) + rest
+                for (doc, prefix) in [(asValue, 5), (asKey, 1)] {
+                    let layout = try? doc.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) }
+                    let valid = (try? doc.withUnsafeBufferPointer { try JSONScanner.validate($0) }) != nil
+                    guard let expected else {
+                        // A quote inside ends the string early, so the document's shape breaks.
+                        #expect(layout == nil && !valid, "\(insert) at \(k) of \(length)")
+                        if insert != Array("\"".utf8) {
+                            let error = Self.jsonError { _ = try doc.withUnsafeBufferPointer { try ObjectLayout.scanDocument($0) } }
+                            #expect(error?.offset == prefix + 1 + k, "error offset for \(insert) at \(k) of \(length)")
+                        }
+                        continue
+                    }
+                    let found = try #require(layout, "\(insert) at \(k) of \(length)")
+                    #expect(valid)
+                    try doc.withUnsafeBufferPointer { buf in
+                        let text = prefix == 5 ? found.string("k", in: buf) : found.keyString(found.members[0], in: buf)
+                        #expect(text == before + expected + after, "\(insert) at \(k) of \(length)")
+                        #expect(found.members.count == 2)
+                    }
+                }
+            }
+        }
+    }
 }
