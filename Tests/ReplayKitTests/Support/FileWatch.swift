@@ -57,9 +57,9 @@ final class FileWatch: Sendable {
         (wakeup, wakeupWrite) = (ends[0], ends[1])
         for directory in directories {
             guard watchTree(directory) else {
-                close(inotify)
-                close(wakeup)
-                close(wakeupWrite)
+                // Every stored property is set, so `deinit` runs and closes the three
+                // descriptors: closing them here as well would close numbers that another
+                // thread may have been given meanwhile (a socket an event loop is registering).
                 throw FileWatchError(call: "inotify_add_watch \(directory)", errno: errno)
             }
         }
