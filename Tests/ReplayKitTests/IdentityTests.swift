@@ -138,8 +138,8 @@ final class IdentityTests {
         reopened.close()
     }
 
-    /// A scratch store (a dry run's copy) commits and reads back like any store, but keeps its
-    /// rollback journal in memory: no journal file is written, where a durable store has its WAL.
+    /// A scratch store (a dry run's copy) commits and reads back like any store, but keeps no
+    /// journal: no journal file is written, where a durable store has its WAL.
     @Test func aScratchStoreCommitsWithoutAJournalFile() throws {
         let durable = try IdentityStore(stateDirectory: dir + "/durable")
         let scratch = try IdentityStore(stateDirectory: dir + "/scratch", scratch: true)

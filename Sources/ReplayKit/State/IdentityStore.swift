@@ -18,6 +18,8 @@ import SQLiteSupport
 /// Lookups see committed rows plus the overlay. Not thread-safe: owned by one pipeline stage.
 package final class IdentityStore {
     private let db: SQLiteDatabase
+    /// A dry run's throwaway copy, kept without a journal (see `init`'s `scratch`).
+    private let isScratch: Bool
     /// The device anonymousId (lowercase UUID) given to events without one.
     package let deviceAnonymousId: String
 
@@ -56,16 +58,19 @@ package final class IdentityStore {
     /// the stored one, else one is created and persisted at once.
     ///
     /// A `scratch` store is a throwaway copy (a dry run's, see ``copy(toDirectory:)``) that no
-    /// later run reads: its commits stay atomic (the rollback journal is kept in memory) but are
-    /// not made durable, so they write no journal file and wait for no disk sync.
+    /// later run reads: it keeps no journal and never waits for a disk sync, so a commit writes
+    /// only the pages it changes. A journal in memory instead would hold a copy of every page a
+    /// commit touches, up to the whole table on a large backfill. Without one a failed commit
+    /// cannot be rolled back: it throws and leaves the store unusable, and the dry run ends.
     package init(
         stateDirectory: String?, deviceAnonymousId shared: String? = nil, scratch: Bool = false,
         makeUUID: () -> String = { UUID().uuidString.lowercased() }
     ) throws {
+        isScratch = scratch && stateDirectory != nil
         if let dir = stateDirectory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             db = try SQLiteDatabase(path: dir + "/identity.sqlite")
-            let journal = scratch ? "journal_mode=MEMORY; PRAGMA synchronous=OFF" : "journal_mode=WAL; PRAGMA synchronous=NORMAL"
+            let journal = scratch ? "journal_mode=OFF; PRAGMA synchronous=OFF" : "journal_mode=WAL; PRAGMA synchronous=NORMAL"
             try db.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA \(journal);")
         } else {
             db = try SQLiteDatabase(path: ":memory:")
@@ -199,7 +204,8 @@ package final class IdentityStore {
             }
             try db.execute("COMMIT")
         } catch {
-            try? db.execute("ROLLBACK")
+            // Without a journal (a scratch store) SQLite leaves a rollback undefined.
+            if !isScratch { try? db.execute("ROLLBACK") }
             throw error
         }
         markCommitted(pendingStart..<end)
