@@ -8,7 +8,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 extension SQLiteDatabase {
     /// Runs a prepared statement with two text parameters given as UTF-8 bytes (exact lengths:
     /// no C-string truncation); a nil `first` binds NULL.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func run(_ st: Statement, _ first: UnsafeBufferPointer<UInt8>?, _ second: UnsafeBufferPointer<UInt8>) throws {
         let s = st.handle
         sqlite3_reset(s)
@@ -18,7 +18,7 @@ extension SQLiteDatabase {
     }
 
     /// Runs a prepared statement with one text parameter given as UTF-8 bytes.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func run(_ st: Statement, _ only: UnsafeBufferPointer<UInt8>) throws {
         let s = st.handle
         sqlite3_reset(s)
@@ -31,7 +31,7 @@ extension SQLiteDatabase {
     /// reads them only while the statement steps, inside this call, and the bindings are cleared
     /// before it returns, so no pointer into `bytes` outlives it. Many rows in one statement
     /// (`VALUES (?, ?), (?, ?), …`) pay SQLite's per-statement cost once.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func run(_ st: Statement, texts bytes: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) throws {
         let s = st.handle
         sqlite3_reset(s)
@@ -42,7 +42,7 @@ extension SQLiteDatabase {
 
     /// The first column of the first row of a prepared query with one text parameter, all as
     /// UTF-8 bytes; nil when there is no row.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func queryBytes(_ st: Statement, _ param: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
         let s = st.handle
         sqlite3_reset(s)
@@ -59,7 +59,7 @@ extension SQLiteDatabase {
     }
 
     /// Runs a statement with text parameters (the statement is prepared once and cached).
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func run(_ sql: String, _ params: [String]) throws {
         let s = try statement(sql)
         bindTexts(s, params)
@@ -67,7 +67,7 @@ extension SQLiteDatabase {
     }
 
     /// The first column of the first row, as text; nil when there is no row.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func queryText(_ sql: String, _ params: [String]) throws -> String? {
         let s = try statement(sql)
         bindTexts(s, params)
@@ -79,7 +79,7 @@ extension SQLiteDatabase {
     }
 
     /// The first column of every row, as text.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func queryTexts(_ sql: String, _ params: [String]) throws -> [String] {
         let s = try statement(sql)
         bindTexts(s, params)

@@ -8,16 +8,19 @@ package final class SQLiteDatabase {
     /// The connection; nil once closed.
     private(set) var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// What every error names first: the database's file, or `in-memory database`.
+    private let name: String
 
     /// Opens (creating) the database at `path`; `:memory:` for a private in-memory one.
     /// - Parameter busyTimeoutMilliseconds: how long a statement waits for another connection's
     ///   lock before failing with `SQLITE_BUSY`; nil installs no busy handler (fail at once).
-    /// - Throws: ``SQLiteError`` with `"PATH: SQLite's message"`.
+    /// - Throws: ``SQLiteError`` with `"PATH: SQLite's message"`, as every later call does.
     package init(path: String, busyTimeoutMilliseconds: Int32? = 5000) throws {
+        name = path == ":memory:" ? "in-memory database" : path
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
-            throw SQLiteError(message: "\(path): \(msg)")
+            throw SQLiteError(message: "\(name): \(msg)")
         }
         if let busyTimeoutMilliseconds { sqlite3_busy_timeout(db, busyTimeoutMilliseconds) }
     }
@@ -33,13 +36,13 @@ package final class SQLiteDatabase {
     }
 
     /// Runs SQL without results (several statements allowed).
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func execute(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &err) == SQLITE_OK else {
             let msg = err.map { String(cString: $0) } ?? "error"
             sqlite3_free(err)
-            throw SQLiteError(message: msg)
+            throw SQLiteError(message: "\(name): \(msg)")
         }
     }
 
@@ -64,13 +67,13 @@ package final class SQLiteDatabase {
     }
 
     /// Prepares `sql` for repeated use; it is finalized when the database closes.
-    /// - Throws: ``SQLiteError`` with SQLite's message.
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
     package func prepare(_ sql: String) throws -> Statement {
         Statement(handle: try statement(sql))
     }
 
-    /// SQLite's message for the last failed call on this connection.
+    /// SQLite's message for the last failed call on this connection, after the database's path.
     func lastError() -> SQLiteError {
-        SQLiteError(message: String(cString: sqlite3_errmsg(db)))
+        SQLiteError(message: "\(name): \(String(cString: sqlite3_errmsg(db)))")
     }
 }

@@ -1,6 +1,6 @@
 /// A failed SQLite call.
 package struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    /// SQLite's message (for a failed open, the path first).
+    /// The database's path (or `in-memory database`), then SQLite's message.
     package let message: String
     /// The message.
     package var description: String { "sqlite: \(message)" }

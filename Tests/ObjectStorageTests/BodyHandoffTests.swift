@@ -20,15 +20,19 @@ struct BodyHandoffTests {
                     let outcome = buffer.withUnsafeMutableBufferPointer {
                         handoff.read(into: $0.baseAddress!, count: chunk, idleTimeout: .seconds(5))
                     }
-                    if case .bytes = outcome {} else if case .end = outcome {} else { handoff.abandon() }
+                    let stop: String
                     switch outcome {
-                    case .bytes(let n): bytes += buffer[..<n]
+                    case .bytes(let n):
+                        bytes += buffer[..<n]
+                        continue
                     case .end: return continuation.resume(returning: (bytes, "end"))
-                    case .failed(let failure): return continuation.resume(returning: (bytes, "failed \(failure.failure)"))
-                    case .fatal: return continuation.resume(returning: (bytes, "fatal"))
-                    case .stalled: return continuation.resume(returning: (bytes, "stalled"))
-                    case .abandoned: return continuation.resume(returning: (bytes, "abandoned"))
+                    case .failed(let failure): stop = "failed \(failure.failure)"
+                    case .fatal: stop = "fatal"
+                    case .stalled: stop = "stalled"
+                    case .abandoned: stop = "abandoned"
                     }
+                    handoff.abandon()
+                    return continuation.resume(returning: (bytes, stop))
                 }
             }
         }

@@ -156,4 +156,17 @@ final class IdentityTests {
         #expect(try reopened.userId(forAnonymousId: "A") == "U")
         reopened.close()
     }
+
+    /// An identity store that SQLite cannot read is reported with its file's path, so a person
+    /// knows which state directory to look at.
+    @Test func aStoreSQLiteCannotReadIsNamedByItsPath() throws {
+        let path = dir + "/identity.sqlite"
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try IdentityStore(stateDirectory: dir)
+            Issue.record("a file that is not a database was opened")
+        } catch {
+            #expect("\(error)".contains(path), "\(error)")
+        }
+    }
 }

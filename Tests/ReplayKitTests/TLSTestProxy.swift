@@ -54,6 +54,9 @@ final class TLSTestProxy: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
+                // A signal or a peer that left before it was accepted is not the end: only a
+                // failure after `stop()` (or a broken listener) closes the listener, once.
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 close(listener)
                 return
             }
