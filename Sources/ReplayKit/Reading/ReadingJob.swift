@@ -206,7 +206,14 @@ final class ReadingJob: @unchecked Sendable {
     private func record(_ lines: [ReadLine]) -> String? {
         // Read once per batch: a lazy property's getter returns (and retains) its array per call.
         let isSnapshot = snapshotInputs
-        return runState.counters.withLock { c -> String? in
+        // The rendered events are borrowed once per batch: borrowing them per event retained and
+        // released the buffer's storage each time (nothing appends to it until the batch is done).
+        return output.bytes.withUnsafeBufferPointer { rendered in record(lines, rendered, isSnapshot) }
+    }
+
+    /// ``record(_:)`` with the batch's rendered events (`rendered`) and snapshot flags.
+    private func record(_ lines: [ReadLine], _ rendered: UnsafeBufferPointer<UInt8>, _ isSnapshot: [Bool]) -> String? {
+        runState.counters.withLock { c -> String? in
             // By index: `for line in lines` would copy (retain and release) each line's storage.
             for i in lines.indices {
                 if let failure = c.deadLetterError { return failure }
@@ -256,13 +263,13 @@ final class ReadingJob: @unchecked Sendable {
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
                     if isSnapshot[input] {
-                        noteSnapshotEvent(input: input, range: range, sequence: seq)
+                        noteSnapshotEvent(input: input, bytes: UnsafeBufferPointer(rebasing: rendered[range]), sequence: seq)
                     }
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
                     let lane = LaneRouting.lane(forKey: laneKey, laneCount: laneChunks.count)
                     let start = laneChunks[lane].storage.count
-                    output.bytes.withUnsafeBufferPointer { laneChunks[lane].storage.append(contentsOf: $0[range]) }
+                    laneChunks[lane].storage.append(contentsOf: rendered[range])
                     laneChunks[lane].entries.append(
                         EventChunk.Entry(range: start..<laneChunks[lane].storage.count, laneKey: laneKey, tag: seq))
                     chunkBytes += range.count
@@ -275,9 +282,8 @@ final class ReadingJob: @unchecked Sendable {
 
     /// Remembers the messageId of a snapshot event, to be committed with the checkpoint that
     /// passes it: if the snapshot is rewritten, a later run skips the events it holds.
-    private func noteSnapshotEvent(input: Int, range: Range<Int>, sequence: UInt64) {
-        let id = output.bytes.withUnsafeBufferPointer { MessageIdProbe.messageId(of: UnsafeBufferPointer(rebasing: $0[range])) }
-        if let id { identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: sequence) }
+    private func noteSnapshotEvent(input: Int, bytes: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+        if let id = MessageIdProbe.messageId(of: bytes) { identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: sequence) }
     }
 
     /// Whether each input is an SDK snapshot (whose settled messageIds are kept).
