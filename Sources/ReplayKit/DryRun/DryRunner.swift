@@ -54,11 +54,10 @@ public enum DryRunner {
         try LineWalker.walkRendered(
             inputs: inputs, config: config, enricher: enricher, output: out.buffer, rules: rules, onWarning: onWarning
         ) { item in
-            // Nothing is in flight in a dry run: commit learned identities (to the scratch copy)
-            // once 65,536 are pending, bounding memory by what is held, not by lines read (a file
-            // of logins learns a mapping per line, one of page views none). A larger commit also
-            // writes a key learned several times once.
-            if identity.uncommittedCount >= 65_536 { try identity.commit(throughSequence: item.sequence) }
+            // Nothing is in flight in a dry run: learned identities are committed (to the scratch
+            // copy) when the store's memory would otherwise grow past its bound, which depends
+            // on the ids held, not on lines read (see `isScratchCommitDue`).
+            if identity.isScratchCommitDue { try identity.commit(throughSequence: item.sequence) }
             switch item.result {
             case .event:
                 try out.endLine()

@@ -196,6 +196,8 @@ struct IdentityMap {
     private var slots: [UInt64] = Array(repeating: 0, count: 64)
     /// Entries whose value is not in SQLite yet.
     private(set) var uncommittedCount = 0
+    /// The number of entries (keys held, committed or not).
+    var count: Int { entries.count }
     /// At most this many committed entries are kept; beyond that, every committed entry is dropped.
     var limit = 262_144
     /// While true, the map holds EVERY committed row of its table (the table was empty when
@@ -295,6 +297,27 @@ struct IdentityMap {
         if index < entries.count { entries.prefetch(index) }
     }
 
+    /// The entries whose value is not in SQLite yet, in the order they were made: what a store
+    /// that keeps no log of its learned mappings (a scratch store) commits.
+    func uncommittedIndices() -> [Int] {
+        var indices: [Int] = []
+        indices.reserveCapacity(uncommittedCount)
+        for i in entries.indices where entries[i].uncommitted != nil { indices.append(i) }
+        return indices
+    }
+
+    /// The newest value of entry `index` (nil: no row for its key).
+    func value(at index: Int) -> IdentityValue? { entries[index].value }
+
+    /// The values of the entries `indices`, from ``uncommittedIndices()`` with nothing changed
+    /// since, are in SQLite now.
+    mutating func markCommitted(indices: [Int]) {
+        for i in indices where entries[i].uncommitted != nil {
+            entries[i].uncommitted = nil
+            uncommittedCount -= 1
+        }
+    }
+
     /// Drops everything; the table is empty again.
     mutating func reset() {
         entries.removeAll()
@@ -377,6 +400,13 @@ struct IdentityMap {
         entries.removeAll { $0.uncommitted == nil }
         rehash(capacity: entries.count * 4)
         isComplete = false
+    }
+}
+
+extension IdentityMap: KeyedIdentityRows {
+    /// Calls `body` with the key of entry `position`.
+    func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try entries[position].key.withBytes(body)
     }
 }
 

@@ -21,9 +21,18 @@ struct IdentityRowWriter {
 
     /// Writes `row` (a logout deletes at once; an upsert is buffered).
     mutating func add(_ row: LearnedRow) throws {
-        if row.kind == .forgetUser { return try row.withKey { try upserts.db.run(delete, $0) } }
-        row.withKey { append($0) }
-        row.withValue { append($0) }
+        try row.withKey { key in
+            guard row.kind != .forgetUser else { return try add(key: key, value: nil) }
+            try row.withValue { try add(key: key, value: $0) }
+        }
+    }
+
+    /// Writes the row `key` → `value`; a nil `value` deletes `key`'s row at once (a logout), a
+    /// value is buffered.
+    mutating func add(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?) throws {
+        guard let value else { return try upserts.db.run(delete, key) }
+        append(key)
+        append(value)
         if ranges.count == 2 * IdentityUpserts.rowsPerStatement { try flush() }
     }
 

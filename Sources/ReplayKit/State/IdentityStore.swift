@@ -51,6 +51,8 @@ package final class IdentityStore {
     private let deleteUser: SQLiteDatabase.Statement
     /// messageIds of snapshot events, waiting for the checkpoint that passes their line.
     private var pendingMessageIds: [(sequence: UInt64, input: String, messageId: String)] = []
+    /// The newest line a scratch store learned a mapping from (see ``keepsLog(_:)``).
+    private var newestScratchSequence: UInt64 = 0
 
     /// Opens (creating) the store in `stateDirectory`, or a private in-memory store when nil
     /// (nothing is persisted: used by `validate`). The device anonymousId is `deviceAnonymousId`
@@ -62,6 +64,10 @@ package final class IdentityStore {
     /// only the pages it changes. A journal in memory instead would hold a copy of every page a
     /// commit touches, up to the whole table on a large backfill. Without one a failed commit
     /// cannot be rolled back: it throws and leaves the store unusable, and the dry run ends.
+    /// A scratch store keeps no log of the mappings it learns either: a commit writes its
+    /// maps' uncommitted entries, the newest value of each key, so it must pass every line
+    /// learned from (a dry run has nothing in flight), and a key learned many times between two
+    /// commits is written once.
     package init(
         stateDirectory: String?, deviceAnonymousId shared: String? = nil, scratch: Bool = false,
         makeUUID: () -> String = { UUID().uuidString.lowercased() }
@@ -107,7 +113,7 @@ package final class IdentityStore {
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
     /// for lookups at once. A mapping the store already holds is not written again.
     func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        guard let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence) else { return }
+        guard let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence), keepsLog(sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user), entryHint: entry))
     }
 
@@ -117,6 +123,7 @@ package final class IdentityStore {
     /// rest of its line's mappings).
     func forgetUser(anonymousId key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         let entry = users.forget(key, sequence: sequence)
+        guard keepsLog(sequence) else { return }
         let row = LearnedRow(key: key, value: UnsafeBufferPointer(start: nil, count: 0), kind: .forgetUser)
         pending.append(Pending(sequence: sequence, row: row, entryHint: entry))
     }
@@ -124,8 +131,18 @@ package final class IdentityStore {
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once. A mapping the store already holds is not written again.
     func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        guard let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence) else { return }
+        guard let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence), keepsLog(sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group), entryHint: entry))
+    }
+
+    /// Whether a mapping learned from line `sequence` goes in the log of pending mappings: not in
+    /// a scratch store's, which commits its maps' uncommitted entries instead (and notes the
+    /// newest line learned from, which its commits must pass).
+    @inline(__always)
+    private func keepsLog(_ sequence: UInt64) -> Bool {
+        guard isScratch else { return true }
+        newestScratchSequence = max(newestScratchSequence, sequence)
+        return false
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
@@ -188,10 +205,17 @@ package final class IdentityStore {
             while end < pending.count, pending[end].sequence <= sequence { end += 1 }
             while idsEnd < pendingMessageIds.count, pendingMessageIds[idsEnd].sequence <= sequence { idsEnd += 1 }
         }
-        guard end > pendingStart || idsEnd > 0 || !metadata.isEmpty else { return }
+        // A scratch store has no log: its maps' uncommitted entries are what it commits.
+        let scratchUsers = isScratch && sequence != nil ? users.uncommittedIndices() : []
+        let scratchGroups = isScratch && sequence != nil ? groups.uncommittedIndices() : []
+        let hasScratchEntries = !scratchUsers.isEmpty || !scratchGroups.isEmpty
+        precondition(!hasScratchEntries || sequence! >= newestScratchSequence, "a scratch store's commit must pass every line it learned from")
+        guard end > pendingStart || hasScratchEntries || idsEnd > 0 || !metadata.isEmpty else { return }
         try db.execute("BEGIN")
         do {
             try writeRows(pendingStart..<end)
+            try writeEntries(users, scratchUsers, isGroup: false)
+            try writeEntries(groups, scratchGroups, isGroup: true)
             for p in pendingMessageIds[..<idsEnd] {
                 try db.run("INSERT OR IGNORE INTO settled_message_id (input, message_id) VALUES (?, ?)", [p.input, p.messageId])
             }
@@ -209,6 +233,8 @@ package final class IdentityStore {
             throw error
         }
         markCommitted(pendingStart..<end)
+        users.markCommitted(indices: scratchUsers)
+        groups.markCommitted(indices: scratchGroups)
         pendingStart = end
         pendingStart -= pending.removeFirstBlocks(upTo: pendingStart)
         pendingMessageIds.removeFirst(idsEnd)
@@ -245,57 +271,32 @@ package final class IdentityStore {
         Set(try db.queryTexts("SELECT message_id FROM settled_message_id WHERE input = ?", [input]))
     }
 
-    /// Upserts `rows` (in learning order) inside the caller's transaction.
-    ///
-    /// Only the last value learned for each key is written, and keys go in byte order: the
-    /// tables end up exactly as if every row were applied in learning order, but neighbouring
-    /// keys share B-tree pages, so SQLite reads and dirties far fewer pages than with keys in
-    /// the random order identities arrive in (about 10 % of a dry run's time at 1M events).
-    /// Keys are compared as bytes, as SQLite compares them.
+    /// Upserts the logged mappings `range` inside the caller's transaction, in the order of
+    /// ``IdentityRowOrder``.
     private func writeRows(_ range: Range<Int>) throws {
         let rows = pending
         for isGroup in [false, true] {
             var writer = IdentityRowWriter(isGroup ? groupUpserts : userUpserts, delete: deleteUser)
-            // Row positions by key, then by learning order; the last of each key wins. Keys of
-            // up to 16 bytes (nearly all) sort as two big-endian words, which is memcmp order on
-            // the zero-padded key, the shorter first on a common prefix; longer keys (never equal
-            // to a short one) sort with memcmp. No allocation per row.
-            var short: [(hi: UInt64, lo: UInt64, length: Int, position: Int)] = []
-            var long: [Int] = []
-            for i in range where rows[i].isGroup == isGroup {
-                rows[i].row.withKey { key in
-                    guard key.count <= 16 else { return long.append(i) }
-                    let w = ByteWords.first16(key)
-                    short.append((UInt64(bigEndian: w.0), UInt64(bigEndian: w.1), key.count, i))
-                }
-            }
-            short.sort { ($0.hi, $0.lo, $0.length, $0.position) < ($1.hi, $1.lo, $1.length, $1.position) }
-            for (k, s) in short.enumerated() {
-                if k + 1 < short.count, short[k + 1].hi == s.hi, short[k + 1].lo == s.lo, short[k + 1].length == s.length { continue }
-                try writer.add(rows[s.position].row)
-            }
-            long.sort { a, b in
-                let c = Self.compare(rows[a].row, rows[b].row)
-                return c != 0 ? c < 0 : a < b
-            }
-            for (k, position) in long.enumerated() {
-                if k + 1 < long.count, Self.compare(rows[long[k + 1]].row, rows[position].row) == 0 { continue }
-                try writer.add(rows[position].row)
-            }
+            let positions = range.lazy.filter { rows[$0].isGroup == isGroup }
+            for i in IdentityRowOrder.lastOfEachKey(rows, positions) { try writer.add(rows[i].row) }
             try writer.flush()
         }
     }
 
-    /// memcmp order of two keys, the shorter first on a common prefix: SQLite's BINARY collation.
-    private static func compare(_ a: LearnedRow, _ b: LearnedRow) -> Int {
-        a.withKey { x in
-            b.withKey { y in
-                let n = min(x.count, y.count)
-                // n > 0 bytes exist in both buffers (so both have base addresses).
-                let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
-                return c != 0 ? c : x.count - y.count
+    /// Upserts (or, for a logout, deletes) the rows of `map`'s entries `indices` inside the
+    /// caller's transaction, in the order of ``IdentityRowOrder`` (a scratch store's commit).
+    private func writeEntries(_ map: IdentityMap, _ indices: [Int], isGroup: Bool) throws {
+        guard !indices.isEmpty else { return }
+        var writer = IdentityRowWriter(isGroup ? groupUpserts : userUpserts, delete: deleteUser)
+        for i in IdentityRowOrder.lastOfEachKey(map, indices) {
+            let value = map.value(at: i)
+            precondition(value != nil || !isGroup, "a group mapping is never forgotten")
+            try map.withKey(at: i) { key in
+                guard let value else { return try writer.add(key: key, value: nil) }
+                try value.withRaw { try writer.add(key: key, value: $0) }
             }
         }
+        try writer.flush()
     }
 
     /// A value stored with ``commit(throughSequence:metadata:)``.
@@ -327,8 +328,21 @@ package final class IdentityStore {
     /// Commits everything learned so far.
     package func commitAll() throws { try commit(throughSequence: .max) }
 
-    /// Mappings learned but not yet committed.
-    package var uncommittedCount: Int { pending.count - pendingStart }
+    /// Mappings learned but not yet committed (a scratch store counts keys: one learned again
+    /// before it is committed counts once).
+    package var uncommittedCount: Int {
+        isScratch ? users.uncommittedCount + groups.uncommittedCount : pending.count - pendingStart
+    }
+
+    /// Whether a scratch store should commit now (a dry run asks after each line): once 65,536
+    /// keys have uncommitted values and one of its maps holds as many entries as its cache of
+    /// committed rows may keep. Before that, the uncommitted entries take no more memory than
+    /// that cache could, and writing them would only cost time (a dry run of a million events
+    /// with a hundred thousand ids writes nothing). After it, each map holds at most its cache
+    /// and 65,536 uncommitted entries, what a durable store's checkpoint cycle allows.
+    var isScratchCommitDue: Bool {
+        uncommittedCount >= 65_536 && (users.count >= users.limit || groups.count >= groups.limit)
+    }
 
     /// Bounds both lookup caches (tests use tiny bounds to exercise eviction).
     func setCacheLimit(_ limit: Int) {
@@ -338,6 +352,13 @@ package final class IdentityStore {
 
     /// Closes the database (uncommitted mappings are dropped).
     package func close() { db.close() }
+}
+
+extension BlockArray: KeyedIdentityRows where Element == IdentityStore.Pending {
+    /// Calls `body` with the key of the logged mapping at `position`.
+    func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try self[position].row.withKey(body)
+    }
 }
 
 /// A learned mapping's key and value bytes (each inline when short, see ``InlineBytes``) and

@@ -75,6 +75,12 @@ extension IdentityStore {
         a.withUTF8 { k in u.withUTF8 { v in learnUser(anonymousId: k, userId: v, sequence: sequence) } }
     }
 
+    /// Ends carry-forward for `anonymousId` (a logout event), effective for lookups at once.
+    func forgetUser(anonymousId: String, sequence: UInt64) {
+        var a = anonymousId
+        a.withUTF8 { forgetUser(anonymousId: $0, sequence: sequence) }
+    }
+
     /// Remembers that `userId` belongs to `groupId` (group), effective for lookups at once.
     func learnGroup(userId: String, groupId: String, sequence: UInt64) {
         var u = userId, g = groupId
