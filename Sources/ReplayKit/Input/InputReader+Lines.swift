@@ -55,7 +55,10 @@ private struct LineBuffer {
         self.baseOffset = baseOffset
         self.lineNumber = lineNumber
         bomUndecided = baseOffset == 0
-        capacity = max(min(1 << 20, maxLineBytes + 1), 64 * 1024)
+        // 128 KiB, so what one read brings stays in the core's L2 cache until its lines are
+        // parsed (reading 1 MiB at a time, each line had left it, and finding its end paid the
+        // misses: 3.7 % of a dry run); `makeRoom` doubles the buffer for a longer line.
+        capacity = max(min(128 * 1024, maxLineBytes + 1), 64 * 1024)
         buf = .allocate(capacity: capacity)
     }
 
