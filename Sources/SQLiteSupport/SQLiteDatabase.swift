@@ -19,7 +19,9 @@ package final class SQLiteDatabase {
         name = path == ":memory:" ? "in-memory database" : path
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close(db)
+            // Closed here and forgotten: `deinit` still runs (the class is fully initialized when
+            // `init` throws), and it must not close the handle a second time.
+            close()
             throw SQLiteError(message: "\(name): \(msg)")
         }
         if let busyTimeoutMilliseconds { sqlite3_busy_timeout(db, busyTimeoutMilliseconds) }

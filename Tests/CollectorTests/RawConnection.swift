@@ -25,10 +25,19 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
+        fd = try Self.connectedSocket(port: port)
+    }
+
+    /// A socket connected to 127.0.0.1:`port`. On failure it closes the socket and throws before
+    /// `init` stores it, so `deinit` (which closes `fd`) never runs for it. Closing it in `init`
+    /// and again in `deinit` (which runs when a fully initialized class's `init` throws) closed a
+    /// descriptor number that another thread could have been given in between: a NIO socket of
+    /// a collector under test, which then failed with EBADF and crashed the test process.
+    private static func connectedSocket(port: Int) throws -> Int32 {
         #if canImport(Glibc)
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)  // a guard against a hang, not a speed check: a loaded CI machine can take seconds
@@ -46,6 +55,7 @@ final class RawConnection {
             close(fd)
             throw Failure(description: "connect failed")
         }
+        return fd
     }
 
     deinit { close(fd) }

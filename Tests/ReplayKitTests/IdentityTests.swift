@@ -157,6 +157,20 @@ final class IdentityTests {
         reopened.close()
     }
 
+    /// An identity store that SQLite cannot open at all (its path is a directory) is reported
+    /// with that path, and the failed handle is closed once: `deinit` runs after a throwing
+    /// `init` too, and used to close it a second time.
+    @Test func aStoreSQLiteCannotOpenIsNamedByItsPath() throws {
+        let path = dir + "/identity.sqlite"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        do {
+            _ = try IdentityStore(stateDirectory: dir)
+            Issue.record("a directory was opened as a database")
+        } catch {
+            #expect("\(error)".contains(path), "\(error)")
+        }
+    }
+
     /// An identity store that SQLite cannot read is reported with its file's path, so a person
     /// knows which state directory to look at.
     @Test func aStoreSQLiteCannotReadIsNamedByItsPath() throws {

@@ -45,6 +45,18 @@ struct RunTarget {
     }
 }
 
+/// Whether the copies of events beyond the first (`copies`, from ``RunTarget/received()``) are
+/// no more than the batches `reports` say were sent again can hold, at
+/// ``runConfigMaxEvents`` events each. A request that times out on a slow machine may have been
+/// stored, and its batch is sent again; any other copy means two runs sent one event.
+func extraCopiesAreResentBatches(_ copies: [String: Int], _ reports: [RunReport]) -> Bool {
+    let extra = copies.values.reduce(0) { $0 + $1 - 1 }
+    return extra <= reports.map(\.batches.retried).reduce(0, +) * runConfigMaxEvents
+}
+
+/// `batching.max_events` of ``writeRunConfig(dir:url:writeKey:extra:)``.
+let runConfigMaxEvents = 50
+
 /// A config file pointing at `url`, with fast retries for tests.
 func writeRunConfig(dir: String, url: String, writeKey: String = "test-key", extra: String = "") throws -> String {
     let path = "\(dir)/replay.yaml"
@@ -56,7 +68,7 @@ func writeRunConfig(dir: String, url: String, writeKey: String = "test-key", ext
           write_key: \(writeKey)
           timeout_seconds: 5
         batching:
-          max_events: 50
+          max_events: \(runConfigMaxEvents)
           concurrency: 4
         retry:
           max_attempts: 100
