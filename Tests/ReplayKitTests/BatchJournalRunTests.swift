@@ -57,8 +57,12 @@ import Testing
                 of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
         let http = HTTPDeliveryTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, maxConnectionsPerHost: 4)
         let faulty = Self.faulty(http)
-        let report = try await Self.run(dir: dir, config: config, transport: faulty)
+        // Shut down whatever the run does: a client dropped while still up fails AsyncHTTPClient's
+        // debug precondition, which would take the test process down instead of failing the test.
+        let outcome: Result<RunReport, any Error>
+        do { outcome = .success(try await Self.run(dir: dir, config: config, transport: faulty)) } catch { outcome = .failure(error) }
         await http.shutdown()
+        let report = try outcome.get()
         _ = try await target.received()
 
         #expect(report.status == .completedWithDrops, "\(report.summary)")
