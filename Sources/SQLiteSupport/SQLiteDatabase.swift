@@ -22,7 +22,7 @@ package final class SQLiteDatabase {
             // Closed here and forgotten: `deinit` still runs (the class is fully initialized when
             // `init` throws), and it must not close the handle a second time.
             close()
-            throw SQLiteError(message: "\(name): \(msg)")
+            throw failure(msg)
         }
         if let busyTimeoutMilliseconds { sqlite3_busy_timeout(db, busyTimeoutMilliseconds) }
     }
@@ -44,7 +44,7 @@ package final class SQLiteDatabase {
         guard sqlite3_exec(db, sql, nil, nil, &err) == SQLITE_OK else {
             let msg = err.map { String(cString: $0) } ?? "error"
             sqlite3_free(err)
-            throw SQLiteError(message: "\(name): \(msg)")
+            throw failure(msg)
         }
     }
 
@@ -75,7 +75,8 @@ package final class SQLiteDatabase {
     }
 
     /// SQLite's message for the last failed call on this connection, after the database's path.
-    func lastError() -> SQLiteError {
-        SQLiteError(message: "\(name): \(String(cString: sqlite3_errmsg(db)))")
-    }
+    func lastError() -> SQLiteError { failure(String(cString: sqlite3_errmsg(db))) }
+
+    /// The error for SQLite's `message`: every error of this database names it first.
+    private func failure(_ message: String) -> SQLiteError { SQLiteError(message: "\(name): \(message)") }
 }
