@@ -1,5 +1,6 @@
 /// Reading bytes as little-endian 64-bit words, for the byte hashes of the replay hot path
-/// (stable messageIds, the identity maps).
+/// (stable messageIds, the identity maps), and comparing bytes with a literal (keys, types,
+/// placeholder ids).
 @_spi(PerLine) public enum ByteWords {
     /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
     /// memory order.
@@ -12,6 +13,17 @@
         // either side, so no binding rule is involved.
         withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: source, byteCount: n) }
         return w
+    }
+
+    /// Whether `bytes` are exactly the UTF-8 code units of `literal` (a key or keyword).
+    @inlinable @inline(__always)
+    public static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        // A literal's utf8Start points at its code units for the program's lifetime, and
+        // `bytes` has as many, so every read stays inside both.
+        let w = literal.utf8Start
+        for k in 0..<bytes.count where bytes[k] != w[k] { return false }
+        return true
     }
 
     /// The bytes from `start` to the end of `bytes` (at most 7), as a little-endian word.

@@ -21,14 +21,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
 
     /// The type whose name is exactly `bytes[r]`.
     private static func named(_ bytes: UnsafeBufferPointer<UInt8>, _ r: Range<Int>) -> EventType? {
-        func eq(_ word: StaticString) -> Bool {
-            guard r.count == word.utf8CodeUnitCount else { return false }
-            // A StaticString literal's utf8Start points at its UTF-8 code units, valid for the
-            // program's lifetime.
-            let w = word.utf8Start
-            for k in 0..<r.count where bytes[r.lowerBound + k] != w[k] { return false }
-            return true
-        }
+        func eq(_ word: StaticString) -> Bool { ByteWords.equal(UnsafeBufferPointer(rebasing: bytes[r]), word) }
         switch r.count {
         case 4: return eq("page") ? .page : nil
         case 5: return eq("track") ? .track : eq("group") ? .group : eq("alias") ? .alias : nil

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 
 /// Config context defaults, encoded once.
 struct ContextDefaultsJSON {
@@ -106,10 +107,7 @@ extension LinePreparer {
     func contextFastPath(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> ContextFastPath? {
         guard defaults.isEmpty, drops.context.isEmpty else { return nil }
         @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
-            guard m.key.count == word.utf8CodeUnitCount else { return false }
-            // The key lies inside the line's buffer and has the literal's length, so memcmp reads
-            // inside both; a StaticString's utf8Start lives as long as the program.
-            return memcmp(buf.baseAddress! + m.key.lowerBound, word.utf8Start, m.key.count) == 0
+            ByteWords.equal(UnsafeBufferPointer(rebasing: buf[m.key]), word)
         }
         var hasLibrary = false
         for i in ctx.members.indices {

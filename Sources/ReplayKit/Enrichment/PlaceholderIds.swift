@@ -1,3 +1,5 @@
+@_spi(PerLine) import MetaRouter
+
 /// Values the MetaRouter SDKs write in an id field when they have no id yet: such a value is
 /// sent as written, but it is not an identity. It is never a key for carry-forward, never
 /// taught to the identity store, and never a lane or shard key (the line is keyed as if it had
@@ -11,17 +13,6 @@ enum PlaceholderIds {
     /// global costs a `swift_once` call, on every line (0.6 % of a dry run).
     @inline(__always)
     static func contains(_ id: UnsafeBufferPointer<UInt8>) -> Bool {
-        equals(id, "unknown")
-    }
-
-    /// Whether `id` is `value`'s bytes.
-    @inline(__always)
-    private static func equals(_ id: UnsafeBufferPointer<UInt8>, _ value: StaticString) -> Bool {
-        guard id.count == value.utf8CodeUnitCount else { return false }
-        // The literal's utf8Start points at its code units for the program's lifetime, and
-        // `id` has as many bytes, so every read stays inside both.
-        let bytes = value.utf8Start
-        for k in 0..<id.count where id[k] != bytes[k] { return false }
-        return true
+        ByteWords.equal(id, "unknown")
     }
 }

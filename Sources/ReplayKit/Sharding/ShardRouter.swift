@@ -110,11 +110,7 @@ struct RouteMembers {
 
     @inline(__always)
     private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
-        @inline(__always) func eq(_ word: StaticString) -> Bool {
-            // Called only where key.count == word's length; `key` lies inside `bytes`, and a
-            // StaticString's utf8Start points at its code units for the program's lifetime.
-            memcmp(bytes.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0
-        }
+        @inline(__always) func eq(_ word: StaticString) -> Bool { ByteWords.equal(UnsafeBufferPointer(rebasing: bytes[key]), word) }
         switch key.count {
         case 4: if eq("type") { type = idx }
         case 5: if eq("event") { event = idx }
