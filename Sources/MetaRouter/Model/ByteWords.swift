@@ -4,15 +4,28 @@
 @_spi(PerLine) public enum ByteWords {
     /// The first 16 bytes of `bytes` (fewer when there are fewer), zero-padded, as two words in
     /// memory order.
+    ///
+    /// Read with word loads, not a call to `memcpy`: ids are looked up by it once or more per line.
     @inlinable @inline(__always)
     public static func first16(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-        var w: (UInt64, UInt64) = (0, 0)
         let n = min(bytes.count, 16)
-        guard n > 0, let source = bytes.baseAddress else { return w }
-        // Raw bytes are copied into the tuple's own 16 bytes (n <= 16); no typed access to
-        // either side, so no binding rule is involved.
-        withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: source, byteCount: n) }
-        return w
+        guard n > 0, let source = bytes.baseAddress else { return (0, 0) }
+        #if _endian(little)
+            // Every load reads inside the n bytes: two overlapping words cover 8 to 16 bytes, and
+            // the second is shifted down so that only bytes 8 ..< n remain (the first byte of
+            // memory is a word's lowest on a little-endian machine).
+            let raw = UnsafeRawPointer(source)
+            guard n >= 8 else { return (tail(bytes, from: 0), 0) }
+            let first = raw.loadUnaligned(as: UInt64.self)
+            if n == 8 { return (first, 0) }
+            return (first, raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) >> UInt64((16 - n) * 8))
+        #else
+            var w: (UInt64, UInt64) = (0, 0)
+            // Raw bytes are copied into the tuple's own 16 bytes (n <= 16); no typed access to
+            // either side, so no binding rule is involved.
+            withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: source, byteCount: n) }
+            return w
+        #endif
     }
 
     /// Whether `bytes` are exactly the UTF-8 code units of `literal` (a key or keyword).

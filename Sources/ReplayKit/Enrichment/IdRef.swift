@@ -3,12 +3,16 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 
 /// An id read from a line: its bytes in the line when written without escapes (the usual
-/// case, nothing copied), otherwise decoded into an array of its own.
+/// case, nothing copied), otherwise decoded into an array of its own; or an id the line was
+/// given (a derived anonymousId), in memory that outlives the line's preparation.
 enum IdRef {
     /// The unescaped id is `line[range]` (a string's content or a number's text).
     case inLine(Range<Int>)
     /// The id's bytes.
     case bytes([UInt8])
+    /// The id's bytes, in memory valid while the line is prepared and its event is used (a
+    /// ``DerivedIdBuffer``, until its next derivation, made for the next line).
+    case external(UnsafeBufferPointer<UInt8>)
 
     /// The id read from member `m` (a non-empty string, or a number as its text), if it holds one.
     init?(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) {
@@ -41,6 +45,7 @@ enum IdRef {
         switch self {
         case .inLine(let r): return try body(UnsafeBufferPointer(rebasing: buf[r]))
         case .bytes(let b): return try b.withUnsafeBufferPointer(body)
+        case .external(let b): return try body(b)
         }
     }
 

@@ -29,6 +29,8 @@ struct LinePreparer {
     let drops: DropPaths
     /// `enrichment.identity.logout_events`, as bytes.
     let logoutEvents: LogoutEvents
+    /// Where a line's derived anonymousId is written (`user_lines: derived`).
+    let derivedIds = DerivedIdBuffer()
     /// Events whose time is before this (epoch ms) are `expired`; set per input by the walk.
     var expiryCutoffMillis: Int64?
     /// The run's time window (``TimeWindow/bounds``): events before `windowSince` or at or after
@@ -373,15 +375,11 @@ struct LinePreparer {
             line.anonymousId = own
             line.anonymousIdCarries = true
         } else if let user = line.ownUserId, config.enrichment.identity.userLines == .derived {
-            let derived = user.withBytes(buf) { DerivedAnonymousId.make(userId: $0) }
-            line.anonymousId = .bytes(derived)
+            let derived = user.withBytes(buf) { derivedIds.derived(userId: $0) }
+            line.anonymousId = .external(derived)
             if written == nil {
-                // Lowercase hex and dashes: a JSON string as it stands, between quotes.
-                var quoted: [UInt8] = [UInt8(ascii: "\"")]
-                quoted.reserveCapacity(derived.count + 2)
-                quoted += derived
-                quoted.append(UInt8(ascii: "\""))
-                edits[.anonymousId] = .bytes(quoted)
+                // Lowercase hex and dashes need no escape.
+                edits[.anonymousId] = .quoted(derived)
                 counts.anonymousIdDerived = true
             }
         } else if written == nil, line.ownUserId == nil, config.enrichment.identity.deviceLines == .reject {
@@ -406,11 +404,11 @@ struct LinePreparer {
     /// transition, and the carried groupId (for a line without its own). An id written as a
     /// string is the event's own even when empty (an SDK writes `""` after `identify("")`), so
     /// nothing is carried over it; `null` or no member is no id.
-    @inline(__always)
     ///
     /// With `learningOnly` (another shard's line, see ``prepareToLearn(_:identity:)``) only what
     /// the identity store learns is looked up: the carried userId of a group event, and an
     /// alias's transition; nothing is carried into the (unrendered) event.
+    @inline(__always)
     private mutating func carriedIdentityRules(
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
         _ edits: inout TopLevelEdits, _ line: inout PreparedEvent, learningOnly: Bool

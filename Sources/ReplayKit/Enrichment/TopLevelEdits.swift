@@ -6,6 +6,9 @@ import JSONCore
 enum MemberValue {
     /// Encoded JSON.
     case bytes([UInt8])
+    /// A string with no byte that needs an escape, written between quotes: a derived
+    /// anonymousId, in memory valid while the line is prepared (see ``IdRef/external(_:)``).
+    case quoted(UnsafeBufferPointer<UInt8>)
     /// A carried userId or groupId (a JSON string, inline when short).
     case identity(IdentityValue)
     /// A generated messageId.
@@ -17,6 +20,7 @@ enum MemberValue {
     var maximumCount: Int {
         switch self {
         case .bytes(let b): return b.count
+        case .quoted(let b): return b.count + 2
         case .identity(let v): return v.withJSON { $0.count }
         case .messageId: return MessageID.maximumQuotedLength
         // `{`, the members with a `,` after each (they fit in the context's text, braces
@@ -30,6 +34,10 @@ enum MemberValue {
     func write(_ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         switch self {
         case .bytes(let b): out.write(b)
+        case .quoted(let b):
+            out.write(UInt8(ascii: "\""))
+            out.write(b)
+            out.write(UInt8(ascii: "\""))
         case .identity(let v): v.withJSON { out.write($0) }
         case .messageId(let id): MessageID.writeQuoted(id, to: &out)
         case .contextWithLibrary(let ctx, let library):

@@ -56,9 +56,10 @@ struct InlineBytes: Equatable {
         }
     }
 
-    /// What ``matches(_:_:)`` compares with: the head of `bytes`, as words. Made once per lookup.
+    /// What ``matches(_:_:)`` compares with: the head of `bytes`, as words (the same words
+    /// ``words(_:)`` reads from the head). Made once per lookup.
     @inline(__always)
-    static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) { words(head(of: bytes)) }
+    static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) { ByteWords.first16(bytes) }
 
     /// Whether these are the bytes `bytes`, whose ``probe(_:)`` is `probe`.
     @inline(__always)
