@@ -45,38 +45,18 @@ package struct ByteCursor: ~Copyable {
 
 extension Array where Element == UInt8 {
     /// Appends what `body` writes through a ``ByteCursor``: at most `maxCount` bytes (writing
-    /// more traps). The array grows once; the unused room is then dropped.
+    /// more traps). They are written into temporary room (on the stack when it fits), then
+    /// appended in one copy, so the array grows once and by exactly what was written.
     @inlinable
     package mutating func appendBytes(upTo maxCount: Int, _ body: (inout ByteCursor) -> Void) {
         guard maxCount > 0 else { return }
-        let start = count
-        // The room is zero-filled (copied from a zero block: one memcpy per block, where
-        // `repeatElement` appends byte by byte), so every byte of the array stays initialized
-        // whatever `body` writes; UInt8 is trivial, so writing through a pointer needs no
-        // deinitialization.
-        reserveCapacity(start + maxCount)
-        var left = maxCount
-        while left > 0 {
-            let n = Swift.min(left, zeroBlockSize)
-            append(contentsOf: UnsafeBufferPointer(start: zeroBlock, count: n))
-            left -= n
-        }
-        let written = withUnsafeMutableBufferPointer { all in
-            // `start..<start + maxCount` is the room just appended, inside `all`.
-            var cursor = ByteCursor(UnsafeMutableBufferPointer(rebasing: all[start..<(start + maxCount)]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { room in
+            // The cursor writes only inside `room` (its rule); UInt8 is trivial, so a byte
+            // written there is initialized by the write, and only the bytes written (from the
+            // start of `room` to the cursor) are read back.
+            var cursor = ByteCursor(room)
             body(&cursor)
-            return all.baseAddress!.distance(to: cursor.next) - start
+            append(contentsOf: UnsafeBufferPointer(start: room.baseAddress!, count: room.baseAddress!.distance(to: cursor.next)))
         }
-        removeLast(maxCount - written)
     }
 }
-
-/// Bytes that ``Swift/Array/appendBytes(upTo:_:)`` fills its room from.
-@usableFromInline let zeroBlockSize = 64 * 1024
-
-// Safe to share: allocated and zeroed once, never written after that and never freed.
-@usableFromInline nonisolated(unsafe) let zeroBlock: UnsafePointer<UInt8> = {
-    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: zeroBlockSize)
-    p.initialize(repeating: 0, count: zeroBlockSize)
-    return UnsafePointer(p)
-}()
