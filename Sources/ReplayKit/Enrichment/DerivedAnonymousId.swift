@@ -20,18 +20,18 @@ enum DerivedAnonymousId {
     /// The derived anonymousId of `userId` (its bytes as they appear in the event, unescaped),
     /// as the 36 bytes of its lowercase text.
     static func make(userId: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: 36) { out, count in
-            // `out` has room for 36 bytes, and `write` initializes exactly those.
+        [UInt8](unsafeUninitializedCapacity: textCount) { out, count in
+            // `out` has room for the text's bytes, and `write` initializes exactly those.
             write(userId: userId, to: out.baseAddress!)
-            count = 36
+            count = textCount
         }
     }
 
     /// The FNV-1a hash of the derived anonymousId of `userId`: its lane and shard key, made
     /// without allocating.
     static func laneKey(userId: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
-            // `out` has room for 36 bytes, and `write` initializes exactly those.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textCount) { out in
+            // `out` has room for the text's bytes, and `write` initializes exactly those.
             write(userId: userId, to: out.baseAddress!)
             return FNV1a.hash(UnsafeBufferPointer(out))
         }

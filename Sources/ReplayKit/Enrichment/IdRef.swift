@@ -4,7 +4,7 @@ import JSONCore
 
 /// An id read from a line: its bytes in the line when written without escapes (the usual
 /// case, nothing copied), otherwise decoded into an array of its own; or an id the line was
-/// given (a derived anonymousId), in memory that outlives the line's preparation.
+/// given (a derived anonymousId), in its preparer's memory until the next line.
 enum IdRef {
     /// The unescaped id is `line[range]` (a string's content or a number's text).
     case inLine(Range<Int>)
