@@ -244,6 +244,8 @@ extension DerivedAnonymousId {
     /// The derived anonymousId of `userId`, as a String.
     static func make(userId: String) -> String {
         var id = userId
-        return id.withUTF8 { String(decoding: make(userId: $0), as: UTF8.self) }
+        // The text lives in the buffer: it is read while the buffer is alive.
+        let buffer = DerivedIdBuffer()
+        return withExtendedLifetime(buffer) { id.withUTF8 { String(decoding: buffer.derived(userId: $0), as: UTF8.self) } }
     }
 }

@@ -17,28 +17,9 @@ enum DerivedAnonymousId {
     /// The number of bytes of a derived anonymousId's text.
     static let textCount = 36
 
-    /// The derived anonymousId of `userId` (its bytes as they appear in the event, unescaped),
-    /// as the 36 bytes of its lowercase text.
-    static func make(userId: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: textCount) { out, count in
-            // `out` has room for the text's bytes, and `write` initializes exactly those.
-            write(userId: userId, to: out.baseAddress!)
-            count = textCount
-        }
-    }
-
-    /// The FNV-1a hash of the derived anonymousId of `userId`: its lane and shard key, made
-    /// without allocating.
-    static func laneKey(userId: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textCount) { out in
-            // `out` has room for the text's bytes, and `write` initializes exactly those.
-            write(userId: userId, to: out.baseAddress!)
-            return FNV1a.hash(UnsafeBufferPointer(out))
-        }
-    }
-
-    /// Writes the 36 bytes of the derived anonymousId's text at `out`, which must have room
-    /// for them.
+    /// Writes the 36 bytes of the derived anonymousId's text of `userId` (its bytes as they
+    /// appear in the event, unescaped) at `out`, which must have room for them. Called through a
+    /// ``DerivedIdBuffer``.
     ///
     /// The namespace and the userId are hashed as one buffer, in one call: each call into the
     /// hasher costs more than hashing these few bytes does.

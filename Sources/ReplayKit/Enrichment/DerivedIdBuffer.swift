@@ -1,9 +1,10 @@
 /// Room for one derived anonymousId's text (``DerivedAnonymousId``), reused line after line,
 /// so that deriving one allocates nothing.
 ///
-/// The text ``derived(userId:)`` returns is valid until its next call: the preparer uses it for
-/// the line it prepares (the event's anonymousId and the edit that writes it), and is done with
-/// it before it prepares the next line. Not thread-safe: each preparer has its own.
+/// The text ``derived(userId:)`` returns is valid until its next call, while the buffer lives:
+/// the preparer uses it for the line it prepares (the event's anonymousId and the edit that
+/// writes it), and is done with it before it prepares the next line; the shard router, for the
+/// line's key. Not thread-safe: each preparer and router has its own.
 final class DerivedIdBuffer {
     /// The 36 bytes, initialized once and overwritten by each derivation.
     private let text: UnsafeMutablePointer<UInt8>

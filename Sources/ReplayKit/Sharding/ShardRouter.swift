@@ -29,8 +29,9 @@ struct ShardRouter {
     }
 
     let shard: Shard
-    /// Whether userId-only lines get an anonymousId derived from their userId.
-    let derivesFromUserId: Bool
+    /// Where a userId-only line's derived anonymousId is written; nil unless such lines get
+    /// one (`user_lines: derived`).
+    let derivedIds: DerivedIdBuffer?
     /// The lane key of the device anonymousId.
     let deviceKey: UInt64
     let logoutEvents: LogoutEvents
@@ -39,7 +40,7 @@ struct ShardRouter {
 
     init(shard: Shard, config: ReplayConfig, deviceAnonymousId: String) {
         self.shard = shard
-        derivesFromUserId = config.enrichment.identity.userLines == .derived
+        derivedIds = config.enrichment.identity.userLines == .derived ? DerivedIdBuffer() : nil
         deviceKey = FNV1a.hash(deviceAnonymousId.utf8)
         logoutEvents = LogoutEvents(config.enrichment.identity.logoutEvents)
     }
@@ -58,8 +59,8 @@ struct ShardRouter {
         if let own = IdRef(top.anonymousId.map { scratch.members[$0] }, line), !own.withBytes(line, PlaceholderIds.contains) {
             return own.laneKey(line)
         }
-        if derivesFromUserId, let user = IdRef(top.userId.map { scratch.members[$0] }, line) {
-            return user.withBytes(line) { DerivedAnonymousId.laneKey(userId: $0) }
+        if let derivedIds, let user = IdRef(top.userId.map { scratch.members[$0] }, line) {
+            return user.withBytes(line) { FNV1a.hash(derivedIds.derived(userId: $0)) }
         }
         return deviceKey
     }

@@ -30,34 +30,18 @@ struct InlineBytes: Equatable {
     private var storage: Storage
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        head = Self.head(of: bytes)
+        // Both are 16 bytes of a trivial type, and `first16`'s words hold the bytes in memory
+        // order, zero-padded: reinterpreted, they are the head's bytes on any machine.
+        head = unsafeBitCast(ByteWords.first16(bytes), to: Head.self)
         storage = bytes.count > Self.inlineCapacity ? .large(Array(bytes)) : .inline(UInt8(bytes.count))
     }
 
-    /// The ``Head`` that `bytes` are kept with.
+    /// ``head`` as two words, for comparing keys a word at a time: the words
+    /// `ByteWords.first16` made it from.
     @inline(__always)
-    private static func head(of bytes: UnsafeBufferPointer<UInt8>) -> Head {
-        var head: Head = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let n = min(bytes.count, inlineCapacity)
-        guard n > 0 else { return head }
-        withUnsafeMutableBytes(of: &head) { raw in
-            // Raw copy of n <= 16 bytes into the tuple's 16: no typed access, no binding needed.
-            raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: n)
-        }
-        return head
-    }
+    private static func words(_ head: Head) -> (UInt64, UInt64) { unsafeBitCast(head, to: (UInt64, UInt64).self) }
 
-    /// ``head`` as two words, for comparing keys a word at a time.
-    @inline(__always)
-    private static func words(_ head: Head) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: head) { raw in
-            // loadUnaligned: the tuple has byte alignment; both reads lie in its 16 bytes.
-            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-    }
-
-    /// What ``matches(_:_:)`` compares with: the head of `bytes`, as words (the same words
-    /// ``words(_:)`` reads from the head). Made once per lookup.
+    /// What ``matches(_:_:)`` compares with: the head of `bytes`, as words. Made once per lookup.
     @inline(__always)
     static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) { ByteWords.first16(bytes) }
 
