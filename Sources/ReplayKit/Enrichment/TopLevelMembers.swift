@@ -6,22 +6,39 @@ import JSONCore
 /// what ``ObjectLayout/member(_:in:)`` returns, so lookups agree with the general API. Keys are
 /// compared as raw bytes (by length first); a key written with escapes is decoded first.
 struct TopLevelMembers {
-    var type: Int?
-    var event: Int?
-    var groupId: Int?
-    var context: Int?
-    var timestamp: Int?
-    var sentAt: Int?
-    var writeKey: Int?
-    var anonymousId: Int?
-    var userId: Int?
-    var messageId: Int?
-    var properties: Int?
-    var traits: Int?
-    var previousId: Int?
-    var originalTimestamp: Int?
+    /// The keys the rules read: the positions of ``indices``.
+    enum Key: Int {
+        case type, event, groupId, context, timestamp, sentAt, writeKey, anonymousId, userId, messageId, properties, traits,
+            previousId, originalTimestamp
+    }
+
+    /// Each key's member index, or -1, at the key's position: 64 bytes, so the value that every
+    /// rule is handed is made, kept and copied in a few vector moves.
+    private var indices = SIMD16<Int32>(repeating: -1)
     /// Whether some key appears more than once (then editors must drop the duplicates).
-    var hasDuplicates = false
+    private(set) var hasDuplicates = false
+
+    /// The index of the last member with `key`, if any.
+    @inline(__always)
+    func index(_ key: Key) -> Int? {
+        let i = indices[key.rawValue]
+        return i < 0 ? nil : Int(i)
+    }
+
+    var type: Int? { index(.type) }
+    var event: Int? { index(.event) }
+    var groupId: Int? { index(.groupId) }
+    var context: Int? { index(.context) }
+    var timestamp: Int? { index(.timestamp) }
+    var sentAt: Int? { index(.sentAt) }
+    var writeKey: Int? { index(.writeKey) }
+    var anonymousId: Int? { index(.anonymousId) }
+    var userId: Int? { index(.userId) }
+    var messageId: Int? { index(.messageId) }
+    var properties: Int? { index(.properties) }
+    var traits: Int? { index(.traits) }
+    var previousId: Int? { index(.previousId) }
+    var originalTimestamp: Int? { index(.originalTimestamp) }
 
     /// The index of the last member with `member`'s key, if any.
     @inline(__always)
@@ -53,9 +70,10 @@ struct TopLevelMembers {
 
     @inline(__always)
     private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
-        @inline(__always) func set(_ slot: inout Int?) {
-            if slot != nil { hasDuplicates = true }
-            slot = idx
+        @inline(__always) func set(_ key: Key) {
+            if indices[key.rawValue] >= 0 { hasDuplicates = true }
+            // A line's members fit in Int32: `max_event_bytes` keeps lines far below 2 GB.
+            indices[key.rawValue] = Int32(idx)
         }
         @inline(__always) func eq(_ word: StaticString) -> Bool {
             // Called only where key.count == word's length (4 to 17 bytes), so every load below
@@ -74,16 +92,16 @@ struct TopLevelMembers {
                 && (n <= 16 || k.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == w.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
         switch key.count {
-        case 4: if eq("type") { set(&type) }
-        case 5: if eq("event") { set(&event) }
+        case 4: if eq("type") { set(.type) }
+        case 5: if eq("event") { set(.event) }
         case 6:
-            if eq("userId") { set(&userId) } else if eq("traits") { set(&traits) } else if eq("sentAt") { set(&sentAt) }
-        case 7: if eq("context") { set(&context) } else if eq("groupId") { set(&groupId) }
-        case 8: if eq("writeKey") { set(&writeKey) }
-        case 9: if eq("timestamp") { set(&timestamp) } else if eq("messageId") { set(&messageId) }
-        case 10: if eq("properties") { set(&properties) } else if eq("previousId") { set(&previousId) }
-        case 11: if eq("anonymousId") { set(&anonymousId) }
-        case 17: if eq("originalTimestamp") { set(&originalTimestamp) }
+            if eq("userId") { set(.userId) } else if eq("traits") { set(.traits) } else if eq("sentAt") { set(.sentAt) }
+        case 7: if eq("context") { set(.context) } else if eq("groupId") { set(.groupId) }
+        case 8: if eq("writeKey") { set(.writeKey) }
+        case 9: if eq("timestamp") { set(.timestamp) } else if eq("messageId") { set(.messageId) }
+        case 10: if eq("properties") { set(.properties) } else if eq("previousId") { set(.previousId) }
+        case 11: if eq("anonymousId") { set(.anonymousId) }
+        case 17: if eq("originalTimestamp") { set(.originalTimestamp) }
         default: break
         }
     }
