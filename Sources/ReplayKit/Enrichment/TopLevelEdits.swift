@@ -96,6 +96,21 @@ struct TopLevelEdits {
             }
         }
 
+        /// The member's position in ``ordered`` (the inverse of ``at(_:)``).
+        @inline(__always)
+        var position: Int {
+            switch self {
+            case .timestamp: 0
+            case .anonymousId: 1
+            case .userId: 2
+            case .groupId: 3
+            case .messageId: 4
+            case .properties: 5
+            case .traits: 6
+            case .context: 7
+            }
+        }
+
         /// The encoded key of each member of ``ordered``, with its quotes and colon.
         static let encodedKeys: [[UInt8]] = ordered.map { member in
             var key = JSONStrings.quoted(member.rawValue)
@@ -118,12 +133,17 @@ struct TopLevelEdits {
     private var properties: MemberValue? = nil
     private var traits: MemberValue? = nil
     private var context: MemberValue? = nil
+    /// Bit k set: ``Member/at(_:)`` k gets a new value. Kept by the subscript's setter, so the
+    /// render loops test a bit instead of each value's enum tag.
+    private var changed: UInt8 = 0
 
     /// The new value of `member` (nil: left as it is). Reading copies the value: the hot path
     /// reads through ``withValue(_:_:)`` instead.
     subscript(member: Member) -> MemberValue? {
         get { withValue(member) { $0 } }
         set {
+            let bit = UInt8(1) << UInt8(member.position)
+            if newValue == nil { changed &= ~bit } else { changed |= bit }
             switch member {
             case .timestamp: timestamp = newValue
             case .anonymousId: anonymousId = newValue
@@ -154,14 +174,27 @@ struct TopLevelEdits {
 
     /// Whether `member` gets a new value.
     @inline(__always)
-    func sets(_ member: Member) -> Bool { withValue(member) { $0 != nil } }
+    func sets(_ member: Member) -> Bool { changed & (1 << UInt8(member.position)) != 0 }
+
+    /// Calls `body` with the position (in ``Member/ordered``) of each member that gets a new
+    /// value, in order.
+    @inline(__always)
+    private func forEachChanged(_ body: (Int) -> Void) {
+        var bits = changed
+        while bits != 0 {
+            body(bits.trailingZeroBitCount)
+            bits &= bits &- 1
+        }
+    }
 
     /// The member placed at `index` of the layout, if it is one that gets a new value.
     @inline(__always)
     private func replacedMember(at index: Int, _ top: TopLevelMembers) -> Member? {
-        for k in 0..<Member.count {
-            let member = Member.at(k)
-            if top[member] == index && sets(member) { return member }
+        var bits = changed
+        while bits != 0 {
+            let member = Member.at(bits.trailingZeroBitCount)
+            if top[member] == index { return member }
+            bits &= bits &- 1
         }
         return nil
     }
@@ -174,7 +207,7 @@ struct TopLevelEdits {
         // At most: the line's object as written (its members, separators and braces), and for
         // each new value a `,`, its key (the longest, `"anonymousId":`, is 14 bytes) and the value.
         var room = layout.range.count + 2 + Member.count * 16
-        for k in 0..<Member.count { room += withValue(Member.at(k)) { $0?.maximumCount ?? 0 } }
+        forEachChanged { k in room += withValue(Member.at(k)) { $0?.maximumCount ?? 0 } }
         out.appendBytes(upTo: room) { render(layout, top, buf, to: &$0) }
     }
 
@@ -184,9 +217,8 @@ struct TopLevelEdits {
     private mutating func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         // Which of the first 64 members get a new value, so the others cost one bit test.
         var replaced: UInt64 = 0
-        for k in 0..<Member.count where sets(Member.at(k)) {
-            let member = Member.at(k)
-            if let idx = top[member], idx < 64 { replaced |= 1 << UInt64(idx) }
+        forEachChanged { k in
+            if let idx = top[Member.at(k)], idx < 64 { replaced |= 1 << UInt64(idx) }
         }
         out.write(UInt8(ascii: "{"))
         var first = true
@@ -218,8 +250,9 @@ struct TopLevelEdits {
         }
         Self.flush(&run, buf, to: &out)
         // Missing members are appended in the order of `Member` (the order `apply` sets them in).
-        for k in 0..<Member.count where top[Member.at(k)] == nil && sets(Member.at(k)) {
+        forEachChanged { k in
             let member = Member.at(k)
+            guard top[member] == nil else { return }
             if !first { out.write(UInt8(ascii: ",")) }
             first = false
             out.write(Member.encodedKeys[k])
