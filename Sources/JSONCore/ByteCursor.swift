@@ -36,6 +36,15 @@ package struct ByteCursor: ~Copyable {
         next += bytes.count
     }
 
+    /// Lets `body` write exactly `count` bytes at the cursor, then moves past them.
+    @inlinable @inline(__always)
+    package mutating func write(count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        // Same rule: the `count` bytes `body` writes end at or before `limit`.
+        precondition(limit - next >= count, "ByteCursor: more bytes written than reserved")
+        body(next)
+        next += count
+    }
+
     /// Writes `bytes`.
     @inlinable @inline(__always)
     package mutating func write(_ bytes: [UInt8]) {

@@ -91,12 +91,4 @@ struct DerivedAnonymousIdTests {
         #expect(a == b)
         #expect(Self.derived(buffer, "user-1") == "44a97262-d3be-5297-8a96-f25cf7c464e5")
     }
-
-    @Test func hexDigitsComeHighNibbleFirstInByteOrder() {
-        // Bytes 01 23 ab ef (lowest first).
-        let word = DerivedAnonymousId.hexDigits(0xEFAB_2301).littleEndian
-        #expect(withUnsafeBytes(of: word) { String(decoding: $0, as: UTF8.self) } == "0123abef")
-        let edges = DerivedAnonymousId.hexDigits(0xFFFF_0A09).littleEndian
-        #expect(withUnsafeBytes(of: edges) { String(decoding: $0, as: UTF8.self) } == "090affff")
-    }
 }

@@ -143,18 +143,10 @@ import JSONCore
     }
 
     /// Writes the lowercase 8-4-4-4-12 form of two big-endian 64-bit halves (36 bytes).
+    @inline(__always)
     static func writeUUID(_ a: UInt64, _ b: UInt64, to out: inout ByteCursor) {
-        let hex: StaticString = "0123456789abcdef"
-        // A StaticString literal's utf8Start points at its 16 ASCII code units for the
-        // program's lifetime; indices below are 0...15.
-        let digits = hex.utf8Start
-        for index in 0..<16 {
-            let half = index < 8 ? a : b
-            let byte = UInt8(truncatingIfNeeded: half >> UInt64(56 - 8 * (index & 7)))
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.write(UInt8(ascii: "-")) }
-            out.write(digits[Int(byte >> 4)])
-            out.write(digits[Int(byte & 0xF)])
-        }
+        // `byteSwapped`: the text writer takes each half with its first byte lowest.
+        out.write(count: UUIDText.count) { UUIDText.write(a.byteSwapped, b.byteSwapped, to: $0) }
     }
 
     /// Two independent 64-bit multiply-mix hashes over 8-byte little-endian words.
