@@ -22,10 +22,22 @@ struct TopLevelEditsTests {
         #expect(!(text.contains(#""x":1"#)), "\(text)")
     }
 
+    /// Where the generated objects of ``directRenderMatchesTheEditor(_:)`` have whitespace.
+    enum Spacing: CaseIterable {
+        /// Around a quarter of the members have it before and after their key and value.
+        case someMembers
+        /// None: every object is compact (``TopLevelMembers/isCompact``).
+        case none
+        /// Only around the `:` inside a member: still compact.
+        case insideMembers
+    }
+
     /// For objects without duplicate keys, the direct renderer gives exactly the bytes the
     /// general `ObjectEditor` gives for the same edits: on generated objects (members present or
     /// missing, in any order, with whitespace and escaped keys) and every subset of edits.
-    @Test func directRenderMatchesTheEditor() throws {
+    /// Compact objects take their own path, which the last two spacings hold to the same bytes.
+    @Test(arguments: Spacing.allCases)
+    func directRenderMatchesTheEditor(_ spacing: Spacing) throws {
         var rng = SeededRandom(state: 20_261_122)
         let names = [
             "type", "timestamp", "sentAt", "writeKey", "anonymousId", "userId", "groupId", "messageId",
@@ -33,13 +45,15 @@ struct TopLevelEditsTests {
         ]
         let values = [#""s""#, "1", "null", #"{"k":[1,{"z":"é"}]}"#, "[]", #""""#, "true"]
         var checked = 0
+        var spacedChecked = 0
         for _ in 0..<3_000 {
             var members: [String] = []
             for name in names.shuffled(using: &rng) where rng.next() % 3 != 0 {
                 // Sometimes an escaped spelling of the key (`"\u0074ype"` for `"type"`).
                 let key = rng.next() % 7 == 0 ? "\\u00" + String(name.unicodeScalars.first!.value, radix: 16) + name.dropFirst() : name
-                let ws = rng.next() % 4 == 0 ? " " : ""
-                members.append("\(ws)\"\(key)\"\(ws):\(ws)\(values[Int(rng.next() % UInt64(values.count))])\(ws)")
+                let ws = spacing != .none && rng.next() % 4 == 0 ? " " : ""
+                let outer = spacing == .someMembers ? ws : ""
+                members.append("\(outer)\"\(key)\"\(ws):\(ws)\(values[Int(rng.next() % UInt64(values.count))])\(outer)")
             }
             let line = Array(("{" + members.joined(separator: ",") + "}").utf8)
             var edits = TopLevelEdits()
@@ -58,6 +72,11 @@ struct TopLevelEditsTests {
                 let layout = try ObjectLayout.scanDocument(buf)
                 let top = TopLevelMembers(layout, buf)
                 #expect(!top.hasDuplicates)
+                // No key or value has a space: a space is whitespace, between members only with
+                // `someMembers`.
+                let spaced = spacing == .someMembers && line.contains(UInt8(ascii: " "))
+                #expect(top.isCompact == !spaced)
+                if spaced { spacedChecked += 1 }
                 var direct: [UInt8] = []
                 edits.render(layout, top, buf, into: &direct)
                 var editor = ObjectEditor(layout)
@@ -69,6 +88,8 @@ struct TopLevelEditsTests {
             }
         }
         #expect(checked == 3_000)
+        // With whitespace between members, most objects are not compact (the general path).
+        if spacing == .someMembers { #expect(spacedChecked > 1_000) }
     }
 
     @Test func renderedCapacityCoversTheOutput() throws {

@@ -220,6 +220,7 @@ struct TopLevelEdits {
         forEachChanged { k in
             if let idx = top[Member.at(k)], idx < 64 { replaced |= 1 << UInt64(idx) }
         }
+        if top.isCompact, layout.members.count <= 64 { return renderCompact(layout, top, buf, replaced: replaced, to: &out) }
         out.write(UInt8(ascii: "{"))
         var first = true
         // Members kept as written are copied in runs: a member that follows the run's last one
@@ -249,7 +250,55 @@ struct TopLevelEdits {
             }
         }
         Self.flush(&run, buf, to: &out)
-        // Missing members are appended in the order of `Member` (the order `apply` sets them in).
+        appendMissing(top, buf, first: first, to: &out)
+    }
+
+    /// ``render(_:_:_:to:)`` for a compact object (``TopLevelMembers/isCompact``) of at most 64
+    /// members, whose edited members are the bits of `replaced`: the same bytes, made by visiting
+    /// only the members that are replaced or removed, in line order, and copying the kept
+    /// members between them as one range each (without the `,` that ends the range).
+    @inline(__always)
+    private mutating func renderCompact(
+        _ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, replaced: UInt64, to out: inout ByteCursor
+    ) {
+        var edited = replaced
+        if removeSentAt, let idx = top.sentAt { edited |= 1 << UInt64(idx) }
+        if removeWriteKey, let idx = top.writeKey { edited |= 1 << UInt64(idx) }
+        out.write(UInt8(ascii: "{"))
+        var first = true
+        // The first byte of the members not yet written (a member's start, or the `}`).
+        var cursor = layout.range.lowerBound + 1
+        @inline(__always) func keep(upTo stop: Int) {
+            guard cursor < stop else { return }
+            if !first { out.write(UInt8(ascii: ",")) }
+            first = false
+            out.write(UnsafeBufferPointer(rebasing: buf[cursor..<stop]))
+        }
+        while edited != 0 {
+            let idx = edited.trailingZeroBitCount
+            edited &= edited &- 1
+            let m = layout.members[idx]
+            keep(upTo: m.span.lowerBound - 1)
+            // sentAt and writeKey are no `Member`: removed ones are skipped.
+            if let member = replacedMember(at: idx, top) {
+                if !first { out.write(UInt8(ascii: ",")) }
+                first = false
+                out.write(UnsafeBufferPointer(rebasing: buf[(m.key.lowerBound - 1)..<(m.key.upperBound + 1)]))
+                out.write(UInt8(ascii: ":"))
+                withValue(member) { $0?.write(buf, to: &out) }
+            }
+            cursor = m.span.upperBound + 1
+        }
+        keep(upTo: layout.range.upperBound - 1)
+        appendMissing(top, buf, first: first, to: &out)
+    }
+
+    /// Appends the members that get a value and are not in the line, in the order of `Member`
+    /// (the order `apply` sets them in), then the closing `}`; `first` tells whether nothing was
+    /// written after the `{` yet.
+    @inline(__always)
+    private func appendMissing(_ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, first: Bool, to out: inout ByteCursor) {
+        var first = first
         forEachChanged { k in
             let member = Member.at(k)
             guard top[member] == nil else { return }

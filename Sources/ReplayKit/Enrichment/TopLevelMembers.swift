@@ -17,6 +17,10 @@ struct TopLevelMembers {
     private var indices = SIMD16<Int32>(repeating: -1)
     /// Whether some key appears more than once (then editors must drop the duplicates).
     private(set) var hasDuplicates = false
+    /// Whether the object is written without whitespace between its members and braces: each
+    /// member starts right after the `{` or the `,` that ends the member before it, and the last
+    /// one ends right before the `}`. Then a run of kept members is a plain range of the line.
+    private(set) var isCompact = true
 
     /// The index of the last member with `key`, if any.
     @inline(__always)
@@ -57,8 +61,13 @@ struct TopLevelMembers {
 
     /// Finds the members in `layout`, whose line is `buf`.
     init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
+        // Where the next member starts when the object is compact (the byte between two
+        // members' spans is then their `,`).
+        var next = layout.range.lowerBound + 1
         for idx in layout.members.indices {
             let m = layout.members[idx]
+            if m.span.lowerBound != next { isCompact = false }
+            next = m.span.upperBound + 1
             if m.keyHasEscapes {
                 var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
                 decoded.withUTF8 { record(idx, $0, 0..<$0.count) }
@@ -66,6 +75,7 @@ struct TopLevelMembers {
                 record(idx, buf, m.key)
             }
         }
+        if !layout.members.isEmpty, next != layout.range.upperBound { isCompact = false }
     }
 
     @inline(__always)
