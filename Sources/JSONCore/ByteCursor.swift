@@ -54,18 +54,23 @@ package struct ByteCursor: ~Copyable {
 
 extension Array where Element == UInt8 {
     /// Appends what `body` writes through a ``ByteCursor``: at most `maxCount` bytes (writing
-    /// more traps). They are written into temporary room (on the stack when it fits), then
-    /// appended in one copy, so the array grows once and by exactly what was written.
+    /// more traps). They are written straight into the array's room after its last element
+    /// (grown as an append grows it), and the array's count then grows by exactly what was
+    /// written: no copy, and no byte written twice.
     @inlinable
     package mutating func appendBytes(upTo maxCount: Int, _ body: (inout ByteCursor) -> Void) {
         guard maxCount > 0 else { return }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { room in
-            // The cursor writes only inside `room` (its rule); UInt8 is trivial, so a byte
-            // written there is initialized by the write, and only the bytes written (from the
-            // start of `room` to the cursor) are read back.
-            var cursor = ByteCursor(room)
-            body(&cursor)
-            append(contentsOf: UnsafeBufferPointer(start: room.baseAddress!, count: room.baseAddress!.distance(to: cursor.next)))
+        append(addingCapacity: maxCount) { span in
+            span.withUnsafeMutableBufferPointer { room, initialized in
+                // `room` is the span's memory, `maxCount` bytes after the array's elements, none
+                // of them initialized yet. The cursor writes only inside `room` (its rule);
+                // UInt8 is trivial, so a byte written there is initialized by the write, and
+                // exactly the bytes written (from the start of `room` to the cursor) are
+                // declared initialized.
+                var cursor = ByteCursor(room)
+                body(&cursor)
+                initialized = room.baseAddress!.distance(to: cursor.next)
+            }
         }
     }
 }
