@@ -172,10 +172,6 @@ struct TopLevelEdits {
         }
     }
 
-    /// Whether `member` gets a new value.
-    @inline(__always)
-    func sets(_ member: Member) -> Bool { changed & (1 << UInt8(member.position)) != 0 }
-
     /// Calls `body` with the position (in ``Member/ordered``) of each member that gets a new
     /// value, in order.
     @inline(__always)
