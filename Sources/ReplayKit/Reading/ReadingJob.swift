@@ -22,6 +22,10 @@ final class ReadingJob: @unchecked Sendable {
     let onWarning: @Sendable (String) -> Void
     var checkpoint: Checkpoint
     var lastCheckpoint = ContinuousClock.now
+    /// The store's uncommitted mappings right after the last checkpoint (those of lines still
+    /// in flight then): a checkpoint is also due once ``RunOptions/mappingsPerCheckpoint`` more
+    /// were learned, where a second of a fast backfill learns several times as many.
+    var uncommittedAfterCheckpoint = 0
     static let chunkSize = 512
     /// Lines recorded in the tracker under one lock.
     static let recordBatch = 128
@@ -189,7 +193,8 @@ final class ReadingJob: @unchecked Sendable {
 
     private func checkpointIfDue() throws {
         let now = ContinuousClock.now
-        guard now - lastCheckpoint >= options.checkpointInterval else { return }
+        let learned = identity.uncommittedCount - uncommittedAfterCheckpoint
+        guard now - lastCheckpoint >= options.checkpointInterval || learned >= options.mappingsPerCheckpoint else { return }
         lastCheckpoint = now
         try saveCheckpoint()
     }
@@ -197,6 +202,7 @@ final class ReadingJob: @unchecked Sendable {
     /// Writes the checkpoint (and the identities learned before it) now.
     func saveCheckpoint() throws {
         try state.saveCheckpoint(&checkpoint, plan: plan, runState: runState, identity: identity)
+        uncommittedAfterCheckpoint = identity.uncommittedCount
     }
 
     /// Counts `lines` and records them in the tracker under one lock, copying the events to

@@ -16,6 +16,10 @@ public struct RunOptions: Sendable {
     public var stopGrace: Duration = .seconds(5)
     /// How often the checkpoint is written while running.
     public var checkpointInterval: Duration = .seconds(1)
+    /// The checkpoint is also written once this many identity mappings were learned since the
+    /// last one, so the memory holding them until they are committed (64 bytes each)
+    /// stays bounded however fast lines are read.
+    public var mappingsPerCheckpoint = 65_536
     /// `--since`/`--until`: send only the events whose time is in this window. `nil` keeps the
     /// window of the checkpoint being continued (none for a first run); see ``TimeWindow``.
     public var window: TimeWindow?

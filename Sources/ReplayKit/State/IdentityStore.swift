@@ -23,8 +23,9 @@ package final class IdentityStore {
     /// The device anonymousId (lowercase UUID) given to events without one.
     package let deviceAnonymousId: String
 
-    /// A mapping learned and not yet committed (kept until a checkpoint passes its line: up to
-    /// a second or two of mappings, so it is kept small: 64 bytes, ids inline when short).
+    /// A mapping learned and not yet committed (kept until a checkpoint passes its line: a run
+    /// checkpoints every second and every 65,536 mappings, so those in flight and at most that
+    /// many more; it is kept small all the same: 64 bytes, ids inline when short).
     struct Pending {
         let sequence: UInt64
         let row: LearnedRow
@@ -34,7 +35,7 @@ package final class IdentityStore {
         var isGroup: Bool { row.kind == .group }
     }
     /// Learned mappings from `pendingStart` on are not committed yet. Kept in blocks: it holds
-    /// up to a second or two of mappings, and committed blocks are dropped from the front.
+    /// the mappings since the last checkpoint, and committed blocks are dropped from the front.
     // Unchecked (these four): the store is used by one thread at a time (not Sendable), and its
     // methods never hold an access to one of them across a call that reaches it again.
     @exclusivity(unchecked) private var pending = BlockArray<Pending>()
