@@ -66,7 +66,7 @@ package enum Timestamp {
     /// the SDKs write, which is in both, takes a shortcut (``sdkForm(_:)``).
     @inline(__always)
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> Int64? {
-        if bytes.count == 24, let millis = sdkForm(bytes) { return millis }
+        if let millis = sdkForm(bytes) { return millis }
         return parseGrammar(bytes, strict: strict)
     }
 

@@ -14,9 +14,6 @@ enum DerivedAnonymousId {
     @inline(__always)
     static var namespaceWords: (UInt64, UInt64) { (0x9D3B_1F52_6C1E_4F8A, 0xA7D2_3E5B_8C0F_4A61) }
 
-    /// The number of bytes of a derived anonymousId's text.
-    static let textCount = UUIDText.count
-
     /// Writes the 36 bytes of the derived anonymousId's text of `userId` (its bytes as they
     /// appear in the event, unescaped) at `out`, which must have room for them. Called through a
     /// ``DerivedIdBuffer``.

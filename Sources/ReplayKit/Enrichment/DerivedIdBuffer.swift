@@ -1,3 +1,5 @@
+@_spi(PerLine) import MetaRouter
+
 /// Room for one derived anonymousId's text (``DerivedAnonymousId``), reused line after line,
 /// so that deriving one allocates nothing.
 ///
@@ -10,8 +12,8 @@ final class DerivedIdBuffer {
     private let text: UnsafeMutablePointer<UInt8>
 
     init() {
-        text = .allocate(capacity: DerivedAnonymousId.textCount)
-        text.initialize(repeating: 0, count: DerivedAnonymousId.textCount)
+        text = .allocate(capacity: UUIDText.count)
+        text.initialize(repeating: 0, count: UUIDText.count)
     }
 
     deinit { text.deallocate() }
@@ -19,6 +21,6 @@ final class DerivedIdBuffer {
     /// The 36 bytes of the derived anonymousId of `userId`, valid until the next call.
     func derived(userId: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         DerivedAnonymousId.write(userId: userId, to: text)
-        return UnsafeBufferPointer(start: text, count: DerivedAnonymousId.textCount)
+        return UnsafeBufferPointer(start: text, count: UUIDText.count)
     }
 }
