@@ -24,18 +24,22 @@ enum FuzzSetup {
         return [shipped, busy]
     }()
 
-    /// Ids the store knows before the input's lines: short and long ones (the identity map keeps
-    /// short ids inline), some committed to SQLite and some only in memory.
+    /// Ids the store knows before the input's lines: short and long ones, and UUIDs in either
+    /// case (the identity map keeps short ids and UUIDs inline), some committed to SQLite and
+    /// some only in memory.
     static let knownUsers: [(anonymousId: String, userId: String, committed: Bool)] = [
         ("anon-1", "user-1", true),
         ("anon-long-0123456789abcdefghijklmnopqrstuvwxyz", "üser-✓-0123456789abcdefghijklmnop", true),
         ("anon-2", "user-2", false),
         ("e\u{301}", "user-\u{E9}", false),
+        ("F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", "f81d4fae-7dec-11d0-a765-00a0c91e6bf6", true),
+        ("f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "12345678-9012-3456-7890-123456789012", false),
     ]
     static let knownGroups: [(userId: String, groupId: String, committed: Bool)] = [
         ("user-1", "acme", true),
         ("üser-✓-0123456789abcdefghijklmnop", "group-0123456789abcdefghijklmnopqrstuvwxyz", false),
         ("user-2", "g\"2", false),
+        ("f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "0A0B0C0D-0E0F-1011-1213-141516171819", true),
     ]
 
     /// One in-memory store (nothing on disk) per configuration, reset for every input: opening a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a deterministic NDJSON file of Segment-spec events for the replay benchmark.
 
-Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic]
+Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic] [--ids short|uuid]
 
 Every line is one event of one of the six types (track, identify, page, screen, group, alias),
 about 250 bytes, with unicode text, nested properties and an ISO-8601 `timestamp`. About 10% of
@@ -10,10 +10,16 @@ the lines carry only a `userId` (no messageId, no anonymousId), as exported data
 --mix uniform (the default) draws the types as 3/8 track and 1/8 each of the others, so that
 every rule is exercised often; --mix realistic draws them as a product's event stream usually
 is: 70% track, 15% page, 8% screen, 5% identify, 1.5% group, 0.5% alias.
+
+--ids short (the default) writes ids such as `anon-004711` and `user-000042`; --ids uuid writes
+the same ids as UUIDs, the way the SDKs make them: anonymousIds (and previousIds) in uppercase, as
+the iOS SDK's `UUID().uuidString`, userIds in lowercase, as Android's `UUID.toString()`. The
+events are otherwise the same, drawn from the same random sequence.
 """
 import argparse
 import json
 import random
+import uuid
 
 TYPES = ["track", "track", "track", "identify", "page", "screen", "group", "alias"]
 EVENTS = ["Order Completed", "Product Viewed", "Signed Up", "Cart Updated", "Vídeo Reproduzido", "商品を表示", "Checkout Started"]
@@ -44,14 +50,25 @@ def properties(rng):
 REALISTIC = (["track", "page", "screen", "identify", "group", "alias"], [70, 15, 8, 5, 1.5, 0.5])
 
 
-def event(rng, n, mix="uniform"):
+def short_ids(kind, number):
+    return "%s-%06d" % (kind, number)
+
+
+def uuid_ids(kind, number):
+    """A fixed version-4 UUID for each (kind, number): uppercase for anonymousIds, lowercase else."""
+    bits = (number * 0x9E3779B97F4A7C15 + (0x51ED if kind == "anon" else 0x7A11)) * 0xD6E8FEB86659FD93 % (1 << 128)
+    text = str(uuid.UUID(int=bits, version=4))
+    return text.upper() if kind == "anon" else text
+
+
+def event(rng, n, mix="uniform", ident=short_ids):
     kind = rng.choice(TYPES) if mix == "uniform" else rng.choices(REALISTIC[0], weights=REALISTIC[1])[0]
-    user = "user-%06d" % rng.randint(0, 49999)
+    user = ident("user", rng.randint(0, 49999))
     only_user_id = rng.random() < 0.10 or kind == "alias"
     e = {"type": kind}
     if not only_user_id:
         e["messageId"] = "msg-%08d-%04x" % (n, rng.randint(0, 0xFFFF))
-        e["anonymousId"] = "anon-%06d" % rng.randint(0, 99999)
+        e["anonymousId"] = ident("anon", rng.randint(0, 99999))
     if kind != "alias" and (only_user_id or rng.random() < 0.7):
         e["userId"] = user
     e["timestamp"] = timestamp(rng)
@@ -72,7 +89,7 @@ def event(rng, n, mix="uniform"):
         e["traits"] = {"name": rng.choice(["Acme Ltd", "Ωmega GmbH", "株式会社"]), "employees": rng.randint(1, 5000),
                        "industry": rng.choice(["retail", "software"])}
     else:  # alias: previousId -> userId
-        e["previousId"] = "anon-%06d" % rng.randint(0, 99999)
+        e["previousId"] = ident("anon", rng.randint(0, 99999))
         e["userId"] = user
     e["context"] = {"locale": rng.choice(["en-US", "de-CH", "ja-JP", "pt-BR"])}
     return e
@@ -84,11 +101,13 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=20261122)
     ap.add_argument("--mix", choices=["uniform", "realistic"], default="uniform")
+    ap.add_argument("--ids", choices=["short", "uuid"], default="short")
     args = ap.parse_args()
+    ident = uuid_ids if args.ids == "uuid" else short_ids
     rng = random.Random(args.seed)
     with open(args.out, "w", encoding="utf-8") as f:
         for n in range(args.count):
-            f.write(json.dumps(event(rng, n, args.mix), ensure_ascii=False, separators=(",", ":")))
+            f.write(json.dumps(event(rng, n, args.mix, ident), ensure_ascii=False, separators=(",", ":")))
             f.write("\n")
 
 

@@ -25,6 +25,13 @@ final class IdentityMapTests {
         out.append(("newline", "line\nbreak"))
         out.append(("ü-key", "東京"))
         out.append(("escaped-16", #"0123456789abc""#))
+        // UUIDs (kept in 16 bytes when their letters are of one case), and the same UUID in
+        // another case, which is another id.
+        let uuids = [
+            "f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", "F81d4fae-7dec-11d0-a765-00a0c91e6bf6",
+            "12345678-9012-3456-7890-123456789012", "f81d4fae_7dec_11d0_a765_00a0c91e6bf6", "{81d4fae-7dec-11d0-a765-00a0c91e6bf}",
+        ]
+        for (k, uuid) in uuids.enumerated() { out.append((uuid, uuids[(k + 1) % uuids.count])) }
         return out
     }
 
@@ -145,6 +152,29 @@ final class IdentityMapTests {
             // Zero padding is not a byte: one more zero is another string.
             zeroPadded.withUnsafeBufferPointer { #expect(!kept.matches(InlineBytes.probe($0), $0)) }
         }
+    }
+
+    /// UUID texts, quoted or not, in each case, and the texts around them (mixed case, no
+    /// letters, a quote on one side only, one byte more or other than a dash): each keeps its
+    /// bytes and matches only itself.
+    @Test func uuidTextsKeepTheirBytesAndMatchOnlyThemselves() {
+        let uuid = "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"
+        var texts = [uuid, uuid.uppercased(), "F" + uuid.dropFirst(), "12345678-9012-3456-7890-123456789012", uuid + "0"]
+        texts += texts.map { "\"\($0)\"" }
+        texts += ["\"" + uuid, uuid + "\"", uuid.replacingOccurrences(of: "-", with: "_"), String(uuid.dropLast()) + "g"]
+        let all = texts.map { Array($0.utf8) }
+        for (k, bytes) in all.enumerated() {
+            bytes.withUnsafeBufferPointer { buf in
+                let kept = InlineBytes(buf)
+                #expect(kept.array == bytes, "\(texts[k])")
+                for (j, other) in all.enumerated() {
+                    other.withUnsafeBufferPointer { #expect(kept.matches(InlineBytes.probe($0), $0) == (j == k), "\(texts[k]) ~ \(texts[j])") }
+                    other.withUnsafeBufferPointer { #expect((kept == InlineBytes($0)) == (j == k)) }
+                }
+            }
+        }
+        // What an identity value splices: the quoted id, whichever way it is kept.
+        for text in texts.prefix(5) { #expect(IdentityValue(raw: Array(text.utf8)).json == Array("\"\(text)\"".utf8)) }
     }
 }
 

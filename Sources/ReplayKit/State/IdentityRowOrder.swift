@@ -19,17 +19,19 @@ enum IdentityRowOrder {
     /// The rows of `positions` (in learning order) to write, in the order to write them: the
     /// last row of each key, by key.
     ///
-    /// Keys of up to 16 bytes (nearly all) sort as two big-endian words, which is memcmp order on
-    /// the zero-padded key, the shorter first on a common prefix; longer keys (never equal to a
-    /// short one) sort with memcmp, after them. No allocation per row.
+    /// Keys of up to 16 bytes sort as two big-endian words, which is memcmp order on the
+    /// zero-padded key, the shorter first on a common prefix; longer keys (never equal to a short
+    /// one) sort after them, by their first 16 bytes as words too, and with memcmp only when
+    /// those are equal (a UUID key is kept in 16 bytes, and reading its text back costs a write).
+    /// No allocation per row.
     static func lastOfEachKey(_ rows: some KeyedIdentityRows, _ positions: some Sequence<Int>) -> [Int] {
         var short: [(hi: UInt64, lo: UInt64, length: Int, position: Int)] = []
-        var long: [Int] = []
+        var long: [(hi: UInt64, lo: UInt64, position: Int)] = []
         for i in positions {
             rows.withKey(at: i) { key in
-                guard key.count <= 16 else { return long.append(i) }
                 let w = ByteWords.first16(key)
-                short.append((UInt64(bigEndian: w.0), UInt64(bigEndian: w.1), key.count, i))
+                let (hi, lo) = (UInt64(bigEndian: w.0), UInt64(bigEndian: w.1))
+                if key.count <= 16 { short.append((hi, lo, key.count, i)) } else { long.append((hi, lo, i)) }
             }
         }
         short.sort { ($0.hi, $0.lo, $0.length, $0.position) < ($1.hi, $1.lo, $1.length, $1.position) }
@@ -40,12 +42,15 @@ enum IdentityRowOrder {
             order.append(s.position)
         }
         long.sort { a, b in
-            let c = compare(rows, a, b)
-            return c != 0 ? c < 0 : a < b
+            guard (a.hi, a.lo) == (b.hi, b.lo) else { return (a.hi, a.lo) < (b.hi, b.lo) }
+            let c = compare(rows, a.position, b.position)
+            return c != 0 ? c < 0 : a.position < b.position
         }
-        for (k, position) in long.enumerated() {
-            if k + 1 < long.count, compare(rows, long[k + 1], position) == 0 { continue }
-            order.append(position)
+        for (k, l) in long.enumerated() {
+            if k + 1 < long.count, (long[k + 1].hi, long[k + 1].lo) == (l.hi, l.lo), compare(rows, long[k + 1].position, l.position) == 0 {
+                continue
+            }
+            order.append(l.position)
         }
         return order
     }
