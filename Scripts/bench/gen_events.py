@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a deterministic NDJSON file of Segment-spec events for the replay benchmark.
 
-Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic] [--ids short|uuid]
+Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic] [--ids short|uuid] [--context small|sdk]
 
 Every line is one event of one of the six types (track, identify, page, screen, group, alias),
 about 250 bytes, with unicode text, nested properties and an ISO-8601 `timestamp`. About 10% of
@@ -15,6 +15,10 @@ is: 70% track, 15% page, 8% screen, 5% identify, 1.5% group, 0.5% alias.
 the same ids as UUIDs, the way the SDKs make them: anonymousIds (and previousIds) in uppercase, as
 the iOS SDK's `UUID().uuidString`, userIds in lowercase, as Android's `UUID.toString()`. The
 events are otherwise the same, drawn from the same random sequence.
+
+--context small (the default) writes a context of one `locale`; --context sdk writes the context
+a mobile SDK sends with every event (app, device, library, os, screen, network, locale, timezone
+and provider data, about 500 bytes), so lines are about 750 bytes, as SDK-written queues are.
 """
 import argparse
 import json
@@ -61,7 +65,26 @@ def uuid_ids(kind, number):
     return text.upper() if kind == "anon" else text
 
 
-def event(rng, n, mix="uniform", ident=short_ids):
+SDK_CONTEXT = {
+    "app": {"name": "Shop", "version": "3.1", "build": "310", "namespace": "com.example.shop"},
+    "device": {"manufacturer": "Apple", "model": "iPhone 15 Pro", "type": "phone"},
+    "library": {"name": "metarouter-ios-sdk", "version": "1.2.1"},
+    "os": {"name": "iOS", "version": "18.1"},
+    "screen": {"density": 3, "width": 1179, "height": 2556},
+    "network": {"wifi": True},
+    "timezone": "America/Denver",
+    "additional": {},
+    "providers": {"metarouter": {"sessionID": "1777886100000", "sessionCount": 3}},
+}
+
+
+def sdk_context(locale, device_id):
+    """The context of an iOS SDK event, its device id the anonymousId, as the SDK writes it."""
+    context = dict(SDK_CONTEXT, device=dict(SDK_CONTEXT["device"], id=device_id), locale=locale)
+    return {k: context[k] for k in ["app", "device", "library", "os", "screen", "network", "locale", "timezone", "additional", "providers"]}
+
+
+def event(rng, n, mix="uniform", ident=short_ids, sdk=False):
     kind = rng.choice(TYPES) if mix == "uniform" else rng.choices(REALISTIC[0], weights=REALISTIC[1])[0]
     user = ident("user", rng.randint(0, 49999))
     only_user_id = rng.random() < 0.10 or kind == "alias"
@@ -91,7 +114,8 @@ def event(rng, n, mix="uniform", ident=short_ids):
     else:  # alias: previousId -> userId
         e["previousId"] = ident("anon", rng.randint(0, 99999))
         e["userId"] = user
-    e["context"] = {"locale": rng.choice(["en-US", "de-CH", "ja-JP", "pt-BR"])}
+    locale = rng.choice(["en-US", "de-CH", "ja-JP", "pt-BR"])
+    e["context"] = sdk_context(locale, e.get("anonymousId", "none")) if sdk else {"locale": locale}
     return e
 
 
@@ -102,12 +126,13 @@ def main():
     ap.add_argument("--seed", type=int, default=20261122)
     ap.add_argument("--mix", choices=["uniform", "realistic"], default="uniform")
     ap.add_argument("--ids", choices=["short", "uuid"], default="short")
+    ap.add_argument("--context", choices=["small", "sdk"], default="small")
     args = ap.parse_args()
     ident = uuid_ids if args.ids == "uuid" else short_ids
     rng = random.Random(args.seed)
     with open(args.out, "w", encoding="utf-8") as f:
         for n in range(args.count):
-            f.write(json.dumps(event(rng, n, args.mix, ident), ensure_ascii=False, separators=(",", ":")))
+            f.write(json.dumps(event(rng, n, args.mix, ident, args.context == "sdk"), ensure_ascii=False, separators=(",", ":")))
             f.write("\n")
 
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where one member of a JSON object sits in a buffer.
 public struct JSONMember: Sendable, Equatable {
     /// The member's span from the key's opening quote to the end of its value.
@@ -17,9 +19,9 @@ public struct JSONMember: Sendable, Equatable {
 /// The layout holds offsets only. Read values with the same buffer that was scanned.
 public struct ObjectLayout: Sendable {
     /// The members in document order.
-    public private(set) var members: [JSONMember]
+    public fileprivate(set) var members: [JSONMember]
     /// The object's bytes, from `{` to `}`.
-    public private(set) var range: Range<Int>
+    public fileprivate(set) var range: Range<Int>
 
     /// An empty layout, for example scratch storage for ``scanDocument(_:reusing:)``.
     public init() {
@@ -50,8 +52,19 @@ public struct ObjectLayout: Sendable {
     /// Like ``scanDocument(_:)``, but stores the result in `layout`, reusing its member storage
     /// (no allocation once the storage is big enough). On error `layout` holds no members.
     public static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout) throws(JSONError) {
+        var nothing = NestedObject(key: nil)
+        try scanDocument(buffer, reusing: &layout, recording: &nothing)
+    }
+
+    /// Like ``scanDocument(_:reusing:)``, and records in `nested` the members of an object value
+    /// of a top-level member named `nested.key`, validated in the same pass, so that nothing
+    /// reads that object again (see ``NestedObject``). On error neither holds members.
+    package static func scanDocument(
+        _ buffer: UnsafeBufferPointer<UInt8>, reusing layout: inout ObjectLayout, recording nested: inout NestedObject
+    ) throws(JSONError) {
         if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
         layout.range = 0..<0
+        nested.clear()
         var s = JSONScanner(buffer)
         s.skipWhitespace()
         guard s.offset < buffer.count, buffer[s.offset] == UInt8(ascii: "{") else {
@@ -59,12 +72,13 @@ public struct ObjectLayout: Sendable {
             throw JSONError(.unexpectedType, at: 0, "the JSON value is not an object")
         }
         do throws(JSONError) {
-            layout.range = try s.scanMembers(buffer, into: &layout.members)
+            layout.range = try s.scanMembers(buffer, into: &layout.members, recording: &nested)
             s.skipWhitespace()
             guard s.offset == buffer.count else { throw s.fail("unexpected data after the JSON value") }
         } catch {
             layout.members.removeAll(keepingCapacity: true)
             layout.range = 0..<0
+            nested.clear()
             throw error
         }
     }
@@ -204,6 +218,17 @@ extension JSONScanner {
     /// Scans an object at the current offset (which must be `{`), appends its members to
     /// `members` and returns the object's range.
     mutating func scanMembers(_ buffer: UnsafeBufferPointer<UInt8>, into members: inout [JSONMember]) throws(JSONError) -> Range<Int> {
+        var nothing = NestedObject(key: nil)
+        return try scanMembers(buffer, into: &members, recording: &nothing)
+    }
+
+    /// Scans an object at the current offset (which must be `{`), nested `depth` deep (1: the
+    /// document), appends its members to `members` and returns the object's range. A member
+    /// named `nested.key` whose value is an object has that object's members recorded in
+    /// `nested` as it is validated (``NestedObject``).
+    mutating func scanMembers(
+        _ buffer: UnsafeBufferPointer<UInt8>, into members: inout [JSONMember], depth: Int = 1, recording nested: inout NestedObject
+    ) throws(JSONError) -> Range<Int> {
         let open = i
         i += 1
         skipWhitespace()
@@ -215,11 +240,58 @@ extension JSONScanner {
             let (key, esc) = try memberKey()
             skipWhitespace()
             let valueStart = i
-            let kind = try scanValue(depth: 1)
+            let kind: JSONKind
+            if nested.wants(key, escaped: esc, at: self) {
+                // Validated as `scanValue` would (an object one level deeper, its members' values
+                // at that depth), with the same errors at the same places.
+                var none = NestedObject(key: nil)
+                nested.layout.range = try scanMembers(buffer, into: &nested.layout.members, depth: depth + 1, recording: &none)
+                nested.index = members.count
+                kind = .object
+            } else {
+                kind = try scanValue(depth: depth)
+            }
             // The member's span starts at the key's opening quote.
             members.append(
                 JSONMember(span: (key.lowerBound - 1)..<i, key: key, keyHasEscapes: esc, value: valueStart..<i, kind: kind))
         } while try !endOfItem(closing: UInt8(ascii: "}"), "object")
         return open..<i
+    }
+}
+
+/// The members of one object value inside a document, recorded while the document is validated
+/// (``ObjectLayout/scanDocument(_:reusing:recording:)``), so that nothing reads the object again:
+/// the value of the LAST top-level member whose key is ``key`` (written without escapes) and whose
+/// value is an object. Its ``layout`` is then exactly what ``ObjectLayout/skimNested(_:_:reusing:)``
+/// gives for that value. Reused from document to document (its member storage is kept).
+package struct NestedObject {
+    /// The key to record, as bytes; nil records nothing.
+    package let key: [UInt8]?
+    /// The recorded members (none when ``index`` is nil).
+    package var layout = ObjectLayout()
+    /// The recorded member's index in the document's layout; nil when none was recorded.
+    package var index: Int?
+
+    package init(key: [UInt8]?) { self.key = key }
+
+    /// Forgets what was recorded, keeping the member storage.
+    mutating func clear() {
+        if !layout.members.isEmpty { layout.members.removeAll(keepingCapacity: true) }
+        layout.range = 0..<0
+        index = nil
+    }
+
+    /// Whether the member whose key is at `key` (escaped or not), with the scanner at its
+    /// value, is one to record: its key is ``key`` and its value starts with `{`. Clears what an
+    /// earlier member of the same key left (a later one wins, as it does in a layout).
+    @inline(__always)
+    mutating func wants(_ keyRange: Range<Int>, escaped: Bool, at scanner: borrowing JSONScanner) -> Bool {
+        guard let key, !key.isEmpty, !escaped, keyRange.count == key.count, scanner.i < scanner.end,
+            scanner.base[scanner.i] == UInt8(ascii: "{")
+        else { return false }
+        // `keyRange` lies inside the scanner's buffer (a scanned key), and `key` has as many bytes.
+        let same = key.withUnsafeBufferPointer { memcmp(scanner.base + keyRange.lowerBound, $0.baseAddress!, key.count) == 0 }
+        if same { clear() }
+        return same
     }
 }

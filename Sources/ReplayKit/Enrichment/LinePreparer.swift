@@ -175,11 +175,14 @@ struct LinePreparer {
         _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ context: inout ObjectLayout?
     ) -> LineOutcome<Range<Int>>? {
         if let c = member(top.context, layout), c.kind != .null {
-            // The line was validated whole, so its context is skimmed, not validated again.
-            guard c.kind == .object, ObjectLayout.skimNested(buf, c.value, reusing: &scratch.context) else {
+            // The scan recorded the context's members as it validated them, unless this context's
+            // key has escapes: then it is skimmed (the line was validated whole).
+            guard c.kind == .object,
+                scratch.context.index == top.context || ObjectLayout.skimNested(buf, c.value, reusing: &scratch.context.layout)
+            else {
                 return reject(DeadLetterReason.invalidContext, "\"context\" is not an object")
             }
-            context = scratch.context
+            context = scratch.context.layout
         }
         let verdict = context.map { ConsentRules.verdict($0, buf) } ?? .unknown
         if ConsentRules.denial(verdict, requireConsent: config.privacy.requireConsent) != nil { return .skipped(.consentDropped) }
@@ -271,7 +274,7 @@ struct LinePreparer {
     private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<Range<Int>>? {
         // The scan reuses the scratch layout's member storage.
         do {
-            try ObjectLayout.scanDocument(buf, reusing: &scratch.top)
+            try ObjectLayout.scanDocument(buf, reusing: &scratch.top, recording: &scratch.context)
             return nil
         } catch {
             switch error.kind {
@@ -461,8 +464,9 @@ struct LinePreparer {
 
 }
 
-/// Storage for one line's layouts, reused from line to line.
+/// Storage for one line's layouts, reused from line to line: the line's, and its `context`'s,
+/// recorded by the same scan.
 struct LineScratch {
     var top = ObjectLayout()
-    var context = ObjectLayout()
+    var context = NestedObject(key: Array("context".utf8))
 }
