@@ -18,7 +18,9 @@ struct EnricherReuseTests {
         let bytes = Array(text.utf8)
         try bytes.withUnsafeBufferPointer { buf in
             let ctx = try ObjectLayout.scanDocument(buf)
-            let quick = try #require(e.preparer.contextWithLibraryOnly(ctx, buf))
+            var preparer = e.preparer
+            let fast = preparer.contextWithLibraryOnly(ctx, buf)
+            let quick = try #require(fast)
             var general = ObjectEditor(ctx)
             general.set("library", raw: e.preparer.libraryJSON, in: buf)
             #expect(String(decoding: quick, as: UTF8.self) == String(decoding: general.rendered(buf), as: UTF8.self), "\(text)")
@@ -33,7 +35,7 @@ struct EnricherReuseTests {
         var e2 = e.preparer
         try bytes.withUnsafeBufferPointer { buf in
             let ctx = try ObjectLayout.scanDocument(buf)
-            #expect(e.preparer.contextWithLibraryOnly(ctx, buf) == bytes, "\(text)")
+            #expect(e2.contextWithLibraryOnly(ctx, buf) == bytes, "\(text)")
             guard case .success(let general) = e2.enrichContext(ctx, buf) else {
                 Issue.record("\(text)")
                 return
@@ -42,13 +44,18 @@ struct EnricherReuseTests {
         }
     }
 
-    /// Contexts the fast path must leave to the general path.
-    @Test(arguments: [#"{"library":null}"#, #"{"app":1}"#, #"{"device":{}}"#, #"{"os":null}"#, #"{"\u006fs":1}"#])
+    /// Contexts the fast path must leave to the general path (see also `ContextFastPathTests`).
+    @Test(arguments: [
+        #"{"library":null}"#, #"{"app":1}"#, #"{"device":{"advertisingId":"7A3CBB5E-9F16-4A6D-8E4B-2C1F0D9E8A77"}}"#,
+        #"{"os":[]}"#, #"{"\u006fs":1}"#,
+    ])
     func contextFastPathDeclines(text: String) throws {
         let e = Enricher(config: try testConfig(), identity: try IdentityStore(stateDirectory: nil))
         let bytes = Array(text.utf8)
+        var preparer = e.preparer
         try bytes.withUnsafeBufferPointer { buf in
-            try #expect(e.preparer.contextWithLibraryOnly(ObjectLayout.scanDocument(buf), buf) == nil, "\(text)")
+            let ctx = try ObjectLayout.scanDocument(buf)
+            #expect(preparer.contextWithLibraryOnly(ctx, buf) == nil, "\(text)")
         }
     }
 
@@ -57,12 +64,16 @@ struct EnricherReuseTests {
         let id = try IdentityStore(stateDirectory: nil)
         let withDefaults = Enricher(config: try testConfig("enrichment:\n  context:\n    locale: en-US\n"), identity: id)
         let plain = Array(#"{"ip":"1"}"#.utf8)
+        var defaultsPreparer = withDefaults.preparer
         try plain.withUnsafeBufferPointer { buf in
-            try #expect(withDefaults.preparer.contextWithLibraryOnly(ObjectLayout.scanDocument(buf), buf) == nil)
+            let ctx = try ObjectLayout.scanDocument(buf)
+            #expect(defaultsPreparer.contextWithLibraryOnly(ctx, buf) == nil)
         }
         let withDrops = Enricher(config: try testConfig("privacy:\n  drop_properties: [email]\n"), identity: id)
+        var dropsPreparer = withDrops.preparer
         try plain.withUnsafeBufferPointer { buf in
-            try #expect(withDrops.preparer.contextWithLibraryOnly(ObjectLayout.scanDocument(buf), buf) == nil)
+            let ctx = try ObjectLayout.scanDocument(buf)
+            #expect(dropsPreparer.contextWithLibraryOnly(ctx, buf) == nil)
         }
     }
 

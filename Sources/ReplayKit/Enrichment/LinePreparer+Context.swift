@@ -99,12 +99,15 @@ extension LinePreparer {
 
     /// What the context rules do to an event's own context, when it is simple enough to say
     /// without an editor: nothing at all (it names its `library`), or only adding mr-replay's
-    /// `library`. Nil when the general path (``enrichContext(_:_:)``) is needed: context
-    /// defaults or context drop paths are configured, or the context has `app`, `device` or `os`
-    /// (or escaped keys). Inlined: called from a `mutating` method, a method on the preparer
-    /// that is not inlined gets a copy of the whole preparer (about 1 KB) as its `self`.
+    /// `library`. That is so when no context defaults and no context drop paths are configured,
+    /// and its `app` and `os` are objects (or null) and its `device` is one without an
+    /// advertisingId (or with a null one; or null), as SDKs send them: then no other rule
+    /// changes it. Nil when the general path (``enrichContext(_:_:)``) is needed: for anything
+    /// else, and for escaped keys in the context or its device. Inlined: called from a
+    /// `mutating` method, a method on the preparer that is not inlined gets a copy of the whole
+    /// preparer (about 1 KB) as its `self`.
     @inline(__always)
-    func contextFastPath(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> ContextFastPath? {
+    mutating func contextFastPath(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> ContextFastPath? {
         guard defaults.isEmpty, drops.context.isEmpty else { return nil }
         @inline(__always) func isKey(_ m: JSONMember, _ word: StaticString) -> Bool {
             ByteWords.equal(UnsafeBufferPointer(rebasing: buf[m.key]), word)
@@ -112,8 +115,12 @@ extension LinePreparer {
         var hasLibrary = false
         for i in ctx.members.indices {
             let m = ctx.members[i]
-            if m.keyHasEscapes || isKey(m, "app") || isKey(m, "device") || isKey(m, "os") { return nil }
-            if isKey(m, "library") {
+            if m.keyHasEscapes { return nil }
+            if isKey(m, "app") || isKey(m, "os") {
+                guard m.kind == .object || m.kind == .null else { return nil }
+            } else if isKey(m, "device") {
+                guard m.kind == .null || (m.kind == .object && hasNoAdvertisingId(device: m, buf)) else { return nil }
+            } else if isKey(m, "library") {
                 guard m.kind != .null else { return nil }
                 hasLibrary = true
             }
@@ -121,9 +128,22 @@ extension LinePreparer {
         return hasLibrary ? .unchanged : .addLibrary
     }
 
+    /// Whether the `device` object `m` has no advertisingId for the advertising rules to judge:
+    /// none, or only null ones, and no escaped key (which might spell one).
+    @inline(__always)
+    private mutating func hasNoAdvertisingId(device m: JSONMember, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The line was validated whole: the device object is skimmed, not validated again.
+        guard ObjectLayout.skimNested(buf, m.value, reusing: &scratch.device) else { return false }
+        for member in scratch.device.members {
+            if member.keyHasEscapes { return false }
+            if member.kind != .null, ByteWords.equal(UnsafeBufferPointer(rebasing: buf[member.key]), "advertisingId") { return false }
+        }
+        return true
+    }
+
     /// The context ``contextFastPath(_:_:)`` renders, as an array; nil when the general path
     /// is needed.
-    func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    mutating func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         switch contextFastPath(ctx, buf) {
         case .addLibrary: MemberValue.contextWithLibrary(ctx, library: libraryMemberJSON).bytes(buf)
         case .unchanged: Array(buf[ctx.range])

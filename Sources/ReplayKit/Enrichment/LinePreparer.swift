@@ -469,4 +469,6 @@ struct LinePreparer {
 struct LineScratch {
     var top = ObjectLayout()
     var context = NestedObject(key: Array("context".utf8))
+    /// The context's `device`, skimmed by the context fast path.
+    var device = ObjectLayout()
 }
