@@ -119,7 +119,8 @@ extension LinePreparer {
             if isKey(m, "app") || isKey(m, "os") {
                 guard m.kind == .object || m.kind == .null else { return nil }
             } else if isKey(m, "device") {
-                guard m.kind == .null || (m.kind == .object && hasNoAdvertisingId(device: m, buf)) else { return nil }
+                guard m.kind == .null || (m.kind == .object && Self.hasNoAdvertisingId(device: m, buf, skimmingInto: &scratch.device))
+                else { return nil }
             } else if isKey(m, "library") {
                 guard m.kind != .null else { return nil }
                 hasLibrary = true
@@ -129,12 +130,15 @@ extension LinePreparer {
     }
 
     /// Whether the `device` object `m` has no advertisingId for the advertising rules to judge:
-    /// none, or only null ones, and no escaped key (which might spell one).
-    @inline(__always)
-    private mutating func hasNoAdvertisingId(device m: JSONMember, _ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// none, or only null ones, and no escaped key (which might spell one). `device` is scratch
+    /// storage for its members. Not inlined: only contexts with a device call it.
+    @inline(never)
+    private static func hasNoAdvertisingId(
+        device m: JSONMember, _ buf: UnsafeBufferPointer<UInt8>, skimmingInto device: inout ObjectLayout
+    ) -> Bool {
         // The line was validated whole: the device object is skimmed, not validated again.
-        guard ObjectLayout.skimNested(buf, m.value, reusing: &scratch.device) else { return false }
-        for member in scratch.device.members {
+        guard ObjectLayout.skimNested(buf, m.value, reusing: &device) else { return false }
+        for member in device.members {
             if member.keyHasEscapes { return false }
             if member.kind != .null, ByteWords.equal(UnsafeBufferPointer(rebasing: buf[member.key]), "advertisingId") { return false }
         }
