@@ -267,12 +267,17 @@ extension JSONScanner {
 package struct NestedObject {
     /// The key to record, as bytes; nil records nothing.
     package let key: [UInt8]?
+    /// The key's length (-1 for none), compared first, for every member, without reading the key.
+    private let keyCount: Int
     /// The recorded members (none when ``index`` is nil).
     package var layout = ObjectLayout()
     /// The recorded member's index in the document's layout; nil when none was recorded.
     package var index: Int?
 
-    package init(key: [UInt8]?) { self.key = key }
+    package init(key: [UInt8]?) {
+        self.key = key
+        keyCount = key?.count ?? -1
+    }
 
     /// Forgets what was recorded, keeping the member storage.
     mutating func clear() {
@@ -286,11 +291,20 @@ package struct NestedObject {
     /// earlier member of the same key left (a later one wins, as it does in a layout).
     @inline(__always)
     mutating func wants(_ keyRange: Range<Int>, escaped: Bool, at scanner: borrowing JSONScanner) -> Bool {
-        guard let key, !key.isEmpty, !escaped, keyRange.count == key.count, scanner.i < scanner.end,
+        guard keyRange.count == keyCount, let key, !key.isEmpty, !escaped, scanner.i < scanner.end,
             scanner.base[scanner.i] == UInt8(ascii: "{")
         else { return false }
-        // `keyRange` lies inside the scanner's buffer (a scanned key), and `key` has as many bytes.
-        let same = key.withUnsafeBufferPointer { memcmp(scanner.base + keyRange.lowerBound, $0.baseAddress!, key.count) == 0 }
+        // `keyRange` lies inside the scanner's buffer (a scanned key), and `key` has as many
+        // bytes: every read is inside both. A key of 4 to 8 bytes is compared as two words that
+        // overlap (no call); unaligned loads of UInt8 memory.
+        let same = key.withUnsafeBufferPointer { want -> Bool in
+            let have = UnsafeRawPointer(scanner.base + keyRange.lowerBound)
+            let n = want.count
+            guard n >= 4, n <= 8 else { return memcmp(have, want.baseAddress!, n) == 0 }
+            let wanted = UnsafeRawPointer(want.baseAddress!)
+            return have.loadUnaligned(as: UInt32.self) == wanted.loadUnaligned(as: UInt32.self)
+                && have.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == wanted.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
         if same { clear() }
         return same
     }
