@@ -134,6 +134,7 @@ final class IdentityMapTests {
         #expect(MemoryLayout<IdentityMap.Entry>.stride == 56)
         #expect(MemoryLayout<LearnedRow>.size == 49)
         #expect(MemoryLayout<IdentityStore.Pending>.stride == 64)
+        #expect(InlineBytes.uuidTextCount == UUIDText.count)
     }
 
     /// Byte strings of every length around the inline limit keep their bytes, and compare equal

@@ -3,7 +3,7 @@
 /// that lets mr-replay's identity tables keep a UUID id in 16 bytes.
 package enum UUIDText {
     /// The number of bytes of the text (computed, so that reading it costs no lazy-global check).
-    @inlinable package static var count: Int { 36 }
+    @inlinable @inline(__always) package static var count: Int { 36 }
 
     /// Writes the text of the UUID whose 16 bytes are `first` and `second` (each little-endian:
     /// its lowest byte is the UUID's first of the eight) at `out`, which must have room for

@@ -11,6 +11,9 @@ import Foundation
 struct InlineBytes: Equatable {
     /// The most bytes kept inline (a UUID's text is longer, and is kept in 16 bytes all the same).
     static let inlineCapacity = 16
+    /// ``UUIDText/count``, a constant of this module: every probe compares a length with it, and
+    /// reading another module's constant is a call.
+    static let uuidTextCount = 36
 
     /// The first (up to) 16 bytes, zero-padded, or a UUID's 16 bytes. A homogeneous tuple of
     /// `UInt8`, so its memory is bound to `UInt8`.
@@ -34,7 +37,7 @@ struct InlineBytes: Equatable {
         var isQuoted: Bool { self == .quotedLowercase || self == .quotedUppercase }
         var isUppercase: Bool { self == .uppercase || self == .quotedUppercase }
         /// The number of bytes of the text.
-        var count: Int { isQuoted ? UUIDText.count + 2 : UUIDText.count }
+        var count: Int { isQuoted ? InlineBytes.uuidTextCount + 2 : InlineBytes.uuidTextCount }
     }
 
     /// What ``matches(_:_:)`` compares with, made once per lookup: the head the bytes would be
@@ -67,7 +70,7 @@ struct InlineBytes: Equatable {
     /// What ``matches(_:_:)`` compares with: `bytes`' head as words, and their UUID form.
     @inline(__always)
     static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> Probe {
-        if bytes.count >= UUIDText.count, bytes.count <= UUIDText.count + 2, let uuid = uuid(bytes) {
+        if bytes.count >= uuidTextCount, bytes.count <= uuidTextCount + 2, let uuid = uuid(bytes) {
             return Probe(words: (uuid.first, uuid.second), uuid: uuid.form)
         }
         return Probe(words: ByteWords.first16(bytes), uuid: nil)
@@ -77,15 +80,15 @@ struct InlineBytes: Equatable {
     private static func uuid(_ bytes: UnsafeBufferPointer<UInt8>) -> (first: UInt64, second: UInt64, form: UUIDForm)? {
         let quoted: Bool
         switch bytes.count {
-        case UUIDText.count:
+        case uuidTextCount:
             quoted = false
-        case UUIDText.count + 2:
-            guard bytes[0] == UInt8(ascii: "\""), bytes[UUIDText.count + 1] == UInt8(ascii: "\"") else { return nil }
+        case uuidTextCount + 2:
+            guard bytes[0] == UInt8(ascii: "\""), bytes[uuidTextCount + 1] == UInt8(ascii: "\"") else { return nil }
             quoted = true
         default:
             return nil
         }
-        // `bytes` holds UUIDText.count bytes from the text's start (after the opening quote).
+        // `bytes` holds uuidTextCount bytes from the text's start (after the opening quote).
         guard let parsed = UUIDText.parse(bytes.baseAddress! + (quoted ? 1 : 0)) else { return nil }
         let form: UUIDForm =
             quoted ? (parsed.uppercase ? .quotedUppercase : .quotedLowercase) : (parsed.uppercase ? .uppercase : .lowercase)
@@ -134,8 +137,8 @@ struct InlineBytes: Equatable {
     /// Calls `body` with the text of the UUID in ``head``, written in `form` on the stack.
     private func withUUIDText<R>(_ form: UUIDForm, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let (first, second) = Self.words(head)
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UUIDText.count + 2) { room in
-            // `room` has UUIDText.count + 2 bytes: the text (at 0, or at 1 after a quote) and a
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.uuidTextCount + 2) { room in
+            // `room` has uuidTextCount + 2 bytes: the text (at 0, or at 1 after a quote) and a
             // closing quote fit. UInt8 is trivial, so the stores initialize what `body` reads,
             // exactly form.count bytes from the start; the pointer does not outlive `room`.
             let base = room.baseAddress!
@@ -143,7 +146,7 @@ struct InlineBytes: Equatable {
             UUIDText.write(first, second, to: text, uppercase: form.isUppercase)
             if form.isQuoted {
                 base[0] = UInt8(ascii: "\"")
-                text[UUIDText.count] = UInt8(ascii: "\"")
+                text[Self.uuidTextCount] = UInt8(ascii: "\"")
             }
             return try body(UnsafeBufferPointer(start: base, count: form.count))
         }
