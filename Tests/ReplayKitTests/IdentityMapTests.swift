@@ -112,13 +112,16 @@ final class IdentityMapTests {
         #expect(with("a") { map.lookup($0) }.isUnknown, "evicted: SQLite is asked")
     }
 
-    /// An id's spliced form is its quoted JSON string, whether it is quoted on the stack (short,
-    /// nothing to escape) or escaped into an array: every one-byte id, the empty id, and ids
-    /// around the 14 bytes that fit inline with their quotes.
+    /// An id's spliced form is its quoted JSON string, whether it is quoted on the stack (up to
+    /// a UUID's 36 bytes, nothing to escape) or escaped into an array: every one-byte id, the
+    /// empty id, ids around the 14 bytes that fit inline with their quotes and around the 36 that
+    /// are quoted on the stack, and UUIDs.
     @Test func identityValuesAreTheQuotedIds() {
         var ids: [[UInt8]] = [[]] + (0..<0x80).map { [UInt8($0)] }
-        for n in 12...16 { ids.append(Array(repeating: UInt8(ascii: "i"), count: n)) }
+        for n in [12, 13, 14, 15, 16, 17, 35, 36, 37] { ids.append(Array(repeating: UInt8(ascii: "i"), count: n)) }
         ids.append(Array("13-bytes-\"id!".utf8))
+        ids += ["f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", "f81d4fae-7dec-11d0-a765-00a0c91e6bf\""]
+            .map { Array($0.utf8) }
         for id in ids {
             var expected: [UInt8] = []
             id.withUnsafeBufferPointer { JSONStrings.appendQuotedBytes($0, to: &expected) }

@@ -62,12 +62,20 @@ package enum UUIDText {
     }
 
     /// The UUID whose text is the ``count`` bytes at `text`, as ``write(_:_:to:uppercase:)``
-    /// takes it, and whether its letters are uppercase; nil unless the bytes are hex digits in
-    /// groups of 8, 4, 4, 4 and 12 with a dash between groups, and its letters all of one case
-    /// (so that writing it back gives exactly these bytes). A text without letters reads as
-    /// lowercase.
+    /// takes it, and whether its letters are uppercase; nil unless the bytes are a UUID's text
+    /// (``read(_:)``) with letters all of one case (so that writing it back gives exactly these
+    /// bytes). A text without letters reads as lowercase.
     @inlinable
     package static func parse(_ text: UnsafePointer<UInt8>) -> (first: UInt64, second: UInt64, uppercase: Bool)? {
+        guard let uuid = read(text), !(uuid.hasLowercase && uuid.hasUppercase) else { return nil }
+        return (uuid.first, uuid.second, uuid.hasUppercase)
+    }
+
+    /// The UUID whose text is the ``count`` bytes at `text`, letters in either case, and which
+    /// cases its letters are in; nil unless the bytes are hex digits in groups of 8, 4, 4, 4 and
+    /// 12 with a dash between groups.
+    @inlinable
+    package static func read(_ text: UnsafePointer<UInt8>) -> (first: UInt64, second: UInt64, hasLowercase: Bool, hasUppercase: Bool)? {
         guard text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"), text[18] == UInt8(ascii: "-"),
             text[23] == UInt8(ascii: "-")
         else { return nil }
@@ -84,8 +92,7 @@ package enum UUIDText {
         }
         let lower = a.lower | b.lower | c.lower | d.lower
         let upper = a.upper | b.upper | c.upper | d.upper
-        guard lower == 0 || upper == 0 else { return nil }
-        return (a.value | b.value << 32, c.value | d.value << 32, upper != 0)
+        return (a.value | b.value << 32, c.value | d.value << 32, lower != 0, upper != 0)
     }
 }
 

@@ -1,4 +1,5 @@
 import JSONCore
+import MetaRouter
 
 /// Apple's App Tracking Transparency status, as the Trackier seed describes it, read by name or
 /// by Apple's raw value.
@@ -67,20 +68,12 @@ enum AdvertisingRules {
         quoted.withUnsafeBufferPointer { allows($0, 0..<$0.count, adTrackingEnabled: adTrackingEnabled, status: status) }
     }
 
-    /// Whether the string value at `range` (with quotes) is a UUID that is not all zeros.
+    /// Whether the string value at `range` (with quotes) is a UUID (letters in either case) that
+    /// is not all zeros.
     static func isUsable(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard range.count == 38 else { return false }
-        var nonZero = false
-        for (i, p) in ((range.lowerBound + 1)..<(range.upperBound - 1)).enumerated() {
-            let c = buf[p]
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard c == UInt8(ascii: "-") else { return false }
-                continue
-            }
-            let isHex = (48...57).contains(c) || (97...102).contains(c) || (65...70).contains(c)
-            guard isHex else { return false }
-            if c != UInt8(ascii: "0") { nonZero = true }
-        }
-        return nonZero
+        guard range.count == UUIDText.count + 2 else { return false }
+        // The 36 bytes after the opening quote lie inside `range`, inside `buf`.
+        guard let uuid = UUIDText.read(buf.baseAddress! + range.lowerBound + 1) else { return false }
+        return uuid.first != 0 || uuid.second != 0
     }
 }

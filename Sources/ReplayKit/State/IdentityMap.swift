@@ -4,17 +4,19 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 
 /// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
-/// event, made once when the value is learned or read from SQLite; inline when it is short.
+/// event, made once when the value is learned or read from SQLite; inline when it is short or a
+/// UUID (``InlineBytes``).
 struct IdentityValue: Equatable {
     private let quoted: InlineBytes
 
     init(raw: UnsafeBufferPointer<UInt8>) {
-        // Nearly every id is short and needs no escape: it is quoted on the stack, so learning a
-        // mapping allocates nothing.
-        if raw.count + 2 <= InlineBytes.inlineCapacity, !raw.contains(where: JSONStrings.needsEscape) {
-            quoted = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: InlineBytes.inlineCapacity) { room in
-                // room holds 16 bytes and raw.count + 2 <= 16, so the quotes and the id fit;
-                // only those initialized bytes are read, through `filled`.
+        // Nearly every id needs no escape and is short or a UUID: it is quoted on the stack, so
+        // learning its mapping allocates nothing (a longer one is copied once, by InlineBytes).
+        let room = InlineBytes.uuidTextCount + 2
+        if raw.count + 2 <= room, !raw.contains(where: JSONStrings.needsEscape) {
+            quoted = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { room in
+                // room holds uuidTextCount + 2 bytes and raw.count + 2 fit in it, so the quotes and
+                // the id fit; only those initialized bytes are read, through `filled`.
                 let base = room.baseAddress!
                 base.initialize(to: UInt8(ascii: "\""))
                 if raw.count > 0 { (base + 1).initialize(from: raw.baseAddress!, count: raw.count) }

@@ -92,6 +92,21 @@ struct UUIDTextTests {
         }
     }
 
+    /// `read` takes letters of both cases and says which it found; `parse` refuses such a text.
+    @Test func readTakesEitherCaseAndSaysWhich() {
+        let cases = [
+            ("f81d4fae-7dec-11d0-a765-00a0c91e6bf6", true, false), ("F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", false, true),
+            ("F81d4fae-7dec-11d0-a765-00a0c91e6bf6", true, true), ("12345678-9012-3456-7890-123456789012", false, false),
+        ]
+        for (text, lower, upper) in cases {
+            let bytes = Array(text.utf8)
+            let read = bytes.withUnsafeBufferPointer { UUIDText.read($0.baseAddress!) }
+            #expect(read?.hasLowercase == lower && read?.hasUppercase == upper, "\(text)")
+            #expect(read?.first == Self.parse(text.lowercased())?.first && read?.second == Self.parse(text.lowercased())?.second)
+            #expect((Self.parse(text) == nil) == (lower && upper), "\(text)")
+        }
+    }
+
     @Test func foundationsUppercaseTextReadsAsItsBytes() {
         for _ in 0..<500 {
             let uuid = UUID()
