@@ -48,6 +48,40 @@ struct TimestampTests {
     @Test func formatsUTCWithMilliseconds() {
         #expect(Timestamp.iso8601(epochMillis: 0) == "1970-01-01T00:00:00.000Z")
         #expect(Timestamp.iso8601(epochMillis: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.iso8601(epochMillis: -62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(epochMillis: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        // Outside years 0...9999 the fields are written as wide as they need.
+        #expect(Timestamp.iso8601(epochMillis: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(epochMillis: -62_167_219_200_001) == "00-1-12-31T23:59:59.999Z")
+    }
+
+    /// Every field of the 24-byte form, against the calendar fields written out with padding, for
+    /// instants spread over years 0...9999 (and each one's neighbours, across a day's end).
+    @Test func formatsEveryFieldWithItsWidth() {
+        var state: UInt64 = 20_261_127
+        for _ in 0..<20_000 {
+            // SplitMix64: deterministic, so a failure reproduces.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            let base = Int64((z ^ (z >> 31)) % 315_537_897_600_000) - 62_167_219_200_000
+            for millis in [base, base - base % 86_400_000, base - base % 86_400_000 - 1] {
+                let text = Timestamp.iso8601(epochMillis: millis)
+                #expect(text.utf8.count == 24, "\(millis)")
+                #expect(Self.millis(text) == millis, "\(text)")
+                #expect(text == Self.written(millis), "\(millis)")
+            }
+        }
+    }
+
+    /// `millis` formatted field by field, each padded to its width with zeros: the reference.
+    static func written(_ millis: Int64) -> String {
+        var days = millis / 86_400_000, ms = millis % 86_400_000
+        if ms < 0 { (days, ms) = (days - 1, ms + 86_400_000) }
+        let (y, m, d) = CivilCalendar.civil(fromDays: days)
+        func pad(_ v: Int64, _ n: Int) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):"
+            + "\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))Z"
     }
 
     @Test(arguments: [

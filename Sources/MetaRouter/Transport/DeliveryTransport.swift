@@ -21,7 +21,7 @@ public struct DeliveryRequest: Sendable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { HTTPFieldName.same($0.name, name) }?.value
     }
 }
 
@@ -40,7 +40,7 @@ public enum DeliveryResponse: Sendable {
     /// The first value of header `name` (case-insensitive), if this is a status response.
     public func header(_ name: String) -> String? {
         guard case .status(_, let headers) = self else { return nil }
-        return headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
+        return headers.first { HTTPFieldName.same($0.0, name) }?.1
     }
 
     /// The key used in ``DeliveryStats/responses``: the status code, `network_error` or `tls_error`.

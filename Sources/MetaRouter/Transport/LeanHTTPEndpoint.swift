@@ -66,7 +66,7 @@ struct LeanHTTPEndpoint: Sendable {
     /// Whether `name` is a header the transport sets itself (framing and `Host`).
     static func isFraming(_ name: String) -> Bool {
         for framing in ["Content-Length", "Transfer-Encoding", "Host"]
-        where name.caseInsensitiveCompare(framing) == .orderedSame {
+        where HTTPFieldName.same(name, framing) {
             return true
         }
         return false
