@@ -54,4 +54,37 @@ struct TopLevelMembersTests {
         #expect(t[member] == 1)
         for other in TopLevelEdits.Member.allCases where other != member { #expect(t[other] == nil) }
     }
+
+    /// Every key the rules read is found, alone and among the others, and so is nothing else:
+    /// not a key one byte off at any position (the same length, so the same bucket's words are
+    /// compared), one byte longer or shorter, or in another case.
+    @Test func knownKeysFindTheirNamesAndNothingElse() throws {
+        for (key, name) in KnownKeys.names {
+            #expect(Self.find(name) == key.rawValue, "\(name)")
+            var near = [name + "x", String(name.dropLast()), name.uppercased(), "x" + name]
+            let bytes = Array(name.utf8)
+            for i in bytes.indices {
+                for delta: UInt8 in [1, 0x20, 0x80] {
+                    var changed = bytes
+                    changed[i] ^= delta
+                    near.append(String(decoding: changed, as: UTF8.self))
+                }
+            }
+            for other in near where !KnownKeys.names.contains(where: { $0.1 == other }) {
+                #expect(Self.find(other) == nil, "\(other) is not \(name)")
+            }
+        }
+        let all = KnownKeys.names.map { #""\#($0.1)":0"# }.joined(separator: ",")
+        let (t, _, _) = try top("{\(all)}")
+        for (position, (key, _)) in KnownKeys.names.enumerated() { #expect(t.index(key) == position) }
+        #expect(!t.hasDuplicates)
+        #expect(t.isCompact)
+    }
+
+    private static func find(_ name: String) -> Int? {
+        let bytes = Array(name.utf8)
+        return bytes.withUnsafeBufferPointer { buf in
+            KnownKeys.table.withUnsafeBufferPointer { KnownKeys.find(buf, 0..<buf.count, $0) }
+        }
+    }
 }

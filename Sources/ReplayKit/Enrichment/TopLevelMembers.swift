@@ -61,58 +61,128 @@ struct TopLevelMembers {
 
     /// Finds the members in `layout`, whose line is `buf`.
     init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
-        // Where the next member starts when the object is compact (the byte between two
-        // members' spans is then their `,`).
-        var next = layout.range.lowerBound + 1
-        for idx in layout.members.indices {
-            let m = layout.members[idx]
-            if m.span.lowerBound != next { isCompact = false }
-            next = m.span.upperBound + 1
-            if m.keyHasEscapes {
-                var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
-                decoded.withUTF8 { record(idx, $0, 0..<$0.count) }
-            } else {
-                record(idx, buf, m.key)
+        // The indices are gathered in memory and loaded as one vector at the end: storing into a
+        // vector at a position known only at run time spills it, and reloading it right after
+        // the store stalls (a store cannot be forwarded to a wider load).
+        var found = Found()
+        KnownKeys.table.withUnsafeBufferPointer { table in
+            // Where the next member starts when the object is compact (the byte between two
+            // members' spans is then their `,`).
+            var next = layout.range.lowerBound + 1
+            for idx in layout.members.indices {
+                let m = layout.members[idx]
+                if m.span.lowerBound != next { found.isCompact = false }
+                next = m.span.upperBound + 1
+                if m.keyHasEscapes {
+                    var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
+                    decoded.withUTF8 { found.record(idx, $0, 0..<$0.count, table) }
+                } else {
+                    found.record(idx, buf, m.key, table)
+                }
             }
+            if !layout.members.isEmpty, next != layout.range.upperBound { found.isCompact = false }
         }
-        if !layout.members.isEmpty, next != layout.range.upperBound { isCompact = false }
+        indices = withUnsafeBytes(of: found.indices) { $0.loadUnaligned(as: SIMD16<Int32>.self) }
+        hasDuplicates = found.hasDuplicates
+        isCompact = found.isCompact
     }
 
-    @inline(__always)
-    private mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
-        @inline(__always) func set(_ key: Key) {
-            if indices[key.rawValue] >= 0 { hasDuplicates = true }
-            // A line's members fit in Int32: `max_event_bytes` keeps lines far below 2 GB.
-            indices[key.rawValue] = Int32(idx)
-        }
-        @inline(__always) func eq(_ word: StaticString) -> Bool {
-            // Called only where key.count == word's length (4 to 17 bytes), so every load below
-            // reads inside the key's bytes (which `bytes` holds) and inside the literal, whose
-            // utf8Start points at its code units for the program's lifetime. Two overlapping
-            // words cover up to 16 bytes; a middle one covers 17.
-            let n = word.utf8CodeUnitCount
-            let k = UnsafeRawPointer(bytes.baseAddress! + key.lowerBound)
-            let w = UnsafeRawPointer(word.utf8Start)
-            guard n >= 8 else {
-                return k.loadUnaligned(as: UInt32.self) == w.loadUnaligned(as: UInt32.self)
-                    && k.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == w.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+    /// What ``init(_:_:)`` gathers, its indices as sixteen plain integers.
+    private struct Found {
+        var indices: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
+            (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+        /// A bit per key found (its raw value's), kept in a register: duplicates are told without
+        /// reading back the indices just stored.
+        var seen: UInt32 = 0
+        var isCompact = true
+
+        var hasDuplicates: Bool { duplicates != 0 }
+        private var duplicates: UInt32 = 0
+
+        /// Records member `idx`, whose key is `bytes[key]`, when the key is one of ``Key``'s.
+        @inline(__always)
+        mutating func record(_ idx: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>, _ table: UnsafeBufferPointer<KnownKeys.Bucket>) {
+            guard let k = KnownKeys.find(bytes, key, table) else { return }
+            let bit: UInt32 = 1 << UInt32(truncatingIfNeeded: k)
+            duplicates |= seen & bit
+            seen |= bit
+            withUnsafeMutableBytes(of: &indices) { slots in
+                // k is a Key's raw value, below 16: the store is inside the sixteen integers. A
+                // line's members fit in Int32: `max_event_bytes` keeps lines far below 2 GB.
+                slots.storeBytes(of: Int32(truncatingIfNeeded: idx), toByteOffset: 4 * k, as: Int32.self)
             }
-            return k.loadUnaligned(as: UInt64.self) == w.loadUnaligned(as: UInt64.self)
-                && k.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == w.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-                && (n <= 16 || k.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == w.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-        switch key.count {
-        case 4: if eq("type") { set(.type) }
-        case 5: if eq("event") { set(.event) }
-        case 6:
-            if eq("userId") { set(.userId) } else if eq("traits") { set(.traits) } else if eq("sentAt") { set(.sentAt) }
-        case 7: if eq("context") { set(.context) } else if eq("groupId") { set(.groupId) }
-        case 8: if eq("writeKey") { set(.writeKey) }
-        case 9: if eq("timestamp") { set(.timestamp) } else if eq("messageId") { set(.messageId) }
-        case 10: if eq("properties") { set(.properties) } else if eq("previousId") { set(.previousId) }
-        case 11: if eq("anonymousId") { set(.anonymousId) }
-        case 17: if eq("originalTimestamp") { set(.originalTimestamp) }
-        default: break
         }
     }
+}
+
+/// The keys of ``TopLevelMembers/Key`` as a perfect hash table: a key's first four bytes pick
+/// its one bucket, and the bucket's words say whether the key is that one. A member's key is
+/// found with one multiply and two or three compares, instead of a switch on its length whose
+/// indirect jump the CPU mispredicts as members of different lengths follow each other.
+enum KnownKeys {
+    /// One bucket: a key's length and its bytes as words, as ``find(_:_:_:)`` reads them;
+    /// `count` 0 for an empty bucket.
+    struct Bucket {
+        var key = 0
+        var count = 0
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        var middle: UInt64 = 0
+    }
+
+    static let names: [(TopLevelMembers.Key, String)] = [
+        (.type, "type"), (.event, "event"), (.groupId, "groupId"), (.context, "context"), (.timestamp, "timestamp"),
+        (.sentAt, "sentAt"), (.writeKey, "writeKey"), (.anonymousId, "anonymousId"), (.userId, "userId"),
+        (.messageId, "messageId"), (.properties, "properties"), (.traits, "traits"), (.previousId, "previousId"),
+        (.originalTimestamp, "originalTimestamp"),
+    ]
+    static let shortest = 4
+    static let longest = 17
+
+    /// The bucket of a key whose first four bytes, read little-endian, are `head`: a multiply
+    /// that spreads the fourteen keys over sixteen buckets, one each (checked by the table).
+    @inline(__always)
+    static func bucket(_ head: UInt32) -> Int { Int((head &* 0x5582_4CB9) >> 28) }
+
+    /// The raw value of the ``TopLevelMembers/Key`` whose name is `bytes[key]`, if any.
+    @inline(__always)
+    static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>, _ table: UnsafeBufferPointer<Bucket>) -> Int? {
+        let n = key.count
+        guard n >= shortest, n <= longest else { return nil }
+        // `key` lies inside `bytes` and holds n >= 4 bytes: every load below reads inside it
+        // (a 4-byte word at 0 and n - 4; for n >= 8, 8-byte words at 0 and n - 8, and for
+        // n > 16 at 8). Unaligned loads of UInt8 memory, read as little-endian words.
+        let k = UnsafeRawPointer(bytes.baseAddress! + key.lowerBound)
+        let head = UInt32(littleEndian: k.loadUnaligned(as: UInt32.self))
+        // `bucket` is below 16, the table's size.
+        let known = table[bucket(head)]
+        guard known.count == n else { return nil }
+        @inline(__always) func word(_ at: Int) -> UInt64 { UInt64(littleEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        let same =
+            n < 8
+            ? UInt64(head) == known.first
+                && UInt64(UInt32(littleEndian: k.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))) == known.last
+            : word(0) == known.first && word(n - 8) == known.last && (n <= 16 || word(8) == known.middle)
+        return same ? known.key : nil
+    }
+
+    /// The sixteen buckets.
+    static let table: [Bucket] = {
+        var table = [Bucket](repeating: Bucket(), count: 16)
+        for (key, name) in names {
+            let bytes = Array(name.utf8)
+            precondition(bytes.count >= shortest && bytes.count <= longest, "\(name): no words for its length")
+            func word(_ at: Int, _ width: Int) -> UInt64 {
+                bytes[at..<(at + width)].enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) }
+            }
+            let n = bytes.count
+            let b = bucket(UInt32(truncatingIfNeeded: word(0, 4)))
+            precondition(table[b].count == 0, "\(name) shares bucket \(b)")
+            table[b] =
+                n < 8
+                ? Bucket(key: key.rawValue, count: n, first: word(0, 4), last: word(n - 4, 4))
+                : Bucket(key: key.rawValue, count: n, first: word(0, 8), last: word(n - 8, 8), middle: n > 16 ? word(8, 8) : 0)
+        }
+        return table
+    }()
 }
