@@ -121,9 +121,10 @@ struct BatchDelivery<Event: Sendable>: Sendable {
     ///   - response: the status and headers, or the transport's error.
     ///   - now: the engine's monotonic time when the answer came.
     ///   - wallClock: the wall time then, for an HTTP-date `Retry-After`.
-    ///   - random: a value in `0..<1` for the breaker's jitter.
+    ///   - random: a value in `0..<1` for the breaker's jitter, drawn only for an answer that
+    ///     counts as a failure (the system's generator costs a system call per draw).
     mutating func received(
-        _ response: DeliveryResponse, now: Duration, wallClock: Date, random: Double,
+        _ response: DeliveryResponse, now: Duration, wallClock: Date, random: @autoclosure () -> Double,
         policy: inout DeliveryPolicy
     ) -> Verdict {
         guard var piece = current, let probe = piece.inFlight else {
@@ -139,7 +140,7 @@ struct BatchDelivery<Event: Sendable>: Sendable {
             current = nil
             return .delivered(piece.events)
         case .retry:
-            return retry(after: response, probe: probe, now: now, wallClock: wallClock, random: random, policy: &policy)
+            return retry(after: response, probe: probe, now: now, wallClock: wallClock, random: random(), policy: &policy)
         case .tooLarge:
             policy.breaker.recordSuccess()
             guard piece.events.count > 1 else { return giveUp(.tooLarge) }

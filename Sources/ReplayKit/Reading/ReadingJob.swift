@@ -275,7 +275,7 @@ final class ReadingJob: @unchecked Sendable {
                     // handed to the engine, so no string crosses threads per event.
                     let lane = LaneRouting.lane(forKey: laneKey, laneCount: laneChunks.count)
                     let start = laneChunks[lane].storage.count
-                    laneChunks[lane].storage.append(contentsOf: rendered[range])
+                    laneChunks[lane].storage.append(contentsOf: UnsafeBufferPointer(rebasing: rendered[range]))
                     laneChunks[lane].entries.append(
                         EventChunk.Entry(range: start..<laneChunks[lane].storage.count, laneKey: laneKey, tag: seq))
                     chunkBytes += range.count

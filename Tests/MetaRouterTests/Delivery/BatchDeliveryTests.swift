@@ -126,6 +126,21 @@ struct BatchDeliveryTests {
         #expect(p.breaker.state == expectedState)
     }
 
+    @Test("the breaker's random value is drawn only for an answer that counts as a failure", arguments: StatusRow.table)
+    func randomIsDrawnForFailuresOnly(_ row: StatusRow) {
+        var p = policy()
+        var machine = BatchDelivery(Array(0..<row.batchSize))
+        _ = machine.next(now: .zero, policy: &p)
+        var draws = 0
+        func draw() -> Double {
+            draws += 1
+            return 0.5
+        }
+        let verdict = machine.received(row.response, now: .zero, wallClock: Date(), random: draw(), policy: &p)
+        // `failures` is 1 exactly for the retryable answers, which count on the breaker.
+        #expect(draws == row.failures, "verdict \(verdict)")
+    }
+
     @Test("2xx delivers the whole batch in one request", arguments: [200, 201, 202, 204, 299])
     func success(code: Int) {
         var p = policy()
