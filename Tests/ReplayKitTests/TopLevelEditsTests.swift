@@ -128,3 +128,33 @@ struct TopLevelEditsTests {
     #expect(Member.count == Member.allCases.count)
     #expect((0..<Member.count).map(Member.at) == Array(Member.allCases))
 }
+
+/// Each member's key literal is its name as a JSON string and a colon.
+@Test func memberKeyLiteralsAreTheNamesEncoded() {
+    for member in TopLevelEdits.Member.allCases {
+        let key = member.encodedKey
+        let written = String(decoding: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), as: UTF8.self)
+        #expect(written == "\"\(member.rawValue)\":")
+    }
+}
+
+/// The library is appended to a context as its text (compact) or member by member (spaced), with
+/// the same bytes either way as the general editor would write.
+@Test(arguments: [
+    (#"{}"#, true), (#"{"a":1}"#, true), (#"{"a":1,"b":{"c":[2, 3]}}"#, true), (#"{ }"#, false), (#"{"a":1 }"#, false),
+    (#"{ "a":1}"#, false), (#"{"a":1, "b":2}"#, false), (#"{"a":1 ,"b":2}"#, false),
+])
+func libraryIsAppendedToCompactAndSpacedContexts(text: String, compact: Bool) throws {
+    let bytes = Array(text.utf8)
+    try bytes.withUnsafeBufferPointer { buf in
+        let layout = try ObjectLayout.scanDocument(buf)
+        let value = MemberValue.appendingLibrary(to: layout)
+        if case .contextWithLibrary = value { #expect(compact, "\(text)") } else { #expect(!compact, "\(text)") }
+        var editor = ObjectEditor(layout)
+        editor.set("library", raw: LibraryMember.json, in: buf)
+        var expected: [UInt8] = []
+        editor.render(buf, into: &expected)
+        #expect(String(decoding: value.bytes(buf), as: UTF8.self) == String(decoding: expected, as: UTF8.self), "\(text)")
+        #expect(value.bytes(buf).count <= value.maximumCount)
+    }
+}

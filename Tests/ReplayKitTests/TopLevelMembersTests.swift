@@ -84,7 +84,7 @@ struct TopLevelMembersTests {
     private static func find(_ name: String) -> Int? {
         let bytes = Array(name.utf8)
         return bytes.withUnsafeBufferPointer { buf in
-            KnownKeys.table.withUnsafeBufferPointer { KnownKeys.find(buf, 0..<buf.count, $0) }
+            KnownKeys.find(buf, 0..<buf.count, KnownKeys.table)
         }
     }
 }

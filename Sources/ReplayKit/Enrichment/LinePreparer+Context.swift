@@ -149,7 +149,7 @@ extension LinePreparer {
     /// is needed.
     mutating func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         switch contextFastPath(ctx, buf) {
-        case .addLibrary: MemberValue.contextWithLibrary(ctx, library: libraryMemberJSON).bytes(buf)
+        case .addLibrary: MemberValue.appendingLibrary(to: ctx).bytes(buf)
         case .unchanged: Array(buf[ctx.range])
         case nil: nil
         }

@@ -62,14 +62,9 @@ struct LinePreparer {
     init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping () -> Int64) {
         self.config = config
         self.nowMillis = nowMillis
-        var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
-        lib += JSONStrings.quoted(Enricher.libraryVersion)
-        lib.append(UInt8(ascii: "}"))
+        let lib = LibraryMember.json
         libraryJSON = lib
-        var libMember: [UInt8] = []
-        JSONStrings.appendQuoted("library", to: &libMember)
-        libMember.append(UInt8(ascii: ":"))
-        libraryMemberJSON = libMember + lib
+        libraryMemberJSON = LibraryMember.member
         defaults = ContextDefaultsJSON(config.enrichment.context)
         var removed = 0
         defaultContextJSON = defaults.contextWithout(library: lib, removed: &removed)
@@ -236,7 +231,7 @@ struct LinePreparer {
         switch fastPath {
         case .unchanged?: return nil
         case .addLibrary?:
-            edits[.context] = .contextWithLibrary(context!, library: libraryMemberJSON)
+            edits[.context] = .appendingLibrary(to: context!)
             return nil
         case nil:
             switch enrichContext(context, buf) {

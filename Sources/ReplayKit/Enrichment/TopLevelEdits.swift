@@ -13,8 +13,29 @@ enum MemberValue {
     case identity(IdentityValue)
     /// A generated messageId.
     case messageId(MessageID.Parts)
-    /// The event's own context (its layout in the line) with the `"library":{...}` member appended.
-    case contextWithLibrary(ObjectLayout, library: [UInt8])
+    /// The event's own context with mr-replay's `"library":{...}` member (``LibraryMember``)
+    /// appended, the context written without whitespace between its braces and members: `{`,
+    /// the text between its braces (`buf[body]`), a `,` when that is not empty, the library
+    /// member, `}`. Nothing in it is reference counted, so setting and dropping the edit costs
+    /// no retain or release.
+    case contextWithLibrary(body: Range<Int>)
+    /// The same for a context with whitespace around its members: its members' spans (from its
+    /// layout in the line), each followed by a `,`.
+    case spacedContextWithLibrary(ObjectLayout)
+
+    /// The edit that appends the library member to the context whose layout is `context`.
+    static func appendingLibrary(to context: ObjectLayout) -> MemberValue {
+        // Compact: the first member starts right after `{`, each next one right after the `,`
+        // that ends the one before, and the last one ends right before `}` (or `{}` is empty).
+        var next = context.range.lowerBound + 1
+        for m in context.members {
+            guard m.span.lowerBound == next else { return .spacedContextWithLibrary(context) }
+            next = m.span.upperBound + 1
+        }
+        let body = (context.range.lowerBound + 1)..<(context.range.upperBound - 1)
+        let compact = context.members.isEmpty ? body.isEmpty : next == context.range.upperBound
+        return compact ? .contextWithLibrary(body: body) : .spacedContextWithLibrary(context)
+    }
 
     /// The most bytes ``write(_:to:)`` writes for the value.
     var maximumCount: Int {
@@ -25,7 +46,8 @@ enum MemberValue {
         case .messageId: return MessageID.maximumQuotedLength
         // `{`, the members with a `,` after each (they fit in the context's text, braces
         // included), the library member and `}`.
-        case .contextWithLibrary(let ctx, let library): return ctx.range.count + library.count + 2
+        case .contextWithLibrary(let body): return body.count + LibraryMember.bytes.count + 3
+        case .spacedContextWithLibrary(let ctx): return ctx.range.count + LibraryMember.bytes.count + 2
         }
     }
 
@@ -40,13 +62,21 @@ enum MemberValue {
             out.write(UInt8(ascii: "\""))
         case .identity(let v): v.withJSON { out.write($0) }
         case .messageId(let id): MessageID.writeQuoted(id, to: &out)
-        case .contextWithLibrary(let ctx, let library):
+        case .contextWithLibrary(let body):
+            out.write(UInt8(ascii: "{"))
+            if !body.isEmpty {
+                out.write(UnsafeBufferPointer(rebasing: buf[body]))
+                out.write(UInt8(ascii: ","))
+            }
+            out.write(LibraryMember.bytes)
+            out.write(UInt8(ascii: "}"))
+        case .spacedContextWithLibrary(let ctx):
             out.write(UInt8(ascii: "{"))
             for i in ctx.members.indices {
                 out.write(UnsafeBufferPointer(rebasing: buf[ctx.members[i].span]))
                 out.write(UInt8(ascii: ","))
             }
-            out.write(library)
+            out.write(LibraryMember.bytes)
             out.write(UInt8(ascii: "}"))
         }
     }
@@ -111,11 +141,19 @@ struct TopLevelEdits {
             }
         }
 
-        /// The encoded key of each member of ``ordered``, with its quotes and colon.
-        static let encodedKeys: [[UInt8]] = ordered.map { member in
-            var key = JSONStrings.quoted(member.rawValue)
-            key.append(UInt8(ascii: ":"))
-            return key
+        /// The member's key as JSON, with its quotes and colon: a literal, so writing it retains
+        /// nothing (an element of a static array of arrays was retained and released per use).
+        var encodedKey: StaticString {
+            switch self {
+            case .timestamp: #""timestamp":"#
+            case .anonymousId: #""anonymousId":"#
+            case .userId: #""userId":"#
+            case .groupId: #""groupId":"#
+            case .messageId: #""messageId":"#
+            case .properties: #""properties":"#
+            case .traits: #""traits":"#
+            case .context: #""context":"#
+            }
         }
     }
 
@@ -300,7 +338,9 @@ struct TopLevelEdits {
             guard top[member] == nil else { return }
             if !first { out.write(UInt8(ascii: ",")) }
             first = false
-            out.write(Member.encodedKeys[k])
+            let key = member.encodedKey
+            // A literal's code units stay valid for the program's lifetime.
+            out.write(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
             withValue(member) { $0?.write(buf, to: &out) }
         }
         out.write(UInt8(ascii: "}"))

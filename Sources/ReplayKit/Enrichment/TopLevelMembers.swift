@@ -65,23 +65,22 @@ struct TopLevelMembers {
         // vector at a position known only at run time spills it, and reloading it right after
         // the store stalls (a store cannot be forwarded to a wider load).
         var found = Found()
-        KnownKeys.table.withUnsafeBufferPointer { table in
-            // Where the next member starts when the object is compact (the byte between two
-            // members' spans is then their `,`).
-            var next = layout.range.lowerBound + 1
-            for idx in layout.members.indices {
-                let m = layout.members[idx]
-                if m.span.lowerBound != next { found.isCompact = false }
-                next = m.span.upperBound + 1
-                if m.keyHasEscapes {
-                    var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
-                    decoded.withUTF8 { found.record(idx, $0, 0..<$0.count, table) }
-                } else {
-                    found.record(idx, buf, m.key, table)
-                }
+        let table = KnownKeys.table
+        // Where the next member starts when the object is compact (the byte between two
+        // members' spans is then their `,`).
+        var next = layout.range.lowerBound + 1
+        for idx in layout.members.indices {
+            let m = layout.members[idx]
+            if m.span.lowerBound != next { found.isCompact = false }
+            next = m.span.upperBound + 1
+            if m.keyHasEscapes {
+                var decoded = JSONStrings.decode(buf, m.key, hasEscapes: true)
+                decoded.withUTF8 { found.record(idx, $0, 0..<$0.count, table) }
+            } else {
+                found.record(idx, buf, m.key, table)
             }
-            if !layout.members.isEmpty, next != layout.range.upperBound { found.isCompact = false }
         }
+        if !layout.members.isEmpty, next != layout.range.upperBound { found.isCompact = false }
         indices = withUnsafeBytes(of: found.indices) { $0.loadUnaligned(as: SIMD16<Int32>.self) }
         hasDuplicates = found.hasDuplicates
         isCompact = found.isCompact
@@ -166,8 +165,16 @@ enum KnownKeys {
         return same ? known.key : nil
     }
 
-    /// The sixteen buckets.
-    static let table: [Bucket] = {
+    /// The sixteen buckets, in memory allocated once, never written after it is filled and never
+    /// freed: reading it retains nothing (an array's storage was retained and released per line).
+    nonisolated(unsafe) static let table: UnsafeBufferPointer<Bucket> = {
+        let buckets = UnsafeMutableBufferPointer<Bucket>.allocate(capacity: 16)
+        _ = buckets.initialize(from: filled())
+        return UnsafeBufferPointer(buckets)
+    }()
+
+    /// The buckets, each key in its own (checked).
+    private static func filled() -> [Bucket] {
         var table = [Bucket](repeating: Bucket(), count: 16)
         for (key, name) in names {
             let bytes = Array(name.utf8)
@@ -184,5 +191,5 @@ enum KnownKeys {
                 : Bucket(key: key.rawValue, count: n, first: word(0, 8), last: word(n - 8, 8), middle: n > 16 ? word(8, 8) : 0)
         }
         return table
-    }()
+    }
 }

@@ -325,6 +325,11 @@ struct BlockArray<Element> {
     private static var shift: Int { 12 }
     private static var mask: Int { (1 << shift) - 1 }
     private var blocks: [[Element]] = []
+    /// Where each block's storage starts, for ``prefetch(_:)`` alone. A prefetch reads nothing,
+    /// so these addresses are never dereferenced, and one that went stale (a block copied on
+    /// write after this array was copied) only makes a prefetch useless: reading the address out
+    /// of `blocks` instead retained and released the block per call.
+    private var bases: [UnsafeRawPointer] = []
     /// The number of elements.
     private(set) var count = 0
 
@@ -338,24 +343,28 @@ struct BlockArray<Element> {
 
     /// Prefetches the element at `index` (0 ..< count) into the CPU's caches (a hint only).
     func prefetch(_ index: Int) {
-        blocks[index >> Self.shift].withUnsafeBufferPointer { block in
-            // `index & mask` < the block's count (index < count); the pointer stays in the closure.
-            mr_prefetch_read(block.baseAddress! + (index & Self.mask))
-        }
+        // A hint only: the address is inside the block (`index & mask` < its count), and a
+        // prefetch of any address cannot fault or change what the program reads.
+        mr_prefetch_read(bases[index >> Self.shift] + MemoryLayout<Element>.stride * (index & Self.mask))
     }
 
     mutating func append(_ element: Element) {
-        if count & Self.mask == 0 {
+        let starts = count & Self.mask == 0
+        if starts {
             var block: [Element] = []
             block.reserveCapacity(Self.mask + 1)
             blocks.append(block)
         }
         blocks[blocks.count - 1].append(element)
+        // The block reserved room for all its elements, so appending never moves its storage;
+        // the address is kept for prefetching only (see `bases`).
+        if starts { bases.append(blocks[blocks.count - 1].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress!) }) }
         count += 1
     }
 
     mutating func removeAll() {
         blocks = []
+        bases = []
         count = 0
     }
 
@@ -365,6 +374,7 @@ struct BlockArray<Element> {
         let n = min(index, count) >> Self.shift
         guard n > 0 else { return 0 }
         blocks.removeFirst(n)
+        bases.removeFirst(n)
         count -= n << Self.shift
         return n << Self.shift
     }
