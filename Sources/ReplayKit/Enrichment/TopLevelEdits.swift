@@ -142,7 +142,7 @@ struct TopLevelEdits {
         }
 
         /// The member's key as JSON, with its quotes and colon: a literal, so writing it retains
-        /// nothing (an element of a static array of arrays was retained and released per use).
+        /// nothing (an element of a static array of arrays would be retained and released).
         var encodedKey: StaticString {
             switch self {
             case .timestamp: #""timestamp":"#
@@ -179,7 +179,8 @@ struct TopLevelEdits {
     /// reads through ``withValue(_:_:)`` instead.
     subscript(member: Member) -> MemberValue? {
         get { withValue(member) { $0 } }
-        set {
+        // Inlined: the rules set members named by literals, so the switch folds to one store.
+        @inline(__always) set {
             let bit = UInt8(1) << UInt8(member.position)
             if newValue == nil { changed &= ~bit } else { changed |= bit }
             switch member {
