@@ -4,7 +4,8 @@ import JSONCore
 ///
 /// Each field is the index (in `layout.members`) of the LAST member with that key, which is
 /// what ``ObjectLayout/member(_:in:)`` returns, so lookups agree with the general API. Keys are
-/// compared as raw bytes (by length first); a key written with escapes is decoded first.
+/// compared as raw bytes, each with its one candidate in ``KnownKeys``; a key written with
+/// escapes is decoded first.
 struct TopLevelMembers {
     /// The keys the rules read: the positions of ``indices``.
     enum Key: Int {
@@ -92,11 +93,14 @@ struct TopLevelMembers {
             (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
         /// A bit per key found (its raw value's), kept in a register: duplicates are told without
         /// reading back the indices just stored.
-        var seen: UInt32 = 0
+        private var seen: UInt32 = 0
+        /// A bit per key found more than once.
+        private var duplicates: UInt32 = 0
+        /// See ``TopLevelMembers/isCompact``.
         var isCompact = true
 
+        /// Whether some key was found more than once.
         var hasDuplicates: Bool { duplicates != 0 }
-        private var duplicates: UInt32 = 0
 
         /// Records member `idx`, whose key is `bytes[key]`, when the key is one of ``Key``'s.
         @inline(__always)
@@ -116,8 +120,8 @@ struct TopLevelMembers {
 
 /// The keys of ``TopLevelMembers/Key`` as a perfect hash table: a key's first four bytes pick
 /// its one bucket, and the bucket's words say whether the key is that one. A member's key is
-/// found with one multiply and two or three compares, instead of a switch on its length whose
-/// indirect jump the CPU mispredicts as members of different lengths follow each other.
+/// found with one multiply and two or three compares, and no switch on its length, whose
+/// indirect jump the CPU would mispredict as members of different lengths follow each other.
 enum KnownKeys {
     /// One bucket: a key's length and its bytes as words, as ``find(_:_:_:)`` reads them;
     /// `count` 0 for an empty bucket.
@@ -129,12 +133,14 @@ enum KnownKeys {
         var middle: UInt64 = 0
     }
 
+    /// Each key and its name.
     static let names: [(TopLevelMembers.Key, String)] = [
         (.type, "type"), (.event, "event"), (.groupId, "groupId"), (.context, "context"), (.timestamp, "timestamp"),
         (.sentAt, "sentAt"), (.writeKey, "writeKey"), (.anonymousId, "anonymousId"), (.userId, "userId"),
         (.messageId, "messageId"), (.properties, "properties"), (.traits, "traits"), (.previousId, "previousId"),
         (.originalTimestamp, "originalTimestamp"),
     ]
+    /// The lengths of the shortest and the longest name: no other key needs a look.
     static let shortest = 4
     static let longest = 17
 
@@ -166,7 +172,7 @@ enum KnownKeys {
     }
 
     /// The sixteen buckets, in memory allocated once, never written after it is filled and never
-    /// freed: reading it retains nothing (an array's storage was retained and released per line).
+    /// freed: reading it retains nothing (an array's storage would be retained and released).
     nonisolated(unsafe) static let table: UnsafeBufferPointer<Bucket> = {
         let buckets = UnsafeMutableBufferPointer<Bucket>.allocate(capacity: 16)
         _ = buckets.initialize(from: filled())

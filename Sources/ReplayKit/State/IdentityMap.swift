@@ -327,8 +327,8 @@ struct BlockArray<Element> {
     private var blocks: [[Element]] = []
     /// Where each block's storage starts, for ``prefetch(_:)`` alone. A prefetch reads nothing,
     /// so these addresses are never dereferenced, and one that went stale (a block copied on
-    /// write after this array was copied) only makes a prefetch useless: reading the address out
-    /// of `blocks` instead retained and released the block per call.
+    /// write after this array was copied) only makes a prefetch useless. Reading the address out
+    /// of `blocks` would retain and release the block per call.
     private var bases: [UnsafeRawPointer] = []
     /// The number of elements.
     private(set) var count = 0

@@ -274,8 +274,8 @@ package final class IdentityStore {
 
     /// Upserts the logged mappings `range` inside the caller's transaction, in the order of
     /// ``IdentityRowOrder``. That order jumps around the log (it is by key, the log by line), so
-    /// each row is prefetched a few rows ahead: the log outgrows the CPU's caches, and reading a
-    /// row there was nearly all of this loop's own time.
+    /// each row is prefetched a few rows ahead: the log outgrows the CPU's caches, and without
+    /// it, reading a row there is nearly all of this loop's own time.
     private func writeRows(_ range: Range<Int>) throws {
         let rows = pending
         let ahead = 4
