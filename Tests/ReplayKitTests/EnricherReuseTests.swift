@@ -22,7 +22,7 @@ struct EnricherReuseTests {
             let fast = preparer.contextWithLibraryOnly(ctx, buf)
             let quick = try #require(fast)
             var general = ObjectEditor(ctx)
-            general.set("library", raw: e.preparer.libraryJSON, in: buf)
+            general.set("library", raw: LibraryMember.json, in: buf)
             #expect(String(decoding: quick, as: UTF8.self) == String(decoding: general.rendered(buf), as: UTF8.self), "\(text)")
         }
     }

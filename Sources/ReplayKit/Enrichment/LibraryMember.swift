@@ -11,8 +11,8 @@ enum LibraryMember {
         return lib
     }()
 
-    /// The member, `"library":` and the object.
-    static let member: [UInt8] = JSONStrings.quoted("library") + [UInt8(ascii: ":")] + json
+    /// The member, `"library":` and the object, as edits append it to a context.
+    private static let member: [UInt8] = JSONStrings.quoted("library") + [UInt8(ascii: ":")] + json
 
     /// ``member`` in memory allocated once, never written after it is filled and never freed, so
     /// a pointer to it is valid for the rest of the program and may be shared by every thread.

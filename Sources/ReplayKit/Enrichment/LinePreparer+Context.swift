@@ -160,7 +160,7 @@ extension LinePreparer {
     mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
         guard let ctx = context else {
             guard defaults.advertisingId != nil else { return .success(defaultContextJSON) }
-            return .success(defaults.contextWithout(library: libraryJSON, removed: &counts.advertisingIdsRemoved))
+            return .success(defaults.contextWithout(library: LibraryMember.json, removed: &counts.advertisingIdsRemoved))
         }
         // Reuse the scratch editor's storage; it drops `ctx` again before it is put back.
         var e = scratchContextEditor
@@ -170,7 +170,7 @@ extension LinePreparer {
             scratchContextEditor = e
         }
         e.reset(ctx)
-        if ctx.member("library", in: buf).map({ $0.kind == .null }) ?? true { e.set("library", raw: libraryJSON, in: buf) }
+        if ctx.member("library", in: buf).map({ $0.kind == .null }) ?? true { e.set("library", raw: LibraryMember.json, in: buf) }
         if let f = merge(ctx, "app", defaults.app, buf, into: &e) { return .failure(f) }
         if let f = mergeDevice(ctx, buf, into: &e) { return .failure(f) }
         if let f = merge(ctx, "os", defaults.os, buf, into: &e) { return .failure(f) }

@@ -16,12 +16,9 @@ import Timestamps
 struct LinePreparer {
     let config: ReplayConfig
     let nowMillis: () -> Int64
-    let libraryJSON: [UInt8]
     let defaults: ContextDefaultsJSON
     /// The whole `context` of an event that has none (library + config defaults), encoded once.
     let defaultContextJSON: [UInt8]
-    /// The `"library":{...}` member of an enriched context, encoded once.
-    let libraryMemberJSON: [UInt8]
     /// The device anonymousId's bytes, and as a JSON string, encoded once.
     let deviceAnonymousId: IdRef
     let deviceAnonymousIdJSON: [UInt8]
@@ -62,12 +59,9 @@ struct LinePreparer {
     init(config: ReplayConfig, deviceAnonymousId: String, nowMillis: @escaping () -> Int64) {
         self.config = config
         self.nowMillis = nowMillis
-        let lib = LibraryMember.json
-        libraryJSON = lib
-        libraryMemberJSON = LibraryMember.member
         defaults = ContextDefaultsJSON(config.enrichment.context)
         var removed = 0
-        defaultContextJSON = defaults.contextWithout(library: lib, removed: &removed)
+        defaultContextJSON = defaults.contextWithout(library: LibraryMember.json, removed: &removed)
         drops = DropPaths(config.privacy.dropProperties)
         logoutEvents = LogoutEvents(config.enrichment.identity.logoutEvents)
         self.deviceAnonymousId = .bytes(Array(deviceAnonymousId.utf8))
