@@ -26,11 +26,7 @@ done
 for _ in $(seq 1 "$ROUNDS"); do
   for side in old new; do
     bin="$OLD"; [ "$side" = new ] && bin="$NEW"
-    rm -rf "$WORK/state-dry"
-    /usr/bin/time -f "$side dry %e %U %S %M" -a -o "$WORK/times" \
-      "$bin" run --dry-run --output /dev/null --config "$WORK/dry.yaml" "$FILE" > /dev/null 2>&1
-    /usr/bin/time -f "$side e2e %e %U %S %M" -a -o "$WORK/times" \
-      "$bin" run --config "$WORK/e2e.yaml" --fresh --quiet "$FILE" > /dev/null 2>&1
+    time_dry_and_e2e "$WORK/times" "$side " "%e %U %S %M" "$bin" "$WORK/dry.yaml" "$WORK/state-dry" "$WORK/e2e.yaml" "$FILE"
   done
 done
 python3 - "$WORK/times" <<'PY'

@@ -35,3 +35,13 @@ start_count_sink() {
   echo "the collector did not start" >&2
   exit 1
 }
+
+# Times one dry run and one end-to-end run of an mr-replay binary with /usr/bin/time, appending
+# a line for each to file $1: "$2dry FIELDS" and "$2e2e FIELDS", FIELDS in /usr/bin/time format
+# $3. $4 is the binary, $5 the dry run's config (its state directory $6 is emptied first), $7 the
+# end-to-end config (run with --fresh), $8 the input.
+time_dry_and_e2e() {
+  rm -rf "$6"
+  /usr/bin/time -f "${2}dry $3" -a -o "$1" "$4" run --dry-run --output /dev/null --config "$5" "$8" > /dev/null 2>&1
+  /usr/bin/time -f "${2}e2e $3" -a -o "$1" "$4" run --config "$7" --fresh --quiet "$8" > /dev/null 2>&1
+}

@@ -60,11 +60,7 @@ REQUESTS=$(( (EVENTS + 99) / 100 ))
 PORT="${SINK_URL##*:}"
 for _ in $(seq 1 "$ROUNDS"); do
   /usr/bin/time -f "floor %U %S" -a -o "$WORK/times" "$WORK/raw_post" "$PORT" "$WORK/body.json" "$REQUESTS" 4
-  rm -rf "$WORK/state"
-  /usr/bin/time -f "dry %U %S" -a -o "$WORK/times" \
-    "$MR_REPLAY" run --dry-run --output /dev/null --config "$WORK/run.yaml" "$WORK/events.ndjson" > /dev/null 2>&1
-  /usr/bin/time -f "e2e %U %S" -a -o "$WORK/times" \
-    "$MR_REPLAY" run --config "$WORK/run.yaml" --fresh --quiet "$WORK/events.ndjson" > /dev/null 2>&1
+  time_dry_and_e2e "$WORK/times" "" "%U %S" "$MR_REPLAY" "$WORK/run.yaml" "$WORK/state" "$WORK/run.yaml" "$WORK/events.ndjson"
 done
 python3 - "$WORK/times" "$EVENTS" "$REQUESTS" "$(wc -c < "$WORK/body.json")" <<'PY'
 import sys, statistics as st, collections
