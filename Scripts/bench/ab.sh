@@ -34,7 +34,8 @@ import statistics as st, sys, collections
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     p = line.split()
-    if len(p) == 6:
+    # /usr/bin/time adds a "Command exited with non-zero status 1" line after a run with dead letters.
+    if len(p) == 6 and p[0] in ("old", "new"):
         runs[(p[1], p[0])].append((float(p[2]), float(p[3]) + float(p[4]), int(p[5]) / 1024))
 for step in ("dry", "e2e"):
     for side in ("old", "new"):

@@ -36,12 +36,24 @@ start_count_sink() {
   exit 1
 }
 
-# Times one dry run and one end-to-end run of an mr-replay binary with /usr/bin/time, appending
-# a line for each to file $1: "$2dry FIELDS" and "$2e2e FIELDS", FIELDS in /usr/bin/time format
-# $3. $4 is the binary, $5 the dry run's config (its state directory $6 is emptied first), $7 the
-# end-to-end config (run with --fresh), $8 the input.
+# Runs a command under /usr/bin/time, appending "$2 FIELDS" (FIELDS in /usr/bin/time format $3)
+# to file $1; the command is the rest of the arguments. An mr-replay run that completes, with or
+# without dead letters (exit status 0 or 1), is measured; any other status is reported and fails.
+time_run() {
+  local times="$1" label="$2" format="$3" status=0
+  shift 3
+  /usr/bin/time -f "$label $format" -a -o "$times" "$@" > /dev/null 2>&1 || status=$?
+  if [ "$status" -gt 1 ]; then
+    echo "$label: $* exited with status $status" >&2
+    return 1
+  fi
+}
+
+# Times one dry run and one end-to-end run of an mr-replay binary (time_run): labels "$2dry" and
+# "$2e2e", /usr/bin/time format $3, into file $1. $4 is the binary, $5 the dry run's config (its
+# state directory $6 is emptied first), $7 the end-to-end config (run with --fresh), $8 the input.
 time_dry_and_e2e() {
   rm -rf "$6"
-  /usr/bin/time -f "${2}dry $3" -a -o "$1" "$4" run --dry-run --output /dev/null --config "$5" "$8" > /dev/null 2>&1
-  /usr/bin/time -f "${2}e2e $3" -a -o "$1" "$4" run --config "$7" --fresh --quiet "$8" > /dev/null 2>&1
+  time_run "$1" "${2}dry" "$3" "$4" run --dry-run --output /dev/null --config "$5" "$8"
+  time_run "$1" "${2}e2e" "$3" "$4" run --config "$7" --fresh --quiet "$8"
 }

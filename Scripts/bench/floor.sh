@@ -59,7 +59,7 @@ EVENTS=$(wc -l < "$WORK/events.ndjson")
 REQUESTS=$(( (EVENTS + 99) / 100 ))
 PORT="${SINK_URL##*:}"
 for _ in $(seq 1 "$ROUNDS"); do
-  /usr/bin/time -f "floor %U %S" -a -o "$WORK/times" "$WORK/raw_post" "$PORT" "$WORK/body.json" "$REQUESTS" 4
+  time_run "$WORK/times" floor "%U %S" "$WORK/raw_post" "$PORT" "$WORK/body.json" "$REQUESTS" 4
   time_dry_and_e2e "$WORK/times" "" "%U %S" "$MR_REPLAY" "$WORK/run.yaml" "$WORK/state" "$WORK/run.yaml" "$WORK/events.ndjson"
 done
 python3 - "$WORK/times" "$EVENTS" "$REQUESTS" "$(wc -c < "$WORK/body.json")" <<'PY'
@@ -68,7 +68,7 @@ events, requests, size = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 cpu = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     p = line.split()
-    if len(p) == 3:
+    if len(p) == 3 and p[0] in ("floor", "dry", "e2e"):  # not /usr/bin/time's "Command exited ..." lines
         cpu[p[0]].append(float(p[1]) + float(p[2]))
 med = {k: st.median(v) for k, v in cpu.items()}
 us = lambda s: s / events * 1e6
