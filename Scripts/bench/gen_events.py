@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a deterministic NDJSON file of Segment-spec events for the replay benchmark.
 
-Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic] [--ids short|uuid] [--context small|sdk]
+Usage: gen_events.py COUNT OUT [--seed N] [--mix uniform|realistic] [--ids short|uuid] [--context small|sdk] [--by-device]
 
 Every line is one event of one of the six types (track, identify, page, screen, group, alias),
 about 250 bytes, with unicode text, nested properties and an ISO-8601 `timestamp`. About 10% of
@@ -19,9 +19,15 @@ events are otherwise the same, drawn from the same random sequence.
 --context small (the default) writes a context of one `locale`; --context sdk writes the context
 a mobile SDK sends with every event (app, device, library, os, screen, network, locale, timezone
 and provider data, about 500 bytes), so lines are about 750 bytes, as SDK-written queues are.
+
+--by-device writes the same events grouped by device (the context's device id, which is the
+anonymousId; lines without one form one group), each device's events in the order they were drawn
+and with its first event's locale, as a device's offline queue holds them: a device's events then
+carry the same context, byte for byte. Use it with --context sdk.
 """
 import argparse
 import json
+import os
 import random
 import uuid
 
@@ -127,13 +133,49 @@ def main():
     ap.add_argument("--mix", choices=["uniform", "realistic"], default="uniform")
     ap.add_argument("--ids", choices=["short", "uuid"], default="short")
     ap.add_argument("--context", choices=["small", "sdk"], default="small")
+    ap.add_argument("--by-device", action="store_true")
     args = ap.parse_args()
     ident = uuid_ids if args.ids == "uuid" else short_ids
+    if args.by_device:
+        write_by_device(args, ident)
+        return
     rng = random.Random(args.seed)
     with open(args.out, "w", encoding="utf-8") as f:
         for n in range(args.count):
             f.write(json.dumps(event(rng, n, args.mix, ident, args.context == "sdk"), ensure_ascii=False, separators=(",", ":")))
             f.write("\n")
+
+
+def device_of(e):
+    return e.get("anonymousId", "none")
+
+
+def write_by_device(args, ident):
+    """--by-device: the events drawn as without it, each device's locale its first event's, written
+    device by device (in the order devices first appear) through a temporary file."""
+    sdk = args.context == "sdk"
+    locales = {}
+    rng = random.Random(args.seed)
+    for n in range(args.count):
+        e = event(rng, n, args.mix, ident, sdk)
+        locales.setdefault(device_of(e), e["context"]["locale"])
+    lines = {}  # device -> [(offset, length)] in the temporary file
+    rng = random.Random(args.seed)
+    tmp = args.out + ".unordered"
+    with open(tmp, "wb") as f:
+        for n in range(args.count):
+            e = event(rng, n, args.mix, ident, sdk)
+            device = device_of(e)
+            e["context"] = sdk_context(locales[device], device) if sdk else {"locale": locales[device]}
+            line = (json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+            lines.setdefault(device, []).append((f.tell(), len(line)))
+            f.write(line)
+    with open(tmp, "rb") as src, open(args.out, "wb") as out:
+        for spans in lines.values():
+            for offset, length in spans:
+                src.seek(offset)
+                out.write(src.read(length))
+    os.remove(tmp)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@ public struct JSONMember: Sendable, Equatable {
     public let value: Range<Int>
     /// The value's kind.
     public let kind: JSONKind
+
+    /// The same member `offset` bytes further on (a copy of the same bytes elsewhere).
+    func shifted(by offset: Int) -> JSONMember {
+        JSONMember(
+            span: (span.lowerBound + offset)..<(span.upperBound + offset), key: (key.lowerBound + offset)..<(key.upperBound + offset),
+            keyHasEscapes: keyHasEscapes, value: (value.lowerBound + offset)..<(value.upperBound + offset), kind: kind)
+    }
 }
 
 /// The top-level members of one JSON object, found by a single validating scan.
@@ -242,10 +249,7 @@ extension JSONScanner {
             let valueStart = i
             let kind: JSONKind
             if nested.wants(key, escaped: esc, at: self) {
-                // Validated as `scanValue` would (an object one level deeper, its members' values
-                // at that depth), with the same errors at the same places.
-                var none = NestedObject(key: nil)
-                nested.layout.range = try scanMembers(buffer, into: &nested.layout.members, depth: depth + 1, recording: &none)
+                try record(buffer, &nested, depth: depth)
                 nested.index = members.count
                 kind = .object
             } else {
@@ -259,11 +263,31 @@ extension JSONScanner {
     }
 }
 
+extension JSONScanner {
+    /// Records the object value at the current offset in `nested` (a member of an object at
+    /// `depth`): replayed when it repeats the last one recorded, else scanned as `scanValue`
+    /// would (an object one level deeper, its members' values at that depth), with the same
+    /// errors at the same places. Out of line: `scanMembers` runs for every object of a line,
+    /// and this for one of them.
+    @inline(never)
+    mutating func record(_ buffer: UnsafeBufferPointer<UInt8>, _ nested: inout NestedObject, depth: Int) throws(JSONError) {
+        if let objectEnd = nested.replay(at: self, depth: depth) {
+            i = objectEnd
+            return
+        }
+        var none = NestedObject(key: nil)
+        nested.layout.range = try scanMembers(buffer, into: &nested.layout.members, depth: depth + 1, recording: &none)
+        nested.remember(buffer, depth: depth)
+    }
+}
+
 /// The members of one object value inside a document, recorded while the document is validated
 /// (``ObjectLayout/scanDocument(_:reusing:recording:)``), so that nothing reads the object again:
 /// the value of the LAST top-level member whose key is ``key`` (written without escapes) and whose
 /// value is an object. Its ``layout`` is then exactly what ``ObjectLayout/skimNested(_:_:reusing:)``
-/// gives for that value. Reused from document to document (its member storage is kept).
+/// gives for that value. Reused from document to document: its member storage is kept, and so
+/// is the last object it recorded, which a later document that repeats it byte for byte gets
+/// without a scan (``replay(at:depth:)``).
 package struct NestedObject {
     /// The key to record, as bytes; nil records nothing.
     package let key: [UInt8]?
@@ -274,9 +298,73 @@ package struct NestedObject {
     /// The recorded member's index in the document's layout; nil when none was recorded.
     package var index: Int?
 
+    /// The bytes of the object the last scan recorded, and its members with offsets from its
+    /// first byte (empty: none kept), and the depth of the object holding it. An SDK's events
+    /// carry the same context line after line.
+    private var lastBytes: [UInt8] = []
+    private var lastMembers: [JSONMember] = []
+    private var lastDepth = 0
+    /// Only objects of this many bytes or more are kept: a shorter one scans about as fast as it
+    /// compares, and keeping it would cost every line a copy.
+    package static let minimumKeptBytes = 128
+    /// Objects longer than this are not kept: copying them would cost more than it saves.
+    package static let maximumKeptBytes = 4096
+    /// How many objects were recorded by ``replay(at:depth:)`` rather than scanned.
+    package private(set) var replays = 0
+    /// Objects scanned since the last replay. Past ``backOffAfter`` of them, only every
+    /// ``backOffEvery``-th is kept, and only the object after it is compared with it: where
+    /// objects do not repeat (events of many devices, mixed), few lines pay for the copy and the
+    /// comparison, and one kept object that repeats ends the back-off.
+    private var scannedSinceReplay = 0
+    /// Scans without a replay after which keeping objects backs off.
+    package static let backOffAfter = 64
+    /// While backing off, one scanned object in this many is kept.
+    package static let backOffEvery = 16
+
     package init(key: [UInt8]?) {
         self.key = key
         keyCount = key?.count ?? -1
+    }
+
+    /// When the bytes at the scanner's offset start with the object the last scan recorded,
+    /// records that object's members there, without scanning, and returns where it ends; else nil.
+    ///
+    /// Exact: those bytes are a complete object, which the scan found valid as a member of an
+    /// object at the same `depth`, and an object's validity and layout depend on its bytes and
+    /// its depth alone, never on what follows its closing brace.
+    @inline(__always)
+    mutating func replay(at scanner: borrowing JSONScanner, depth: Int) -> Int? {
+        let n = lastBytes.count
+        let start = scanner.i
+        // While backing off, only the object right after a kept one is compared.
+        guard n > 0, depth == lastDepth, scannedSinceReplay <= Self.backOffAfter || scannedSinceReplay % Self.backOffEvery == 0,
+            scanner.end - start >= n
+        else { return nil }
+        // `start + n <= end` keeps the compared bytes inside the scanner's buffer, and
+        // `lastBytes` holds n bytes.
+        let same = lastBytes.withUnsafeBytes { memcmp(scanner.base + start, $0.baseAddress!, n) == 0 }
+        guard same else { return nil }
+        for m in lastMembers { layout.members.append(m.shifted(by: start)) }
+        layout.range = start..<(start + n)
+        replays &+= 1
+        scannedSinceReplay = 0
+        return start + n
+    }
+
+    /// Keeps the object just recorded (its bytes in `buffer` and its members), a member of an
+    /// object at `depth`, for ``replay(at:depth:)``, unless it backs off (see ``backOffAfter``).
+    mutating func remember(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int) {
+        scannedSinceReplay &+= 1
+        if scannedSinceReplay > Self.backOffAfter, scannedSinceReplay % Self.backOffEvery != 0 { return }
+        let r = layout.range
+        if !lastBytes.isEmpty {
+            lastBytes.removeAll(keepingCapacity: true)
+            lastMembers.removeAll(keepingCapacity: true)
+        }
+        guard r.count >= Self.minimumKeptBytes, r.count <= Self.maximumKeptBytes else { return }
+        lastBytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[r]))
+        for m in layout.members { lastMembers.append(m.shifted(by: -r.lowerBound)) }
+        lastDepth = depth
     }
 
     /// Forgets what was recorded, keeping the member storage.
