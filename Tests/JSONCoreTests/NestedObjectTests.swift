@@ -43,6 +43,26 @@ struct NestedObjectTests {
         }
     }
 
+    /// Scans `buf` plainly and recording in `nested`, and expects the same layout or the same
+    /// error; when it succeeds, that the right member was recorded, and that a skim of its value
+    /// finds what was recorded. Returns the error, and whether an object was recorded.
+    static func scanBothWays(_ buf: UnsafeBufferPointer<UInt8>, _ nested: inout NestedObject) -> (error: JSONError?, recorded: Bool) {
+        let text = String(decoding: buf, as: UTF8.self)
+        var plain = ObjectLayout()
+        var layout = ObjectLayout()
+        let plainError = failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &plain) }
+        let error = failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &layout, recording: &nested) }
+        #expect(error == plainError, "\(text)")
+        #expect(layout.members == plain.members && layout.range == plain.range)
+        guard error == nil else { return (error, false) }
+        #expect(nested.index == expectedIndex(layout, buf), "\(text)")
+        guard let index = nested.index else { return (nil, false) }
+        var skimmed = ObjectLayout()
+        #expect(ObjectLayout.skimNested(buf, layout.members[index].value, reusing: &skimmed))
+        #expect(skimmed.members == nested.layout.members && skimmed.range == nested.layout.range, "\(text)")
+        return (nil, true)
+    }
+
     @Test func recordsWhatASkimFindsAndScansAsThePlainScanDoes() {
         var gen = JSONTextGenerator(seed: 0xC0_7E47)
         var rng = SeededRandom(seed: 0xC0_7E48)
@@ -51,24 +71,14 @@ struct NestedObjectTests {
         for n in 0..<4_000 {
             var line = Self.document(&gen)
             if n % 2 == 1 { line = JSONMutator.mutate(line, using: &rng) }
-            line.withUnsafeBufferPointer { buf in
-                var plain = ObjectLayout()
-                var layout = ObjectLayout()
-                let plainError = Self.failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &plain) }
-                let error = Self.failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &layout, recording: &nested) }
-                #expect(error == plainError, "\(String(decoding: line, as: UTF8.self))")
-                #expect(layout.members == plain.members && layout.range == plain.range)
-                guard error == nil else {
-                    failed += 1
-                    #expect(nested.index == nil && nested.layout.members.isEmpty)
-                    return
-                }
-                #expect(nested.index == Self.expectedIndex(layout, buf), "\(String(decoding: line, as: UTF8.self))")
-                guard let index = nested.index else { return #expect(nested.layout.members.isEmpty) }
+            let (error, wasRecorded) = line.withUnsafeBufferPointer { Self.scanBothWays($0, &nested) }
+            if error != nil {
+                failed += 1
+                #expect(nested.index == nil && nested.layout.members.isEmpty)
+            } else if wasRecorded {
                 recorded += 1
-                var skimmed = ObjectLayout()
-                #expect(ObjectLayout.skimNested(buf, layout.members[index].value, reusing: &skimmed))
-                #expect(skimmed.members == nested.layout.members && skimmed.range == nested.layout.range)
+            } else {
+                #expect(nested.layout.members.isEmpty)
             }
         }
         // Both outcomes, and recording, must really be exercised.
@@ -101,20 +111,7 @@ struct NestedObjectTests {
             default: break
             }
             let replaysBefore = nested.replays
-            line.withUnsafeBufferPointer { buf in
-                var plain = ObjectLayout()
-                var layout = ObjectLayout()
-                let plainError = Self.failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &plain) }
-                let error = Self.failure { () throws(JSONError) in try ObjectLayout.scanDocument(buf, reusing: &layout, recording: &nested) }
-                #expect(error == plainError, "\(String(decoding: line, as: UTF8.self))")
-                #expect(layout.members == plain.members && layout.range == plain.range)
-                guard error == nil, let index = nested.index else { return }
-                #expect(index == Self.expectedIndex(layout, buf))
-                var skimmed = ObjectLayout()
-                #expect(ObjectLayout.skimNested(buf, layout.members[index].value, reusing: &skimmed))
-                #expect(skimmed.members == nested.layout.members && skimmed.range == nested.layout.range, "\(String(decoding: line, as: UTF8.self))")
-                recorded += 1
-            }
+            if line.withUnsafeBufferPointer({ Self.scanBothWays($0, &nested) }).recorded { recorded += 1 }
             if nested.replays > replaysBefore { replayed += 1 }
         }
         // The replay must really be exercised, and so must the scan that records.
