@@ -267,8 +267,8 @@ extension JSONScanner {
     /// Records the object value at the current offset in `nested` (a member of an object at
     /// `depth`): replayed when it repeats the last one recorded, else scanned as `scanValue`
     /// would (an object one level deeper, its members' values at that depth), with the same
-    /// errors at the same places. Out of line: `scanMembers` runs for every object of a line,
-    /// and this for one of them.
+    /// errors at the same places. Out of line: inlined into `scanMembers`, the loop over every
+    /// member of a line, it made that loop dearer for lines whose context is not replayed.
     @inline(never)
     mutating func record(_ buffer: UnsafeBufferPointer<UInt8>, _ nested: inout NestedObject, depth: Int) throws(JSONError) {
         if let objectEnd = nested.replay(at: self, depth: depth) {
