@@ -53,6 +53,9 @@ let package = Package(
         .target(name: "JSONCore"),
         // A cache-prefetch hint for the identity tables' lookups (Swift has none of its own).
         .target(name: "CPrefetch"),
+        // SHA-1 with x86-64's SHA instructions, for the anonymousIds derived from userIds (a
+        // UUIDv5 per line); swift-crypto's costs several times the hash itself per call.
+        .target(name: "CSHA1"),
         // The package's one SQLite wrapper (connection, cached prepared statements, text binding).
         .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
         // The one timestamp grammar (ISO 8601 / RFC 3339) and calendar arithmetic, shared by the
@@ -172,6 +175,7 @@ let package = Package(
                 "ObjectStorage",
                 "FileDescriptorIO",
                 "CPrefetch",
+                "CSHA1",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),

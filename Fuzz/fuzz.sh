@@ -33,7 +33,7 @@ ROOT=$PWD
 FUZZ=$ROOT/Fuzz
 BUILD=${FUZZ_BUILD:-$FUZZ/.build}
 read -r -a OPT <<<"${FUZZ_OPT:--O -g}"
-INCLUDES=(-I "$ROOT/Sources/CSQLite" -I "$ROOT/Sources/CPrefetch/include" -I "$FUZZ/Support/CCompressZlib")
+INCLUDES=(-I "$ROOT/Sources/CSQLite" -I "$ROOT/Sources/CPrefetch/include" -I "$ROOT/Sources/CSHA1/include" -I "$FUZZ/Support/CCompressZlib")
 SWIFTFLAGS=(-swift-version 6 -package-name mr_replay -sanitize=fuzzer,address "${OPT[@]}" -use-ld=lld "${INCLUDES[@]}")
 # The suffix of the binaries ("-coverage" for --coverage builds).
 VARIANT=""

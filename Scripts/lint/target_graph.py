@@ -19,7 +19,7 @@ LAYERS = [
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'FileDescriptorIO',
                 'JSONCore']),
-    ('C shims', ['CPrefetch']),
+    ('C shims', ['CPrefetch', 'CSHA1']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
 ]
 

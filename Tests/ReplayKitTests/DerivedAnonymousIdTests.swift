@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ReplayKit
@@ -90,5 +91,28 @@ struct DerivedAnonymousIdTests {
         let b = second.withUTF8 { buffer.derived(userId: $0).baseAddress }
         #expect(a == b)
         #expect(Self.derived(buffer, "user-1") == "44a97262-d3be-5297-8a96-f25cf7c464e5")
+    }
+
+    /// The SHA-1 the derivation uses: with the CPU's SHA instructions, it gives swift-crypto's
+    /// digest for every length from 0 to 300 bytes (up to five blocks, every position of the
+    /// padding) and for random lengths up to 5,000, with random bytes; FIPS 180-4's examples.
+    @Test(.enabled(if: DerivedAnonymousId.hasSHAExtensions, "this CPU has no SHA instructions"))
+    func theSHAInstructionsGiveSwiftCryptosDigest() {
+        func digest(_ bytes: [UInt8], _ accelerated: Bool) -> [UInt8] {
+            bytes.withUnsafeBytes { DerivedAnonymousId.sha1($0, usingSHAExtensions: accelerated) { Array($0) } }
+        }
+        var random = SeededRandom(state: 0x5AA1)
+        let lengths = Array(0...300) + (0..<200).map { _ in Int.random(in: 301...5_000, using: &random) }
+        for n in lengths {
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let accelerated = digest(bytes, true)
+            #expect(accelerated.count == 20)
+            #expect(accelerated == digest(bytes, false), "\(n) bytes")
+        }
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(digest(Array("abc".utf8), true)) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(hex(digest([], true)) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        let twoBlocks = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        #expect(hex(digest(twoBlocks, true)) == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
     }
 }

@@ -1,3 +1,4 @@
+import CSHA1
 import Crypto
 @_spi(PerLine) import MetaRouter
 
@@ -18,27 +19,56 @@ enum DerivedAnonymousId {
     /// appear in the event, unescaped) at `out`, which must have room for them. Called through a
     /// ``DerivedIdBuffer``.
     ///
-    /// The namespace and the userId are hashed as one buffer, in one call: each call into the
-    /// hasher costs more than hashing these few bytes does.
+    /// The namespace and the userId are hashed as one buffer, in one call.
     static func write(userId: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) {
-        let digest = withUnsafeTemporaryAllocation(byteCount: 16 + userId.count, alignment: 1) { name in
+        withUnsafeTemporaryAllocation(byteCount: 16 + userId.count, alignment: 1) { name in
             // `name` has room for the namespace's 16 bytes and then the userId's bytes; both
             // writes are raw byte copies, and the hash reads exactly the bytes written.
             name.storeBytes(of: namespaceWords.0.bigEndian, toByteOffset: 0, as: UInt64.self)
             name.storeBytes(of: namespaceWords.1.bigEndian, toByteOffset: 8, as: UInt64.self)
             if userId.count > 0 { (name.baseAddress! + 16).copyMemory(from: userId.baseAddress!, byteCount: userId.count) }
-            var hasher = Insecure.SHA1()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(name))
-            return hasher.finalize()
+            sha1(UnsafeRawBufferPointer(name)) { digest in
+                // A SHA-1 digest has 20 bytes, so the two 8-byte reads stay inside it (unaligned:
+                // the digest's bytes have no alignment to rely on).
+                var first = UInt64(littleEndian: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                var second = UInt64(littleEndian: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                first = first & ~(0xF0 << 48) | (0x50 << 48)  // byte 6: version 5
+                second = second & ~0xC0 | 0x80  // byte 8: the RFC 9562 variant
+                UUIDText.write(first, second, to: out)
+            }
         }
-        digest.withUnsafeBytes { d in
-            // A SHA-1 digest has 20 bytes, so the two 8-byte reads stay inside it (unaligned:
-            // the digest's bytes have no alignment to rely on).
-            var first = UInt64(littleEndian: d.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-            var second = UInt64(littleEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            first = first & ~(0xF0 << 48) | (0x50 << 48)  // byte 6: version 5
-            second = second & ~0xC0 | 0x80  // byte 8: the RFC 9562 variant
-            UUIDText.write(first, second, to: out)
-        }
+    }
+
+    /// Whether ``sha1(_:usingSHAExtensions:_:)`` can hash with the CPU's SHA instructions.
+    static var hasSHAExtensions: Bool {
+        #if arch(x86_64)
+            mr_sha1_has_sha_extensions() != 0
+        #else
+            false
+        #endif
+    }
+
+    /// Calls `body` with the 20 bytes of the SHA-1 digest of `bytes`: computed with the CPU's SHA
+    /// instructions when `usingSHAExtensions` and the CPU has them (``hasSHAExtensions``), else
+    /// by swift-crypto. Both give the same digest; the first costs no allocation.
+    static func sha1<R>(
+        _ bytes: UnsafeRawBufferPointer, usingSHAExtensions: Bool = true, _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        #if arch(x86_64)
+            if usingSHAExtensions, hasSHAExtensions {
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                    bytes.withMemoryRebound(to: UInt8.self) { input in
+                        // The C function reads input.count bytes at input.baseAddress (none, and then
+                        // a nil address is allowed, when the count is 0) and writes exactly the 20
+                        // bytes of `digest`; the CPU has the instructions it uses (checked above).
+                        mr_sha1_with_sha_extensions(input.baseAddress, input.count, digest.baseAddress!)
+                    }
+                    return body(UnsafeRawBufferPointer(digest))
+                }
+            }
+        #endif
+        var hasher = Insecure.SHA1()
+        hasher.update(bufferPointer: bytes)
+        return hasher.finalize().withUnsafeBytes(body)
     }
 }
