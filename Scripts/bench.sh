@@ -12,6 +12,7 @@
 # and the CPU time (user + sys) of the client process alone. The dry run, the Python peer and
 # every end-to-end step run R times (--repeat, default 3) and report their median run. Every step
 # whose binary is missing is skipped with a message. Everything runs on 127.0.0.1. See docs/benchmark.md.
+# The Python peers are installed into a virtualenv, DIR/venv unless BENCH_VENV names another.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
     --skip-big) SKIP_BIG=1 ;;
     --skip-python) SKIP_PYTHON=1 ;;
     --out) OUT="$2"; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -153,7 +154,7 @@ fi
 
 # --- 6. Segment's Python library ----------------------------------------------------------------
 if [ "$SKIP_PYTHON" = 0 ]; then
-  VENV="$OUT/venv"
+  VENV="${BENCH_VENV:-$OUT/venv}"
   if ! "$VENV/bin/python" -c "import segment.analytics" 2>/dev/null; then
     say "installing segment-analytics-python into $VENV"
     python3 -m venv "$VENV" && "$VENV/bin/pip" install -q segment-analytics-python || true
@@ -173,7 +174,7 @@ fi
 
 # --- 6b. the orjson script ----------------------------------------------------------------------
 if [ "$SKIP_PYTHON" = 0 ]; then
-  VENV="$OUT/venv"
+  VENV="${BENCH_VENV:-$OUT/venv}"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || true
   if ! "$VENV/bin/python" -c "import orjson" 2>/dev/null; then
     say "installing orjson into $VENV"

@@ -18,10 +18,11 @@ for bin in "$OLD" "$NEW" "$COLLECTOR"; do
 done
 OUT="$ROOT/bench-results/compare-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
-# bench.sh keeps its generated data and its Python virtualenv under --out: every run shares the
-# default ones (bench-results/data and bench-results/venv), so both sides read the same files and
-# the peers are installed once.
-mkdir -p "$ROOT/bench-results/data" "$ROOT/bench-results/venv"
+# bench.sh keeps its generated data under --out, and its Python virtualenv there unless
+# BENCH_VENV says otherwise: every run shares the default ones (bench-results/data and
+# bench-results/venv), so both sides read the same files and the peers are installed once.
+mkdir -p "$ROOT/bench-results/data"
+export BENCH_VENV="$ROOT/bench-results/venv"
 order=()
 for s in $(seq 1 "$SITTINGS"); do
   if [ $((s % 2)) -eq 1 ]; then order+=(old new); else order+=(new old); fi
@@ -33,7 +34,6 @@ for side in "${order[@]}"; do
   dir="$OUT/$k-$side"
   mkdir -p "$dir"
   ln -s "$ROOT/bench-results/data" "$dir/data"
-  ln -s "$ROOT/bench-results/venv" "$dir/venv"
   echo "== run $k: $side ($bin)"
   if ! MR_REPLAY="$bin" MR_COLLECTOR="$COLLECTOR" bash "$ROOT/Scripts/bench.sh" --no-build --out "$dir" > "$dir/bench.log" 2>&1; then
     echo "compare.sh: bench.sh failed for $side; its output is $dir/bench.log" >&2
