@@ -5,8 +5,9 @@
 // Sends REQUESTS copies of BODY_FILE as `POST /v1/batch` (HTTP/1.1, keep-alive, write key "K")
 // over CONNECTIONS connections to 127.0.0.1:PORT, one request in flight on each, with one
 // writev() per request, reading each answer whole (its head and its Content-Length bytes) and
-// checking that it is a `200`. Its CPU time is the kernel's loopback TCP plus a loop that does nothing else, the floor
-// under any client's per-request cost. Scripts/bench/floor.sh builds and runs it.
+// checking that it is a `200`. Its CPU time is the kernel's loopback TCP plus a loop that does
+// nothing else: the floor under any client's per-request cost. Scripts/bench/floor.sh builds and
+// runs it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
