@@ -32,6 +32,11 @@ struct ResumePlan: Sendable {
 
     var paths: [String] { inputs.map(\.path) }
 
+    /// The inputs as the acknowledgment log declares them.
+    var ackInputs: [AckLog.Input] {
+        inputs.map { AckLog.Input(path: $0.path, object: $0.source.object, resumable: $0.resumable, isSnapshot: $0.source.kind == .snapshot) }
+    }
+
     /// Checks every input against `checkpoint` and reads every snapshot once, before anything is
     /// sent. Fails for a snapshot that cannot be replayed, and for an input that changed under
     /// its checkpoint when `inputs.on_changed` is `refuse`. A grown file continues where it

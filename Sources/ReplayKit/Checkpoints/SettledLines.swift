@@ -49,3 +49,44 @@ struct SettledLines: Sendable, Equatable {
         return low < ranges.count && ranges[low].contains(line)
     }
 }
+
+extension SettledLines {
+    /// The lines of `a` and `b` together, or nil when both are nil.
+    static func union(_ a: SettledLines?, _ b: SettledLines?) -> SettledLines? {
+        guard let a else { return b }
+        guard let b else { return a }
+        var merged: [ClosedRange<Int>] = []
+        merged.reserveCapacity(a.ranges.count + b.ranges.count)
+        var i = 0, j = 0
+        while i < a.ranges.count || j < b.ranges.count {
+            let next: ClosedRange<Int>
+            if j == b.ranges.count || (i < a.ranges.count && a.ranges[i].lowerBound <= b.ranges[j].lowerBound) {
+                next = a.ranges[i]
+                i += 1
+            } else {
+                next = b.ranges[j]
+                j += 1
+            }
+            if let last = merged.last, next.lowerBound <= last.upperBound + 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, next.upperBound)
+            } else {
+                merged.append(next)
+            }
+        }
+        return SettledLines(ranges: merged)
+    }
+
+    /// The lines after `line`, or nil when there are none.
+    func after(_ line: Int) -> SettledLines? {
+        var kept: [ClosedRange<Int>] = []
+        for range in ranges where range.upperBound > line {
+            kept.append(max(range.lowerBound, line + 1)...range.upperBound)
+        }
+        return kept.isEmpty ? nil : SettledLines(ranges: kept)
+    }
+
+    /// How many lines they hold.
+    var count: Int { ranges.reduce(0) { $0 + $1.count } }
+
+    private init(ranges: [ClosedRange<Int>]) { self.ranges = ranges }
+}

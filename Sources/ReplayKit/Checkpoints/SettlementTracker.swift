@@ -7,6 +7,9 @@ import DequeModule
 /// The low-watermark is the last sequence number before which everything is settled: the
 /// checkpoint may advance exactly that far, and never past an event still in flight.
 ///
+/// A line is settled when all its entries are: one per event it holds, in sequence order, all
+/// but the last with `endsLine` false (a SimpleAnalytics payload's items); most lines have one.
+///
 /// Not thread-safe on its own: ``ReplayRunner`` keeps it behind a mutex.
 struct SettlementTracker {
     /// A line that is read but not yet passed by the low-watermark.
@@ -15,6 +18,8 @@ struct SettlementTracker {
         var endOffset: UInt64
         var lineNumber: Int
         var settled: Bool
+        /// False for all but the last entry of a line that holds several events.
+        var endsLine = true
     }
 
     /// Where the settled prefix of one input ends.
@@ -40,7 +45,9 @@ struct SettlementTracker {
     /// The front entry is never settled between calls (``advance()`` drops a settled prefix), so
     /// appending behind it changes no watermark; a settled line with nothing before it in
     /// flight moves the watermark and its input's position at once, without an entry.
-    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool) -> UInt64 {
+    /// `lineNumber` is where the input's settled prefix ends once this entry settles: for the
+    /// last (or only) entry of a line, that line's number.
+    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool, endsLine: Bool = true) -> UInt64 {
         let seq = nextSequence
         nextSequence += 1
         if settled, entries.isEmpty {
@@ -48,8 +55,40 @@ struct SettlementTracker {
             positions[input] = Position(offset: endOffset, lineNumber: lineNumber)
             return seq
         }
-        entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled))
+        entries.append(Entry(input: input, endOffset: endOffset, lineNumber: lineNumber, settled: settled, endsLine: endsLine))
         return seq
+    }
+
+    /// Marks `sequence` settled, like ``settle(_:)``, and says which line that completed, if any:
+    /// the last of its line's entries to settle completes it. `nil` when `sequence` was unknown
+    /// or already settled.
+    mutating func settleLine(_ sequence: UInt64) -> (input: Int, completedLine: Int?)? {
+        guard sequence >= firstSequence, sequence < nextSequence else { return nil }
+        let index = Int(sequence - firstSequence)
+        guard !entries[index].settled else { return nil }
+        let completed = lineCompleted(settling: index)
+        entries[index].settled = true
+        let input = entries[index].input
+        if index == 0 { advance() }
+        return (input, completed)
+    }
+
+    /// The number of the line the entry at `index` belongs to, when settling it settles the
+    /// line: every other entry of the line is settled (those the watermark passed are), and its
+    /// last entry was recorded.
+    private func lineCompleted(settling index: Int) -> Int? {
+        if entries[index].endsLine, index == 0 || entries[index - 1].endsLine { return entries[index].lineNumber }
+        var before = index - 1
+        while before >= 0, !entries[before].endsLine {
+            if !entries[before].settled { return nil }
+            before -= 1
+        }
+        var last = index
+        while !entries[last].endsLine {
+            last += 1
+            if last == entries.count || !entries[last].settled { return nil }
+        }
+        return entries[last].lineNumber
     }
 
     /// Marks `sequence` settled and returns its input, or `nil` when it was unknown or already
@@ -72,21 +111,17 @@ struct SettlementTracker {
     }
 
     /// The settled lines past the watermark, by input: a line counts when every entry it has
-    /// (one per event it holds) is settled. Entries of one input are in line order.
+    /// (one per event it holds) is settled, its last one included. Entries of one input are in
+    /// line order.
     func settledPastWatermark() -> [Int: SettledLines] {
         var lines: [Int: [Int]] = [:]
-        var pending: (input: Int, line: Int)? = nil  // the line whose entries are being read
-        var allSettled = true
+        var allSettled = true  // of the line whose entries are being read
         for entry in entries {
-            if let p = pending, p.input == entry.input, p.line == entry.lineNumber {
-                allSettled = allSettled && entry.settled
-                continue
-            }
-            if let p = pending, allSettled { lines[p.input, default: []].append(p.line) }
-            pending = (entry.input, entry.lineNumber)
-            allSettled = entry.settled
+            allSettled = allSettled && entry.settled
+            guard entry.endsLine else { continue }
+            if allSettled { lines[entry.input, default: []].append(entry.lineNumber) }
+            allSettled = true
         }
-        if let p = pending, allSettled { lines[p.input, default: []].append(p.line) }
         return lines.compactMapValues { SettledLines(sortedLines: $0) }
     }
 

@@ -54,6 +54,7 @@ struct StateDirectory: Sendable {
         try identity.commit(
             throughSequence: nil, metadata: [StateDirectory.checkpointKey: nil, CheckpointDestination.metadataKey: nil])
         try? LocalFileSystem().remove(checkpointMirrorPath)
+        AckLogFiles.remove(AckLogFiles.generations(in: ackDirectory).map { AckLogFiles.path(directory: ackDirectory, generation: $0) })
     }
 
     /// Moves the checkpoint to the current low-watermark and commits, in the same SQLite
@@ -66,16 +67,10 @@ struct StateDirectory: Sendable {
     /// fails and nothing moves: committing the identities learned from those lines while the
     /// input's entry stayed behind would change how they enrich when read again.
     func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
-        let (watermark, positions, ended, lastSeq, delivered, pastWatermark) = runState.counters.withLock { c in
-            (
-                c.tracker.watermark, c.tracker.positions, c.endOfInput, c.lastSequence, c.report.events.delivered,
-                c.tracker.settledPastWatermark()
-            )
-        }
-        // Every line before the watermark that was dead-lettered has its record in the writer's
-        // buffer (records are written before a line is settled). Write them out before the
-        // checkpoint passes those lines, so a crash right after cannot lose them.
-        try runState.deadLetters.withLock { try $0.flush() }
+        // Every line the snapshot passes or lists that was dead-lettered is in the dead-letter
+        // file by the time it returns (``RunState/checkpointSnapshot()``).
+        let snapshot = try runState.checkpointSnapshot()
+        let (watermark, positions, ended, lastSeq) = (snapshot.watermark, snapshot.positions, snapshot.ended, snapshot.lastSequence)
         var next = checkpoint
         for (index, input) in plan.inputs.enumerated() where input.resumable {
             let entry = next.inputs[input.path]
@@ -83,8 +78,10 @@ struct StateDirectory: Sendable {
             let offset = position?.offset ?? input.resumeAt?.offset ?? 0
             let line = position?.lineNumber ?? ((input.resumeAt?.lineNumber ?? 1) - 1)
             let completed = ended.contains(index) && (lastSeq[index].map { $0 < watermark } ?? true)
-            // Line numbers identify events only in NDJSON (a snapshot's are matched by messageId).
-            let settledAfter = input.source.kind == .ndjson && !completed ? pastWatermark[index]?.pairs : nil
+            // The lines settled past the position: this run's, and those an earlier run settled
+            // that this run has not read again yet.
+            let settledAfter =
+                completed ? nil : SettledLines.union(snapshot.pastWatermark[index], input.rules.settledLines?.after(line))?.pairs
             if entry?.offset == offset, entry?.completed == completed, entry?.etag == input.source.object?.etag {
                 next.inputs[input.path]?.settledAfter = settledAfter
                 continue
@@ -106,12 +103,17 @@ struct StateDirectory: Sendable {
             next.inputs[input.path]?.settledAfter = settledAfter
         }
         next.updatedAt = Timestamp.iso8601(Date())
-        let text = String(decoding: try JSONEncoder().encode(next), as: UTF8.self)
-        var metadata: [String: String?] = [StateDirectory.checkpointKey: text]
-        if delivered > 0, let destination { metadata[CheckpointDestination.metadataKey] = destination }
+        var metadata: [String: String?] = [StateDirectory.checkpointKey: try Self.encode(next)]
+        if snapshot.delivered > 0, let destination { metadata[CheckpointDestination.metadataKey] = destination }
         try identity.commit(throughSequence: watermark == 0 ? nil : watermark - 1, metadata: metadata)
         checkpoint = next
+        AckLogFiles.remove(snapshot.coveredAckFiles)
         try? writeMirror(checkpoint)
+    }
+
+    /// The checkpoint as it is stored.
+    static func encode(_ checkpoint: Checkpoint) throws -> String {
+        String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
     }
 
     func writeMirror(_ checkpoint: Checkpoint) throws {

@@ -8,6 +8,8 @@ struct ReadLine {
     let settledOffset: UInt64
     let settledLineNumber: Int
     let fileBytesRead: UInt64
+    /// False for all but the last event made from one input line (``InputLine/endsLine``).
+    let endsLine: Bool
     /// The outcome; an event's range is in the reading job's current chunk storage.
     let result: LineOutcome<RenderedEvent>
     /// The raw line of a dead letter (copied: the reader's buffer moves on).
@@ -20,6 +22,7 @@ struct ReadLine {
         settledOffset = item.settledThrough.offset
         settledLineNumber = item.settledThrough.lineNumber
         fileBytesRead = item.line.fileBytesRead
+        endsLine = item.line.endsLine
         result = item.result
         if case .deadLetter = item.result { raw = Array(item.line.bytes) } else { raw = nil }
     }

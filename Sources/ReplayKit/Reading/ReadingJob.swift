@@ -228,8 +228,10 @@ final class ReadingJob: @unchecked Sendable {
                 c.currentInput = input
                 let lineNumber = lines[i].lineNumber, sequence = lines[i].sequence
                 let endOffset = lines[i].settledOffset, settledThrough = lines[i].settledLineNumber
+                let endsLine = lines[i].endsLine
                 func settledLine() {
-                    let seq = c.tracker.append(input: input, endOffset: endOffset, lineNumber: settledThrough, settled: true)
+                    let seq = c.tracker.append(
+                        input: input, endOffset: endOffset, lineNumber: settledThrough, settled: true, endsLine: endsLine)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                 }
@@ -264,12 +266,15 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     let seq = c.tracker.append(
-                        input: input, endOffset: endOffset, lineNumber: settledThrough, settled: false)
+                        input: input, endOffset: endOffset, lineNumber: settledThrough, settled: false, endsLine: endsLine)
                     precondition(seq == sequence, "reader and tracker disagree on the sequence")
                     c.lastSequence[input] = seq
                     c.inFlightEvents += 1
-                    if isSnapshot[input] {
-                        noteSnapshotEvent(input: input, bytes: UnsafeBufferPointer(rebasing: rendered[range]), sequence: seq)
+                    if isSnapshot[input], let id = MessageIdProbe.messageId(of: UnsafeBufferPointer(rebasing: rendered[range])) {
+                        // Committed with the checkpoint that passes it, and logged if it is
+                        // acknowledged past one: if the snapshot is rewritten, a later run skips it.
+                        identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: seq)
+                        c.snapshotIds[seq] = id
                     }
                     // Outcomes are matched by tag (the sequence number): the messageId is not
                     // handed to the engine, so no string crosses threads per event.
@@ -284,12 +289,6 @@ final class ReadingJob: @unchecked Sendable {
             }
             return nil
         }
-    }
-
-    /// Remembers the messageId of a snapshot event, to be committed with the checkpoint that
-    /// passes it: if the snapshot is rewritten, a later run skips the events it holds.
-    private func noteSnapshotEvent(input: Int, bytes: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
-        if let id = MessageIdProbe.messageId(of: bytes) { identity.noteSettledMessageId(id, input: plan.inputs[input].path, sequence: sequence) }
     }
 
     /// Whether each input is an SDK snapshot (whose settled messageIds are kept).

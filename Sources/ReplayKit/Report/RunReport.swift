@@ -182,9 +182,12 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var inputs: [Input] = []
     /// What a person should know about the inputs: empty, damaged, restarted, purged.
     public var warnings: [String] = []
+    /// The acknowledgment log's counts; nil when the run kept none (a dry run, stdin only).
+    public var acknowledgments: Acknowledgments?
 
     enum CodingKeys: String, CodingKey {
         case status, events, batches, responses, breaker, throughput, destination, shard, privacy, settings, inputs, warnings
+        case acknowledgments
         case schemaVersion = "schema_version"
         case runId = "run_id"
         case stopReason = "stop_reason"
@@ -227,6 +230,9 @@ public struct RunReport: Codable, Sendable, Equatable {
                 + (events.alreadyDelivered > 0 ? ", \(events.alreadyDelivered) already delivered" : "")
                 + (events.pending > 0 ? ", \(events.pending) pending (a re-run resumes)" : "")
                 + (events.resumedPast > 0 ? "; resumed past \(events.resumedPast) lines settled earlier" : ""))
+        if let folded = acknowledgments?.foldedLines, folded > 0 {
+            lines.append("  resumed: \(folded) lines the run before acknowledged after its last checkpoint were not sent again")
+        }
         if !deadLetterReasons.isEmpty {
             let reasons = deadLetterReasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             lines.append("  dead-letter reasons: \(reasons)  -> \(deadLetterFile)")
@@ -311,5 +317,6 @@ extension RunReport {
         settings = try c.decodeIfPresent([String: String].self, forKey: .settings) ?? [:]
         inputs = try c.decodeIfPresent([Input].self, forKey: .inputs) ?? []
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        acknowledgments = try c.decodeIfPresent(Acknowledgments.self, forKey: .acknowledgments)
     }
 }

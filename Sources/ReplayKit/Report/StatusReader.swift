@@ -14,6 +14,33 @@ public struct StatusReader: Sendable {
         public var size: UInt64?
         /// Percent of the file's bytes settled (plain files; approximate for gzip).
         public var percent: Double?
+        /// Lines after ``line`` that are settled too (delivered while an earlier one was still
+        /// in flight): a resumed run reads them again but does not send them.
+        public var settledAfter: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case path, line, offset, completed, size, percent
+            case settledAfter = "settled_after"
+        }
+    }
+
+    /// The acknowledgment log (`acks/`): what was acknowledged since the last checkpoint. A run
+    /// that stopped without a checkpoint left it; the next run folds it in and does not send
+    /// those lines again.
+    public struct AckLogStatus: Codable, Sendable, Equatable {
+        /// Its generation files.
+        public var files: Int
+        /// Their bytes.
+        public var bytes: UInt64
+        /// Lines they list (as acknowledged), over every input.
+        public var lines: Int
+        /// Snapshot messageIds they list.
+        public var messageIds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case files, bytes, lines
+            case messageIds = "message_ids"
+        }
     }
 
     /// One past run, from the run history (`reports/`).
@@ -84,9 +111,11 @@ public struct StatusReader: Sendable {
         public var shard: String?
         public var shardBy: String?
         public var inputsOfOtherShards: Int?
+        /// The acknowledgment log, when it has files.
+        public var acknowledgments: AckLogStatus?
 
         enum CodingKeys: String, CodingKey {
-            case inputs, shards, error, shard
+            case inputs, shards, error, shard, acknowledgments
             case shardBy = "shard_by"
             case inputsOfOtherShards = "inputs_of_other_shards"
             case stateDir = "state_dir"
@@ -116,9 +145,11 @@ public struct StatusReader: Sendable {
                 let percent = size.flatMap { $0 > 0 ? min(100, Double(cp.offset) / Double($0) * 100) : nil }
                 return InputStatus(
                     path: cp.path, line: cp.line, offset: cp.offset, completed: cp.completed, size: size,
-                    percent: cp.completed ? 100 : percent.map { ($0 * 10).rounded() / 10 })
+                    percent: cp.completed ? 100 : percent.map { ($0 * 10).rounded() / 10 },
+                    settledAfter: SettledLines(pairs: cp.settledAfter)?.count)
             }
         }
+        status.acknowledgments = ackLog(in: state.ackDirectory)
         if let data = FileManager.default.contents(atPath: state.reportPath),
             let report = try? JSONDecoder().decode(RunReport.self, from: data)
         {
@@ -146,6 +177,24 @@ public struct StatusReader: Sendable {
         return status
     }
 
+    /// What the acknowledgment log in `directory` holds, or nil when it has no files.
+    static func ackLog(in directory: String) -> AckLogStatus? {
+        let generations = AckLogFiles.generations(in: directory)
+        guard !generations.isEmpty else { return nil }
+        var log = AckLogStatus(files: generations.count, bytes: 0, lines: 0, messageIds: 0)
+        for generation in generations {
+            guard let data = FileManager.default.contents(atPath: AckLogFiles.path(directory: directory, generation: generation)) else {
+                continue
+            }
+            log.bytes += UInt64(data.count)
+            for ack in AckLogFormat.parse([UInt8](data)).values {
+                log.lines += ack.lines.count
+                log.messageIds += ack.messageIds.count
+            }
+        }
+        return log
+    }
+
     /// The status as text.
     public static func text(_ s: Status) -> String {
         var lines = ["state: \(s.stateDir)" + (s.updatedAt.map { " (checkpoint \($0))" } ?? "")]
@@ -165,7 +214,14 @@ public struct StatusReader: Sendable {
         }
         for i in s.inputs {
             let where_ = i.completed ? "completed" : "line \(i.line), byte \(i.offset)" + (i.percent.map { " (\($0)%)" } ?? "")
-            lines.append("  \(i.path): \(where_)" + (i.size == nil ? " [file missing]" : ""))
+            let after = i.settledAfter.map { "; \($0) lines after it settled (not sent again)" } ?? ""
+            lines.append("  \(i.path): \(where_)\(after)" + (i.size == nil ? " [file missing]" : ""))
+        }
+        if let a = s.acknowledgments {
+            lines.append(
+                "  acknowledgment log: \(a.files) file(s), \(a.bytes) bytes: \(a.lines) lines"
+                    + (a.messageIds > 0 ? " and \(a.messageIds) snapshot events" : "")
+                    + " acknowledged after the checkpoint (the next run does not send them again)")
         }
         if let last = s.lastRun {
             let e = s.lastRunEvents

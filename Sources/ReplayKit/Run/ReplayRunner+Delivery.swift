@@ -15,7 +15,7 @@ extension ReplayRunner {
             deliveryConfig = try target.deliveryConfiguration(config)
             runState = RunState(
                 inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath, maxBytes: config.deadLetter.maxBytes),
-                journalPath: opened.state.journalPath)
+                journalPath: opened.state.journalPath, acks: AckLog(directory: opened.state.ackDirectory, inputs: opened.plan.ackInputs))
         } catch {
             opened.identity.close()
             await target.shutdown()
@@ -76,6 +76,7 @@ extension ReplayRunner {
             if let failure = journal.failure { report.warnings.append(failure) }
         }
         report.privacy = job.enricher.stats.privacyCounts
+        report.acknowledgments = Self.acknowledgments(runState, fold: opened.fold, warnings: &report.warnings)
         // A dead letter that could not be written (its event stays pending) stops the run even
         // when it happened after reading was done.
         let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
@@ -84,6 +85,20 @@ extension ReplayRunner {
             engineStop: engineStop)
         if let stateFailure { report.noteStateFailure(stateFailure) }
         return (report, runState.timeline.withLock { $0 })
+    }
+
+    /// The report's acknowledgment-log counts, and a warning when the log could not be written.
+    static func acknowledgments(_ runState: RunState, fold: AckFold?, warnings: inout [String]) -> RunReport.Acknowledgments {
+        var counts = RunReport.Acknowledgments()
+        counts.foldedLines = fold?.lines ?? 0
+        counts.foldedMessageIds = fold?.messageIds ?? 0
+        runState.counters.withLock { c in
+            guard let acks = c.acks else { return }
+            counts.linesLogged = acks.linesWritten
+            counts.logBytes = acks.bytesWritten
+            if let failure = acks.failure { warnings.append(failure) }
+        }
+        return counts
     }
 
     /// Samples the run's counters for its timeline about once a second, until cancelled.

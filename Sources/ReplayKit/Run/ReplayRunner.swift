@@ -108,6 +108,8 @@ public final class ReplayRunner: Sendable {
         let plan: ResumePlan
         /// The store `s3://` inputs are read from, when there are any.
         let s3: S3InputStore?
+        /// What the acknowledgment log of an earlier run held, folded into ``checkpoint``.
+        let fold: AckFold?
     }
 
     /// The run's inputs, resolved once the state directory is held (an S3 listing is as recent
@@ -143,6 +145,8 @@ public final class ReplayRunner: Sendable {
             if options.fresh { try state.clearCheckpoint(identity: identity) }
             try CheckpointDestination.check(config, identity: identity, stateDirectory: state.path)
             var checkpoint = try state.loadCheckpoint(identity: identity)
+            // What a run that stopped without a checkpoint had acknowledged is not sent again.
+            let fold = options.fresh ? nil : try state.foldAcknowledgments(into: &checkpoint, identity: identity)
             checkpoint.window = try TimeWindow.resolve(
                 given: options.window, stored: checkpoint.window, checkpointHasProgress: !options.fresh && checkpoint.hasProgress,
                 stateDirectory: state.path)
@@ -155,7 +159,7 @@ public final class ReplayRunner: Sendable {
             if options.window == nil, let window = checkpoint.window {
                 plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
             }
-            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan, s3: resolved.store)
+            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan, s3: resolved.store, fold: fold)
         } catch {
             identity.close()
             throw error

@@ -21,6 +21,11 @@ final class RunState: Sendable {
         var currentInput = 0
         var inputSpans: [InputSpan] = []
         var deadLetterError: String?
+        /// The acknowledgment log (nil: none is kept, as for tests of the counters alone).
+        var acks: AckLog?
+        /// The messageIds of snapshot events not yet passed by the watermark, by sequence number:
+        /// the acknowledgment log keeps those that settle past it until a checkpoint commits them.
+        var snapshotIds: [UInt64: String] = [:]
     }
 
     let counters: Mutex<Counters>
@@ -32,11 +37,12 @@ final class RunState: Sendable {
     let inputPaths: [String]
 
     /// A run's state over `inputs`. Without `journalPath`, problem batches are kept for the
-    /// report only.
-    init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil) {
+    /// report only; without `acks`, acknowledgments are not logged.
+    init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil, acks: sending AckLog? = nil) {
         var c = Counters()
         c.perInput = inputs.map { RunReport.Input(path: $0) }
         c.lastSequence = Array(repeating: nil, count: inputs.count)
+        c.acks = acks
         counters = Mutex(c)
         self.deadLetters = Mutex(deadLetters)
         journal = Mutex(BatchJournal(path: journalPath))
@@ -66,17 +72,19 @@ final class RunState: Sendable {
     }
 
     /// Applies engine outcomes: delivered events are counted, given-up events dead-lettered.
-    /// Not-delivered events stay unsettled, so the checkpoint never passes them.
+    /// Not-delivered events stay unsettled, so the checkpoint never passes them. The lines they
+    /// settle go to the acknowledgment log in one write, after the dead-letter file.
     func apply(_ outcomes: [EventOutcome]) {
         counters.withLock { c in
             // By index: `for outcome in outcomes` would copy each outcome (its result and bytes).
             for i in outcomes.indices {
                 switch outcomes[i].result {
                 case .delivered:
-                    guard let input = c.tracker.settle(outcomes[i].tag) else { continue }
+                    guard let (input, line) = c.tracker.settleLine(outcomes[i].tag) else { continue }
                     c.inFlightEvents -= 1
                     c.report.events.delivered += 1
                     c.perInput[input].delivered += 1
+                    noteAcknowledged(&c, tag: outcomes[i].tag, input: input, completedLine: line)
                 case .gaveUp(let giveUp, let detail):
                     let reason = giveUp.rawValue
                     let outcome = outcomes[i]
@@ -87,14 +95,77 @@ final class RunState: Sendable {
                     let written = bytes.withUnsafeBufferPointer {
                         writeDeadLetter(&c, input: entry.input, line: entry.lineNumber, reason: reason, detail: detail, raw: $0)
                     }
-                    guard written else { continue }
-                    c.tracker.settle(outcome.tag)
+                    guard written, let (input, line) = c.tracker.settleLine(outcome.tag) else { continue }
                     c.inFlightEvents -= 1
-                    countDeadLetter(&c, input: entry.input, reason: reason)
+                    countDeadLetter(&c, input: input, reason: reason)
+                    noteAcknowledged(&c, tag: outcome.tag, input: input, completedLine: line)
                 case .notDelivered:
                     continue
                 }
             }
+            writeAcknowledgments(&c)
+        }
+    }
+
+    /// Stages a settled event's line (when it completed one) and, for a snapshot, its messageId
+    /// in the acknowledgment log.
+    @inline(__always)
+    private func noteAcknowledged(_ c: inout Counters, tag: UInt64, input: Int, completedLine: Int?) {
+        guard let acks = c.acks else { return }
+        if let completedLine { acks.stage(input: input, line: completedLine) }
+        if !c.snapshotIds.isEmpty, let id = c.snapshotIds[tag] { acks.stage(input: input, messageId: id) }
+    }
+
+    /// Writes the staged acknowledgments, once every dead letter written before them is in its
+    /// file: a logged line is never read again, so its dead letters must not wait in a buffer.
+    /// When the dead-letter file cannot be written, nothing is logged and the run stops.
+    func writeAcknowledgments(_ c: inout Counters) {
+        guard let acks = c.acks else { return }
+        do {
+            try deadLetters.withLock { try $0.flush() }
+        } catch {
+            c.deadLetterError = c.deadLetterError ?? "cannot write the dead-letter file: \(error)"
+            acks.discardStaged()
+            return
+        }
+        acks.write()
+    }
+
+    /// What a checkpoint is made of, taken at one moment under the counters' lock.
+    struct CheckpointSnapshot {
+        var watermark: UInt64
+        var positions: InputPositions
+        var ended: Set<Int>
+        var lastSequence: [UInt64?]
+        var delivered: Int
+        var pastWatermark: [Int: SettledLines]
+        /// The acknowledgment log's files this checkpoint covers, to remove once it is committed.
+        var coveredAckFiles: [String]
+    }
+
+    /// Takes a checkpoint's snapshot: the watermark, the settled positions and the lines settled
+    /// past the watermark; starts the acknowledgment log's next generation at the same moment,
+    /// carrying into it the messageIds of snapshot events settled past the watermark (the
+    /// identity store commits only those before it); and writes out the dead letters, so that
+    /// every line the checkpoint passes or lists is delivered or in the dead-letter file.
+    func checkpointSnapshot() throws -> CheckpointSnapshot {
+        try counters.withLock { c in
+            let snapshot = CheckpointSnapshot(
+                watermark: c.tracker.watermark, positions: c.tracker.positions, ended: c.endOfInput,
+                lastSequence: c.lastSequence, delivered: c.report.events.delivered,
+                pastWatermark: c.tracker.settledPastWatermark(), coveredAckFiles: c.acks?.rotate() ?? [])
+            try deadLetters.withLock { try $0.flush() }
+            if !c.snapshotIds.isEmpty {
+                for (tag, id) in c.snapshotIds {
+                    if tag < snapshot.watermark {
+                        c.snapshotIds[tag] = nil
+                    } else if let entry = c.tracker.entry(tag), entry.settled {
+                        c.acks?.stage(input: entry.input, messageId: id)
+                    }
+                }
+                c.acks?.write()
+            }
+            return snapshot
         }
     }
 }
