@@ -50,6 +50,12 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
+        // Debian's libzstd (apt-get install -y libzstd-dev): partitions and .zst inputs.
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
         .target(name: "JSONCore"),
         // A cache-prefetch hint for the identity tables' lookups (Swift has none of its own).
         .target(name: "CPrefetch"),
@@ -75,6 +81,9 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        // The package's one zstd implementation (libzstd): streaming compression in frames and
+        // streaming decompression of concatenated frames.
+        .target(name: "ZstdCodec", dependencies: ["CZstd"]),
         // What the collector and the count-only sink check and count, in one implementation:
         // write key, paths, limits, batch shape, the SimpleAnalytics payload, the `/stats` body.
         .target(
@@ -176,6 +185,7 @@ let package = Package(
                 "FileDescriptorIO",
                 "CPrefetch",
                 "CSHA1",
+                "ZstdCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -226,6 +236,7 @@ let package = Package(
             dependencies: ["GzipCodec", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "ZstdCodecTests", dependencies: ["ZstdCodec"]),
         .testTarget(name: "FileDescriptorIOTests", dependencies: ["FileDescriptorIO"]),
         .testTarget(
             name: "MetaRouterTests",

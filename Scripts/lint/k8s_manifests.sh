@@ -5,7 +5,7 @@
 #      for the oldest Kubernetes the manifests support and the newest the pinned release bundles.
 #      A resource whose kind has no schema (a typo in kind or apiVersion) is an error too;
 #   2. what the schemas cannot see: an Indexed Job's completions, parallelism, `--shards N` and
-#      metrics file name agree; CronJobs use concurrencyPolicy Forbid; the ConfigMaps and Secrets
+#      metrics file name agree (for `partition`, completions, parallelism and `--workers M`); CronJobs use concurrencyPolicy Forbid; the ConfigMaps and Secrets
 #      the pods reference are defined; the mr-replay configurations (in ConfigMaps, and
 #      deploy/systemd/*.yaml) use only keys documented in docs/config.md;
 #   3. with an mr-replay binary (MR_REPLAY_BIN, else .build/debug or .build/release, which
@@ -151,7 +151,13 @@ for path, doc in docs:
             continue
         argv = [str(a) for a in container.get('command', [])[1:] + container.get('args', [])]
         invocations.append((where, argv))
-        if job and job.get('completionMode') == 'Indexed' and '--shards' in argv:
+        if job and job.get('completionMode') == 'Indexed' and argv[:1] == ['partition']:
+            # The partition stage: its M workers are the Job's completions (N is the shard count).
+            workers = int(argv[argv.index('--workers') + 1]) if '--workers' in argv else None
+            if not (job.get('completions') == job.get('parallelism') == workers):
+                problems.append(f"{where}: completions ({job.get('completions')}), parallelism ({job.get('parallelism')}) "
+                                f'and --workers ({workers}) must be equal')
+        elif job and job.get('completionMode') == 'Indexed' and '--shards' in argv:
             shards = int(argv[argv.index('--shards') + 1])
             if not (job.get('completions') == job.get('parallelism') == shards):
                 problems.append(f"{where}: completions ({job.get('completions')}), parallelism ({job.get('parallelism')}) "

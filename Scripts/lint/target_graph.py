@@ -17,10 +17,10 @@ LAYERS = [
     ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'Timestamps', 'FileDescriptorIO',
-                'JSONCore']),
+    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
+                'FileDescriptorIO', 'JSONCore']),
     ('C shims', ['CPrefetch', 'CSHA1']),
-    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd']),
 ]
 
 

@@ -11,7 +11,7 @@ struct MRReplay: AsyncParsableCommand {
         commandName: "mr-replay",
         abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
         discussion: ExitCodes.help,
-        subcommands: [Run.self, Validate.self, Status.self, DeadLetterCommand.self])
+        subcommands: [Run.self, Partition.self, Validate.self, Status.self, DeadLetterCommand.self])
 
     /// Runs the command; errors map to exit statuses as in every tool of this package
     /// (``ToolMain``): argument errors exit 2, a run's own status is in ``ExitCodes``.

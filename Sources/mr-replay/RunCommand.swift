@@ -37,6 +37,16 @@ struct Run: AsyncParsableCommand {
     )
     var shardBy: ShardMode?
 
+    @Option(
+        name: .long,
+        help:
+            "Replay shard K of a partition made by `mr-replay partition` (a directory or s3://bucket/prefix/), with --shard K/N or --shards N, instead of reading inputs."
+    )
+    var partitions: String?
+
+    @Option(name: .long, help: "With --partitions: wait up to this many seconds for partition workers still running (default 0: exit 75 at once).")
+    var partitionWait: Int?
+
     @Flag(name: .long, help: "If another run holds the state directory, exit 75 at once instead of waiting for it to end.")
     var noWait = false
 
@@ -63,6 +73,15 @@ struct Run: AsyncParsableCommand {
         name: .long,
         help: "Write the run's figures here in the Prometheus text format (node_exporter textfile collector), atomically, whatever the exit code.")
     var metricsFile: String?
+
+    /// Why `--partitions` cannot go with these options, if it cannot.
+    static func partitionMisuse(partitions: String?, inputs: [String], sharded: Bool, shardBy: Bool) -> String? {
+        guard partitions != nil else { return nil }
+        if !inputs.isEmpty { return "--partitions replays a partition: give no inputs (the partition holds them)" }
+        if !sharded { return "--partitions needs --shard K/N, or --shards N with JOB_COMPLETION_INDEX" }
+        if shardBy { return "--shard-by does not apply with --partitions (the partition is split by identity)" }
+        return nil
+    }
 
     /// Why a combination of options cannot be what the user meant, if it cannot.
     static func misuse(dryRun: Bool, output: String?, sharded: Bool, shardByGiven: Bool = false) -> String? {
@@ -106,21 +125,8 @@ struct Run: AsyncParsableCommand {
             try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit)
             return
         }
-        try common.checkInputs()
-        var options = RunOptions(inputs: common.inputs)
-        options.window = window
-        options.limit = limit
-        options.fresh = fresh
-        options.progress = quiet ? .off : .automatic
-        options.waitForStateDirectory = !noWait
-        do {
-            options.shard = try resolveShard()
-        } catch {
-            throw CommandFailure.usage("\(error)")
-        }
-        var stateDirectory = stateDir ?? config.stateDir
-        if let shard = options.shard { stateDirectory += "/" + shard.directoryName }
-        options.stateDirectory = stateDirectory
+        let options = try runOptions(config: config, window: window)
+        let stateDirectory = options.stateDirectory ?? config.stateDir
 
         let format = logFormat
         LoggingSystem.bootstrap { label in
@@ -144,6 +150,8 @@ struct Run: AsyncParsableCommand {
             report = try await services.run(RunService { stop in try await runner.run(stop: stop) })
         } catch let busy as StateDirectoryBusy {
             throw CommandFailure(code: 75, message: busy.description)
+        } catch let notReady as PartitionNotReady {
+            throw CommandFailure(code: 75, message: "\(notReady); run again once they have (or wait with --partition-wait)")
         } catch let failure as InputFailure {
             throw CommonOptions.failure(failure)  // an S3 store refused (3), nothing there (2), retries ran out (75)
         } catch {
@@ -165,6 +173,36 @@ struct Run: AsyncParsableCommand {
             writeMetrics(RunMetrics(report: report, exitCode: code, finishedAt: Date(), stateDirectory: stateDirectory), to: metricsFile)
         }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The options of a real run (not a dry run), and its state directory: the shard's own under
+    /// the configured one; or exit 2.
+    func runOptions(config: ReplayConfig, window: TimeWindow?) throws -> RunOptions {
+        if let problem = Self.partitionMisuse(
+            partitions: partitions, inputs: common.inputs, sharded: shard != nil || shards != nil, shardBy: shardBy != nil)
+        {
+            throw CommandFailure.usage(problem)
+        }
+        if partitions == nil { try common.checkInputs() }
+        var options = RunOptions(inputs: common.inputs)
+        options.partitions = partitions
+        options.partitionWait = .seconds(max(0, partitionWait ?? 0))
+        options.window = window
+        options.limit = limit
+        options.fresh = fresh
+        options.progress = quiet ? .off : .automatic
+        options.waitForStateDirectory = !noWait
+        do {
+            options.shard = try resolveShard()
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+        var stateDirectory = stateDir ?? config.stateDir
+        if let shard = options.shard {
+            stateDirectory += "/" + (partitions == nil ? shard.directoryName : Shard.partitionDirectoryName(shard))
+        }
+        options.stateDirectory = stateDirectory
+        return options
     }
 
     /// Writes the metrics file; a failure is a warning on stderr (the run's exit code stands).

@@ -20,7 +20,13 @@ struct Status: ParsableCommand {
     @Option(name: .long, help: "How many of the last runs to list, from <state_dir>/reports/.")
     var runs = StatusReader.runsShown
 
+    @Option(
+        name: .long,
+        help: "Show a partitioned backfill instead: every partition worker and replaying shard, from the partition's location.")
+    var partitions: String?
+
     func run() throws {
+        if let partitions { return try showPartition(partitions) }
         var directory = stateDir
         if directory == nil {
             // Only state_dir is needed, read leniently: no write key (operators checking a job
@@ -41,6 +47,34 @@ struct Status: ParsableCommand {
             } else {
                 print(StatusReader.text(status), terminator: "")
             }
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+    }
+
+    /// `status --partitions`: the partition's workers and shards, as they reported to it.
+    func showPartition(_ location: String) throws {
+        let loaded: ReplayConfig
+        do {
+            // For an s3:// location's store settings (inputs.s3); no write key needed.
+            let path = MRReplay.configPath(config)
+            loaded =
+                try path.map { try ConfigLoader.load(path: $0, environment: ProcessInfo.processInfo.environment, requireWriteKey: false) }
+                ?? ConfigLoader.load(text: "", file: "<defaults>", environment: ProcessInfo.processInfo.environment, requireWriteKey: false)
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+        do {
+            let status = try PartitionStatus.read(location: location, config: loaded)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            } else {
+                print(status.text, terminator: "")
+            }
+        } catch let failure as InputFailure {
+            throw CommonOptions.failure(failure)
         } catch {
             throw CommandFailure.usage("\(error)")
         }

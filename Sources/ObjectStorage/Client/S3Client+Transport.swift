@@ -33,7 +33,7 @@ extension S3Client {
     /// Signs and sends `request`; returns a 2xx answer, whose body the caller reads. Throws
     /// ``AttemptFailure`` for an error answer (its body read and parsed) or a transport failure,
     /// ``S3Error`` when credentials cannot be had, and `CancellationError`.
-    func send(_ request: S3Request) async throws -> HTTPClientResponse {
+    func send(_ request: S3Request, body: [UInt8]? = nil) async throws -> HTTPClientResponse {
         let credentials = try await currentCredentials()
         var signed = request
         signed.sign(with: credentials, region: region, at: timing.now())
@@ -41,6 +41,10 @@ extension S3Client {
         outgoing.method = HTTPMethod(rawValue: signed.method)
         outgoing.headers.add(name: "Host", value: signed.host)
         for header in signed.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        if let body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+            outgoing.headers.add(name: "Content-Length", value: String(body.count))
+        }
         let response: HTTPClientResponse
         do {
             response = try await httpClient.execute(outgoing, timeout: TimeAmount(settings.idleTimeout))

@@ -26,6 +26,9 @@ final class AckLog {
         /// For a snapshot: its events are also logged by messageId (a rewritten snapshot is
         /// matched by messageId, not by position).
         var isSnapshot: Bool
+        /// For an input of a partition: its checkpoint entry at its start, made from the
+        /// partition's manifest (the file itself may not be on this machine).
+        var partitionIdentity: InputCheckpoint? = nil
     }
 
     /// The log's directory, `<state_dir>/acks`.

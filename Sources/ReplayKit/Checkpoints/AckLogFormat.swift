@@ -35,7 +35,9 @@ enum AckLogFormat {
     /// The declaration record's JSON for `input`, or nil when its file cannot be fingerprinted.
     static func declaration(of input: AckLog.Input) -> [UInt8]? {
         let entry: InputCheckpoint
-        if let object = input.object {
+        if let partitioned = input.partitionIdentity {
+            entry = partitioned
+        } else if let object = input.object {
             entry = InputCheckpoint(object: object, offset: 0, line: 0, completed: false)
         } else {
             guard let fingerprint = try? FileFingerprint.make(path: input.path, offset: 0, plain: false) else { return nil }

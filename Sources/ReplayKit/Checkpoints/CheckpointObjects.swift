@@ -32,3 +32,16 @@ extension InputCheckpoint {
         return nil
     }
 }
+
+/// Checkpoints of a partition's inputs (``PartitionSet``): identified, like objects, by a
+/// string and not by the bytes of a file (which may not be on the shard's machine): the content
+/// identity the partition recorded, prefixed `partition `.
+extension InputCheckpoint {
+    /// The checkpoint of partitioned input `path`, whose content `identity` names, at its start.
+    init(partitioned path: String, identity: String, offset: UInt64 = 0, line: Int = 0, completed: Bool = false) {
+        self.init(
+            path: path, offset: offset, line: line, completed: completed,
+            fingerprint: FileFingerprint(size: 0, headLength: 0, headHash: "", windowHash: nil, windowLength: nil))
+        etag = "partition " + identity
+    }
+}

@@ -18,6 +18,9 @@ struct ResumePlan: Sendable {
         var rules = InputRules()
         /// Why it is read again from its start, when it changed under its checkpoint.
         var restarted: String?
+        /// For an input of a partition (``PartitionSet``): what identifies the content it was
+        /// partitioned from; its checkpoint is kept under it, as an object's under its ETag.
+        var partitionIdentity: String?
     }
 
     var inputs: [Input]
@@ -29,12 +32,18 @@ struct ResumePlan: Sendable {
     var warnings: [String] = []
     /// With `--shard-by file`: how many of the resolved inputs belong to other shards (not read).
     var inputsOfOtherShards = 0
+    /// With `--partitions`: the partition the shard replays.
+    var partition: PartitionSet?
 
     var paths: [String] { inputs.map(\.path) }
 
     /// The inputs as the acknowledgment log declares them.
     var ackInputs: [AckLog.Input] {
-        inputs.map { AckLog.Input(path: $0.path, object: $0.source.object, resumable: $0.resumable, isSnapshot: $0.source.kind == .snapshot) }
+        inputs.map { input in
+            AckLog.Input(
+                path: input.path, object: input.source.object, resumable: input.resumable, isSnapshot: input.source.kind == .snapshot,
+                partitionIdentity: input.partitionIdentity.map { InputCheckpoint(partitioned: input.path, identity: $0) })
+        }
     }
 
     /// Checks every input against `checkpoint` and reads every snapshot once, before anything is

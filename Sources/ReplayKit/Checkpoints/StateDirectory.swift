@@ -82,7 +82,14 @@ struct StateDirectory: Sendable {
             // that this run has not read again yet.
             let settledAfter =
                 completed ? nil : SettledLines.union(snapshot.pastWatermark[index], input.rules.settledLines?.after(line))?.pairs
-            if entry?.offset == offset, entry?.completed == completed, entry?.etag == input.source.object?.etag {
+            let identity = input.partitionIdentity.map { "partition " + $0 } ?? input.source.object?.etag
+            if entry?.offset == offset, entry?.completed == completed, entry?.etag == identity {
+                next.inputs[input.path]?.settledAfter = settledAfter
+                continue
+            }
+            if let partitioned = input.partitionIdentity {
+                next.inputs[input.path] = InputCheckpoint(
+                    partitioned: input.path, identity: partitioned, offset: offset, line: line, completed: completed)
                 next.inputs[input.path]?.settledAfter = settledAfter
                 continue
             }

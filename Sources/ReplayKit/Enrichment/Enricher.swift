@@ -27,6 +27,11 @@ package final class Enricher {
     // to it starts while another is under way.
     @exclusivity(unchecked) var shardRouter: ShardRouter?
 
+    /// Whether events teach the identity store as they are prepared (true but in a partitioned
+    /// run, whose store learns from the partition's transitions instead, own lines' included:
+    /// ``IdentityTransition``).
+    var learnsFromLines = true
+
     /// Creates an enricher. `nowMillis` is the clock for `default_timestamp: now` (injectable for tests).
     package init(config: ReplayConfig, identity: IdentityStore, nowMillis: @escaping () -> Int64 = Enricher.systemMillis) {
         self.identity = identity
@@ -55,6 +60,7 @@ package final class Enricher {
     /// nothing is counted but the skip. `sequence` tags what it teaches, as for
     /// ``process(_:lineNumber:sequence:into:)``.
     func learnOnly(_ line: UnsafeBufferPointer<UInt8>, sequence: UInt64) -> LineOutcome<RenderedEvent> {
+        guard learnsFromLines else { return skipped(.otherShard) }
         if preparer.prepareToLearn(line, identity: identity) {
             preparer.withEvent { learn(from: $0, sequence: sequence, line: line) }
         }
@@ -91,7 +97,7 @@ package final class Enricher {
         case .event(let range):
             stats.add(preparer.counts)
             return preparer.withEvent { e in
-                learn(from: e, sequence: sequence, line: line)
+                if learnsFromLines { learn(from: e, sequence: sequence, line: line) }
                 return .event(RenderedEvent(range: range, laneKey: e.anonymousId.laneKey(line)))
             }
         }
@@ -102,7 +108,7 @@ package final class Enricher {
     /// userId's alone, and a placeholder is nobody's, so there is nothing to carry from them or
     /// to end for them. Every row a line changes has its `sequence`, so they are committed
     /// together.
-    private func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
+    func learn(from e: PreparedEvent, sequence: UInt64, line: UnsafeBufferPointer<UInt8>) {
         if let u = e.ownUserId, e.type == .identify || e.type == .alias {
             u.withBytes(line) { u in
                 if e.anonymousIdCarries {

@@ -102,7 +102,11 @@ struct LinePreparer {
     /// line, and the identity rules, without rendering, a messageId, privacy edits or carried
     /// values (nothing is sent). True, with the event in ``event``, when the line would become an
     /// event; false when it would not (it teaches nothing).
-    mutating func prepareToLearn(_ buf: UnsafeBufferPointer<UInt8>, identity: IdentityStore) -> Bool {
+    ///
+    /// Without `identity` (the partition stage, which holds no identities), nothing is looked up:
+    /// the event holds what the line teaches as written (``IdentityTransition``), and the store
+    /// that later learns it resolves a group's carried userId and an alias's moved group.
+    mutating func prepareToLearn(_ buf: UnsafeBufferPointer<UInt8>, identity: IdentityStore?) -> Bool {
         if lineRules(buf) != nil { return false }
         let layout = scratch.top
         let top = TopLevelMembers(layout, buf)
@@ -357,10 +361,11 @@ struct LinePreparer {
     /// as written, but the line is keyed as if it had none, and carries nothing.
     @inline(__always)
     private mutating func identityRules(
-        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore,
+        _ top: TopLevelMembers, _ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>, _ identity: IdentityStore?,
         _ edits: inout TopLevelEdits, _ line: inout PreparedEvent, learningOnly: Bool = false
     ) -> LineOutcome<Range<Int>>? {
         line.ownUserId = IdRef(member(top.userId, layout), buf)
+        line.userIdIsString = member(top.userId, layout)?.kind == .string
         let written = IdRef(member(top.anonymousId, layout), buf)
         let placeholder = written.map { $0.withBytes(buf, PlaceholderIds.contains) } ?? false
         if let own = written, !placeholder {
@@ -383,6 +388,15 @@ struct LinePreparer {
                 edits[.anonymousId] = .bytes(deviceAnonymousIdJSON)
                 counts.anonymousIdFilled = true
             }
+        }
+        guard let identity else {
+            // As written: the alias's previous id, with no group looked up to move.
+            if line.type == .alias, line.ownUserId != nil,
+                let previous = AliasTransition.previousId(top, layout, buf, ownAnonymousId: line.anonymousIdCarries ? line.anonymousId : nil)
+            {
+                line.alias = AliasTransition(previousId: previous, movedGroup: nil)
+            }
+            return nil
         }
         do {
             try carriedIdentityRules(top, layout, buf, identity, &edits, &line, learningOnly: learningOnly)

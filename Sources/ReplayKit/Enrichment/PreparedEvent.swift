@@ -16,6 +16,8 @@ struct PreparedEvent {
     var anonymousId: IdRef = .inLine(0..<0)
     /// The event's own userId, if it has one.
     var ownUserId: IdRef?
+    /// Whether the line writes `userId` as a string (even empty): then nothing is carried over it.
+    var userIdIsString = false
     /// The userId carried in from an earlier line, if any.
     var carriedUserId: IdentityValue?
     /// An alias event's `previousId` and the group it moves to the alias's `userId` (see

@@ -146,7 +146,7 @@ package struct LineWalker {
 
     /// What becomes of one line of an input with `rules`.
     @inline(__always)
-    fileprivate static func outcome(
+    static func outcome(
         of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
     ) -> LineOutcome<RenderedEvent> {
         if line.damage != nil || line.refusal != nil || line.truncated {
@@ -192,7 +192,7 @@ package struct LineWalker {
 extension InputLine {
     /// An item's line where no line was read (an unreadable input's rest, an unsupported
     /// snapshot): no bytes, numbered `lineNumber`, at `offset`.
-    fileprivate static func none(lineNumber: Int, offset: UInt64) -> InputLine {
+    static func none(lineNumber: Int, offset: UInt64) -> InputLine {
         InputLine(
             bytes: UnsafeBufferPointer(start: nil, count: 0), lineNumber: lineNumber, startOffset: offset, endOffset: offset,
             truncated: false, fileBytesRead: 0, fileSize: nil)

@@ -33,7 +33,7 @@ final class ReadingJob: @unchecked Sendable {
     init(
         config: ReplayConfig, options: RunOptions, plan: ResumePlan, state: StateDirectory, runState: RunState,
         identity: IdentityStore, checkpoint: Checkpoint, stop: StopSignal, pipe: ChunkPipe,
-        onWarning: @escaping @Sendable (String) -> Void = { _ in }
+        partitionIdentity: IdentityStore? = nil, onWarning: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.onWarning = onWarning
         self.config = config
@@ -42,10 +42,14 @@ final class ReadingJob: @unchecked Sendable {
         self.state = state
         self.runState = runState
         self.identity = identity
-        self.enricher = Enricher(config: config, identity: identity)
+        // A partitioned run's enricher looks identities up in the store that learns the
+        // partition's transitions, and its own lines teach nothing more (their transitions are
+        // among them).
+        self.enricher = Enricher(config: config, identity: partitionIdentity ?? identity)
+        enricher.learnsFromLines = partitionIdentity == nil
         enricher.preparer.setWindow(plan.window)
         runState.counters.withLock { $0.inputSpans = Self.spans(plan) }
-        if let shard = options.shard, shard.mode == .identity {
+        if let shard = options.shard, shard.mode == .identity, plan.partition == nil {
             enricher.shardRouter = ShardRouter(shard: shard, config: config, deviceAnonymousId: identity.deviceAnonymousId)
         }
         self.laneChunks = Self.emptyLaneChunks(max(config.delivery.concurrency, 1))
@@ -85,13 +89,7 @@ final class ReadingJob: @unchecked Sendable {
         var early: (RunReport.Status, String)?
         /// `--limit`: events still to hand over before reading stops.
         var allowance = options.limit ?? Int.max
-        try LineWalker.walkRendered(
-            inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
-            resumeAt: plan.inputs.map(\.resumeAt), rules: plan.inputs.map(\.rules),
-            onWarning: { warning in
-                self.runState.counters.withLock { $0.report.warnings.append(warning) }
-                self.onWarning(warning)
-            },
+        try walk(
             onInputEnd: { index in
                 // Lines of this input are recorded before it is marked as read to the end.
                 guard self.recordLines(&lines, &early) else { return }
@@ -125,6 +123,29 @@ final class ReadingJob: @unchecked Sendable {
         if early == nil, !lines.isEmpty { _ = recordLines(&lines, &early) }
         if chunkEvents > 0, early == nil { try send() }
         return early
+    }
+
+    /// Walks the plan's inputs, or in a partitioned run its shard of the partition
+    /// (``PartitionWalker``), calling `body` for each line in order.
+    private func walk(onInputEnd: (Int) throws -> Void, _ body: (LineWalker.Item) throws -> Bool) throws {
+        guard let partition = plan.partition else {
+            try LineWalker.walkRendered(
+                inputs: plan.inputs.map(\.source), config: config, enricher: enricher, output: output, firstSequence: 0,
+                resumeAt: plan.inputs.map(\.resumeAt), rules: plan.inputs.map(\.rules),
+                onWarning: { warning in
+                    self.runState.counters.withLock { $0.report.warnings.append(warning) }
+                    self.onWarning(warning)
+                }, onInputEnd: onInputEnd, body)
+            return
+        }
+        var walker = PartitionWalker(
+            set: partition, config: config, enricher: enricher, output: output,
+            resumeLines: plan.inputs.map { ($0.resumeAt?.lineNumber ?? 1) - 1 }, rules: plan.inputs.map(\.rules))
+        defer {
+            let skipped = walker.resumedPast
+            runState.counters.withLock { $0.report.events.resumedPast += skipped }
+        }
+        try walker.walk(onInputEnd: onInputEnd, body)
     }
 
     /// Records `lines` (one lock for all of them) and empties them and ``output``; false, with

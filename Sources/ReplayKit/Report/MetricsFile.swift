@@ -35,7 +35,8 @@ package struct RunMetrics: Sendable {
     package func render(previousLastSuccess: Double?) -> String {
         let finished = finishedAt.timeIntervalSince1970.rounded()
         let lastSuccess = succeeded ? finished : previousLastSuccess ?? 0
-        let base = [("state_dir", stateDirectory)]
+        // A shard's samples also say which shard (`K/N`), so a dashboard can sum a sharded job.
+        let base = [("state_dir", stateDirectory)] + (report?.shard.map { [("shard", $0)] } ?? [])
         var text = ""
         func family(_ name: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
             // One registry per family keeps the families in this order in the file.

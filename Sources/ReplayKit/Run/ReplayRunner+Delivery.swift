@@ -12,7 +12,7 @@ extension ReplayRunner {
         let deliveryConfig: DeliveryConfiguration
         let runState: RunState
         do {
-            deliveryConfig = try target.deliveryConfiguration(config)
+            deliveryConfig = try Self.sharingRate(target.deliveryConfiguration(config), partition: opened.plan.partition)
             runState = RunState(
                 inputs: opened.plan.paths, deadLetters: try DeadLetterWriter(path: opened.state.deadLetterPath, maxBytes: config.deadLetter.maxBytes),
                 journalPath: opened.state.journalPath, acks: AckLog(directory: opened.state.ackDirectory, inputs: opened.plan.ackInputs))
@@ -29,7 +29,7 @@ extension ReplayRunner {
         let job = ReadingJob(
             config: config, options: options, plan: opened.plan, state: opened.state, runState: runState,
             identity: opened.identity, checkpoint: opened.checkpoint, stop: stop, pipe: pipe,
-            onWarning: { [logger] in logger.warning("\($0)") })
+            partitionIdentity: opened.partitionIdentity?.store, onWarning: { [logger] in logger.warning("\($0)") })
         let progress = ProgressReporter(mode: options.progress, state: runState, logger: logger) {
             await engine.stats.batchesRetried
         }
@@ -43,6 +43,10 @@ extension ReplayRunner {
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
+            if let partition = opened.plan.partition {
+                let directory = opened.state.path
+                helpers.addTask { await Self.reportShardProgress(runState, partition: partition, stateDirectory: directory) }
+            }
             // A stop cancels the engine: in-flight batches get the grace period, the rest stay
             // pending. The watcher's wait ends without a stop when the run settled (the helpers
             // are cancelled) or its task was cancelled: every engine call below then returns at
@@ -66,8 +70,21 @@ extension ReplayRunner {
         }
         await lanes.value
         runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
+        let report = await endReport(
+            job: job, runState: runState, opened: opened, target: target, ending: (stats, early, engineStop), stop: stop)
+        return (report, runState.timeline.withLock { $0 })
+    }
+
+    /// The run's report once the engine stopped: the last checkpoint written and the state
+    /// closed (``closeRun(job:runState:opened:target:)``), the engine's figures, the problem
+    /// batches, the enrichment and acknowledgment counts, and how the run ended. A shard of a
+    /// partition reports it to the partition as well.
+    private func endReport(
+        job: ReadingJob, runState: RunState, opened: OpenedState, target: DeliveryTarget,
+        ending: (stats: DeliveryStats, early: (RunReport.Status, String)?, engineStop: StopCause?), stop: StopSignal
+    ) async -> RunReport {
         var (report, stateFailure) = await closeRun(job: job, runState: runState, opened: opened, target: target)
-        report.apply(stats)
+        report.apply(ending.stats)
         runState.journal.withLock { journal in
             report.batches.problems = journal.kept
             report.batches.problemsOmitted = journal.omitted
@@ -81,10 +98,25 @@ extension ReplayRunner {
         // when it happened after reading was done.
         let deadLetterFailure = runState.counters.withLock { $0.deadLetterError }
         report.classify(
-            early: early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
-            engineStop: engineStop)
+            early: ending.early ?? deadLetterFailure.map { (.stoppedTransient, $0) }, stopRequested: stop.isRequested,
+            engineStop: ending.engineStop)
         if let stateFailure { report.noteStateFailure(stateFailure) }
-        return (report, runState.timeline.withLock { $0 })
+        if let partition = opened.plan.partition {
+            await Self.publishShardReport(
+                runState, partition: partition, stateDirectory: opened.state.path, state: report.status.rawValue,
+                finished: report.status == .completed || report.status == .completedWithDrops)
+        }
+        return report
+    }
+
+    /// `configuration` with, for a shard of `partition`, its share of the destination's rate
+    /// budget: `rate_limit.events_per_second` in proportion to the lines the shard owns, so the
+    /// shards together stay within it (see docs/scale-out.md, "One destination budget").
+    static func sharingRate(_ configuration: DeliveryConfiguration, partition: PartitionSet?) -> DeliveryConfiguration {
+        guard let partition, configuration.eventsPerSecond > 0, partition.totalLines > 0 else { return configuration }
+        var shared = configuration
+        shared.eventsPerSecond = max(1, configuration.eventsPerSecond * Double(partition.shardLines) / Double(partition.totalLines))
+        return shared
     }
 
     /// The report's acknowledgment-log counts, and a warning when the log could not be written.
@@ -153,7 +185,7 @@ extension ReplayRunner {
             c.report.destination = target.description
             c.report.deadLetterFile = opened.state.deadLetterPath
             c.report.shard = options.shard?.description
-            c.report.shardBy = options.shard?.mode.rawValue
+            c.report.shardBy = plan.partition == nil ? options.shard?.mode.rawValue : "partition"
             if options.shard?.mode == .file { c.report.inputsOfOtherShards = plan.inputsOfOtherShards }
             c.report.settings = config.reportSettings
             c.report.settings.merge(opened.s3?.reportSettings ?? [:]) { _, store in store }
@@ -166,7 +198,8 @@ extension ReplayRunner {
             c.bytesTotal = plan.totalBytes
             c.report.warnings = plan.warnings
             for (k, input) in plan.inputs.enumerated() {
-                c.report.events.resumedPast += input.resumeAt.map { $0.lineNumber - 1 } ?? 0
+                // A partitioned run counts its own lines it skips as it reads them.
+                if plan.partition == nil { c.report.events.resumedPast += input.resumeAt.map { $0.lineNumber - 1 } ?? 0 }
                 c.perInput[k].checkpointLine = (input.resumeAt?.lineNumber ?? 1) - 1
                 c.perInput[k].restarted = input.restarted
             }
@@ -187,6 +220,10 @@ extension ReplayRunner {
             stateFailure = "cannot save the checkpoint in \(opened.state.path): \(error)"
         }
         opened.identity.close()
+        if let (learned, directory) = opened.partitionIdentity {
+            learned.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         do {
             try runState.deadLetters.withLock { try $0.close() }
         } catch {

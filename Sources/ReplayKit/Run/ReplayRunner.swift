@@ -69,7 +69,9 @@ public final class ReplayRunner: Sendable {
                 directory: stateDirectory, wait: options.waitForStateDirectory, stop: stop, startedAt: started,
                 announce: { [logger] in logger.warning("\($0)") })
             defer { withExtendedLifetime(lock) {} }
-            let opened = try openState(started: started, inputs: try await resolveInputs())
+            let opened =
+                options.partitions != nil
+                ? try await openPartitionedState(stop: stop) : try openState(started: started, inputs: try await resolveInputs())
             for warning in opened.plan.warnings { logger.warning("\(warning)") }
             let embeddedURL: String?
             do {
@@ -110,6 +112,9 @@ public final class ReplayRunner: Sendable {
         let s3: S3InputStore?
         /// What the acknowledgment log of an earlier run held, folded into ``checkpoint``.
         let fold: AckFold?
+        /// In a partitioned run: the store the enricher looks identities up in and learns the
+        /// partition's transitions into (a scratch store, rebuilt by every run), and its directory.
+        var partitionIdentity: (store: IdentityStore, directory: String)? = nil
     }
 
     /// The run's inputs, resolved once the state directory is held (an S3 listing is as recent
@@ -129,9 +134,31 @@ public final class ReplayRunner: Sendable {
     /// Opens the state directory, the identity store and the checkpoint, and plans where each
     /// input resumes. Throws a `UsageError` (nothing was sent).
     private func openState(started: Date, inputs resolved: InputResolver.Resolved) throws -> OpenedState {
+        try openStateDirectory { state, identity, checkpoint, fold in
+            checkpoint.window = try TimeWindow.resolve(
+                given: options.window, stored: checkpoint.window, checkpointHasProgress: !options.fresh && checkpoint.hasProgress,
+                stateDirectory: state.path)
+            var plan = try ResumePlan(
+                sources: resolved.sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
+                runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
+            plan.window = checkpoint.window
+            plan.inputsOfOtherShards = resolved.leftOut
+            plan.warnings = resolved.warnings + plan.warnings
+            if options.window == nil, let window = checkpoint.window {
+                plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
+            }
+            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan, s3: resolved.store, fold: fold)
+        }
+    }
+
+    /// Opens the state directory, its identity store and its checkpoint (``--fresh`` clears it;
+    /// the destination is checked; an acknowledgment log is folded in), then lets `plan` make the
+    /// run's state from them. Throws a `UsageError` (nothing was sent).
+    func openStateDirectory(
+        _ plan: (StateDirectory, IdentityStore, inout Checkpoint, AckFold?) throws -> OpenedState
+    ) throws -> OpenedState {
         var state = try StateDirectory(path: stateDirectory)
         state.destination = CheckpointDestination(config).encoded
-        let sources = resolved.sources
         let identity: IdentityStore
         do {
             let device = try DeviceIdentity.shared(root: rootStateDirectory)
@@ -147,19 +174,7 @@ public final class ReplayRunner: Sendable {
             var checkpoint = try state.loadCheckpoint(identity: identity)
             // What a run that stopped without a checkpoint had acknowledged is not sent again.
             let fold = options.fresh ? nil : try state.foldAcknowledgments(into: &checkpoint, identity: identity)
-            checkpoint.window = try TimeWindow.resolve(
-                given: options.window, stored: checkpoint.window, checkpointHasProgress: !options.fresh && checkpoint.hasProgress,
-                stateDirectory: state.path)
-            var plan = try ResumePlan(
-                sources: sources, checkpoint: checkpoint, fresh: options.fresh, config: config, identity: identity,
-                runStartMillis: Int64((started.timeIntervalSince1970 * 1000).rounded(.down)))
-            plan.window = checkpoint.window
-            plan.inputsOfOtherShards = resolved.leftOut
-            plan.warnings = resolved.warnings + plan.warnings
-            if options.window == nil, let window = checkpoint.window {
-                plan.warnings.append("the run continues the checkpoint's time window: \(window) (counted as filtered outside it)")
-            }
-            return OpenedState(state: state, identity: identity, checkpoint: checkpoint, plan: plan, s3: resolved.store, fold: fold)
+            return try plan(state, identity, &checkpoint, fold)
         } catch {
             identity.close()
             throw error

@@ -10,6 +10,11 @@ public struct RunOptions: Sendable {
     public var fresh = false
     /// Process only one shard: of the identities, or of the inputs (``Shard/mode``).
     public var shard: Shard?
+    /// `--partitions`: replay ``shard`` of the partition at this location (a directory or an
+    /// `s3://` prefix) instead of reading ``inputs`` (docs/scale-out.md).
+    public var partitions: String?
+    /// How long to wait for a partition whose workers have not all finished (0: not at all).
+    public var partitionWait: Duration = .zero
     /// Progress output.
     public var progress: ProgressMode = .automatic
     /// How long in-flight batches get to settle after a stop request.

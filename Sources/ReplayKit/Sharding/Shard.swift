@@ -45,6 +45,10 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         (mode == .file ? "file-" : "") + "shard-\(index)-of-\(count)"
     }
 
+    /// The state directory name of `shard` replaying a partition (`run --partitions`):
+    /// `partition-shard-K-of-N`, never shared with a shard that reads the inputs itself.
+    public static func partitionDirectoryName(_ shard: Shard) -> String { "partition-shard-\(shard.index)-of-\(shard.count)" }
+
     /// The shard whose state directory is named `name` (see ``directoryName``), if it is one.
     public init?(directoryName name: String) {
         var parts = name.split(separator: "-")
@@ -52,6 +56,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         if parts.first == "file" {
             mode = .file
             parts.removeFirst()
+        } else if parts.first == "partition" {
+            parts.removeFirst()  // a partitioned shard: identities, read from a partition
         }
         guard parts.count == 4, parts[0] == "shard", parts[2] == "of", let k = Int(parts[1]), let n = Int(parts[3]),
             let shard = try? Shard(index: k, count: n, mode: mode)

@@ -54,6 +54,24 @@ struct ShardRouter {
         return teaches(top, line) ? .learnOnly : .skip
     }
 
+    /// Which of ``shard``'s `count` shards owns `line`, and whether it may teach the identity
+    /// store (the partition stage's question): a blank line, and one that cannot be skimmed, is
+    /// shard 0's.
+    mutating func owner(_ line: UnsafeBufferPointer<UInt8>) -> (shard: Int, teaches: Bool) {
+        guard !Self.isBlank(line), ObjectLayout.skimDocument(line, reusing: &scratch) else { return (0, false) }
+        let top = RouteMembers(scratch, line)
+        return (Self.partitionShard(ofKey: key(top, line), count: shard.count), teaches(top, line))
+    }
+
+    /// The shard of a partition that owns lane key `key`, of `count`. Not the lane formula
+    /// (`key % count`) that `--shard-by identity` uses: with it, a shard's keys all fall in one
+    /// of its engine's lanes whenever the shard count and `batching.concurrency` share a factor
+    /// (4 shards of 4 lanes: shard k's events all go to lane k). The key's bits are mixed first,
+    /// so a partition shard's events spread over all its lanes.
+    static func partitionShard(ofKey key: UInt64, count: Int) -> Int {
+        Int(((key &* 0x9E37_79B9_7F4A_7C15) >> 32) % UInt64(count))
+    }
+
     /// The line's shard key (its lane key), as ``LinePreparer``'s identity rules choose its anonymousId.
     func key(_ top: RouteMembers, _ line: UnsafeBufferPointer<UInt8>) -> UInt64 {
         if let own = IdRef(top.anonymousId.map { scratch.members[$0] }, line), !own.withBytes(line, PlaceholderIds.contains) {
