@@ -19,6 +19,8 @@ struct CollectorResponder: HTTPResponder {
     let inspector: BatchInspector
     let stats: StatsRecorder
     let faults: FaultInjector
+    /// The collector's quota of events a second, when it has one.
+    let quota: EventRateLimit?
     let store: (any EventStore)?
     let startedAt: ContinuousClock.Instant
     let paths: IngestionPaths
@@ -35,6 +37,7 @@ struct CollectorResponder: HTTPResponder {
             writeKey: configuration.writeKey, strict: configuration.strict, oversizeStatus: configuration.oversizeStatus)
         self.stats = stats
         self.faults = FaultInjector(configuration.faults)
+        self.quota = configuration.faults.maxEventsPerSecond.map { EventRateLimit(rate: $0) }
         self.store = store
         self.startedAt = startedAt
         self.paths = IngestionPaths(basePath: configuration.basePath)
@@ -112,6 +115,11 @@ struct CollectorResponder: HTTPResponder {
             stats.recordInvalid(invalid)
             return finish(status, reason)
         case .accept(let events, let ids, let total, let invalid):
+            if let quota, !quota.admit(events.count) {
+                var response = finish(429, "over the collector's quota of \(quota.rate) events a second")
+                response.headers[.retryAfter] = "1"
+                return response
+            }
             if let store, !records.isEmpty {
                 do {
                     try await store.append(records)

@@ -37,6 +37,9 @@ public struct FaultConfiguration: Sendable, Equatable {
     public var down: DownWindow?
     /// The first N ingestion requests fail with `failureStatus`.
     public var failFirst: Int
+    /// A quota of accepted events a second (``EventRateLimit``): requests over it get 429 with
+    /// `Retry-After: 1`. Nil: none.
+    public var maxEventsPerSecond: Double?
 
     /// The statuses accepted for `failureStatus`.
     public static let allowedFailureStatuses: Set<Int> = [500, 502, 503, 408]
@@ -51,7 +54,8 @@ public struct FaultConfiguration: Sendable, Equatable {
         resetRate: Double = 0,
         latency: Duration = .zero,
         down: DownWindow? = nil,
-        failFirst: Int = 0
+        failFirst: Int = 0,
+        maxEventsPerSecond: Double? = nil
     ) {
         self.seed = seed
         self.failureRate = failureRate
@@ -62,6 +66,7 @@ public struct FaultConfiguration: Sendable, Equatable {
         self.latency = latency
         self.down = down
         self.failFirst = failFirst
+        self.maxEventsPerSecond = maxEventsPerSecond
     }
 
     /// No faults at all.

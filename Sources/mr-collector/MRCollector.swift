@@ -60,6 +60,8 @@ struct MRCollector: AsyncParsableCommand {
     @Option(name: .customLong("down-for-ms"), help: "Length of the down window (503 for all).") var downForMs: Int?
     @Option(name: .customLong("fail-first"), help: "Fail the first N requests with --fail-status (default 0).")
     var failFirst: Int?
+    @Option(name: .customLong("max-events-per-second"), help: "A quota: accept at most this many events a second; 429 (Retry-After: 1) over it.")
+    var maxEventsPerSecond: Double?
     @Option(help: "Seed of the fault generator (default 1).") var seed: UInt64?
     @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate (chain); needs --tls-key.")
     var tlsCert: String?
@@ -85,6 +87,7 @@ struct MRCollector: AsyncParsableCommand {
         if downAfterMs != nil { flags.append("--down-after-ms") }
         if downForMs != nil { flags.append("--down-for-ms") }
         if failFirst != nil { flags.append("--fail-first") }
+        if maxEventsPerSecond != nil { flags.append("--max-events-per-second") }
         if seed != nil { flags.append("--seed") }
         return flags
     }
@@ -97,6 +100,9 @@ struct MRCollector: AsyncParsableCommand {
         for (name, rate) in [("--fail-rate", failRate), ("--throttle-rate", throttleRate), ("--reset-rate", resetRate)]
         where !(0...1).contains(rate ?? 0) {
             throw ValidationError("\(name) must be between 0 and 1")
+        }
+        if let maxEventsPerSecond, !(maxEventsPerSecond >= 1 && maxEventsPerSecond.isFinite) {
+            throw ValidationError("--max-events-per-second must be at least 1")
         }
         if downAfterMs != nil, downForMs == nil {
             throw ValidationError("--down-after-ms needs --down-for-ms")
@@ -133,7 +139,8 @@ struct MRCollector: AsyncParsableCommand {
             faults: FaultConfiguration(
                 seed: seed ?? 1, failureRate: failRate ?? 0, failureStatus: failStatus ?? 500,
                 throttleRate: throttleRate ?? 0, retryAfter: retryAfter ?? 1, resetRate: resetRate ?? 0,
-                latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0),
+                latency: .milliseconds(latencyMs ?? 0), down: down, failFirst: failFirst ?? 0,
+                maxEventsPerSecond: maxEventsPerSecond),
             tls: tls)
         configuration.simpleAnalyticsStore = simpleAnalyticsStore
         return configuration
