@@ -57,6 +57,18 @@ let package = Package(
             providers: [.apt(["libzstd-dev"])]
         ),
         .target(name: "JSONCore"),
+        // Debian's libjq (apt-get install -y libjq-dev; no pkg-config file): the transforms' jq steps.
+        .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
+        // zlib's raw deflate for zip members (zlib1g-dev, which CompressNIO needs too).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Other analytics tools' exports (Amplitude, Mixpanel, GA4, mParticle, PostHog,
+        // RudderStack) as Segment-spec events, record by record (docs/recipes.md).
+        .target(name: "VendorExports", dependencies: ["JSONCore", "Timestamps"]),
+        // Declarative steps and jq, applied to each event before it is enriched (docs/transforms.md).
+        .target(name: "EventTransforms", dependencies: ["JSONCore", "CJQ"]),
+        // Streaming readers of more input shapes: CSV/TSV records mapped to events, a JSON array
+        // of events, zip members (docs/input-shapes.md).
+        .target(name: "InputShapes", dependencies: ["JSONCore", "CZlib"]),
         // A cache-prefetch hint for the identity tables' lookups (Swift has none of its own).
         .target(name: "CPrefetch"),
         // SHA-1 with x86-64's SHA instructions, for the anonymousIds derived from userIds (a
@@ -186,6 +198,9 @@ let package = Package(
                 "CPrefetch",
                 "CSHA1",
                 "ZstdCodec",
+                "VendorExports",
+                "EventTransforms",
+                "InputShapes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -237,6 +252,9 @@ let package = Package(
         ),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "ZstdCodecTests", dependencies: ["ZstdCodec"]),
+        .testTarget(name: "VendorExportsTests", dependencies: ["VendorExports", "JSONCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "EventTransformsTests", dependencies: ["EventTransforms", "JSONCore"]),
+        .testTarget(name: "InputShapesTests", dependencies: ["InputShapes", "JSONCore", "CZlib"]),
         .testTarget(name: "FileDescriptorIOTests", dependencies: ["FileDescriptorIO"]),
         .testTarget(
             name: "MetaRouterTests",
@@ -260,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [
-                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector",
+                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "ZstdCodec",
                 // Graceful shutdowns of a run's ServiceGroup (RunServiceTests).
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

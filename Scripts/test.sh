@@ -4,8 +4,9 @@
 # every test, XCTest and Swift Testing, and prints a one-line total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! pkg-config --exists yaml-0.1 sqlite3 zlib libdeflate libzstd 2>/dev/null; then
-  apt-get update -qq && apt-get install -y -qq libyaml-dev libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev pkg-config
+# libjq-dev has no pkg-config file: its header says whether it is there.
+if ! pkg-config --exists yaml-0.1 sqlite3 zlib libdeflate libzstd 2>/dev/null || [ ! -f /usr/include/jq.h ]; then
+  apt-get update -qq && apt-get install -y -qq libyaml-dev libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev libjq-dev pkg-config
 fi
 swift build --build-tests
 log=$(mktemp)

@@ -13,6 +13,7 @@ LAYERS = [
     ('executables', ['mr-replay', 'mr-collector']),
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
+    ('input conversion', ['VendorExports', 'EventTransforms', 'InputShapes']),
     ('servers', ['Collector', 'CountOnlySink']),
     ('test doubles', ['MetaRouterTesting']),
     ('engine', ['MetaRouter']),
@@ -20,7 +21,7 @@ LAYERS = [
     ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
                 'FileDescriptorIO', 'JSONCore']),
     ('C shims', ['CPrefetch', 'CSHA1']),
-    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib']),
 ]
 
 

@@ -5,7 +5,7 @@ import NIOCore
 /// `.gz` file of gigabytes streams through a few hundred KiB. Several concatenated members are
 /// one stream. Used by one thread at a time.
 ///
-/// Its API has no NIO types, so code that reads files through it (ReplayKit's `GunzipStream`)
+/// Its API has no NIO types, so code that reads files through it (ReplayKit's `DecompressingStream`)
 /// needs no NIO import.
 package final class GunzipReader {
     private let inflater: GzipInflater

@@ -73,18 +73,22 @@ package final class ZstdReader {
     /// bytes it wrote.
     private func step(into base: UnsafeMutableRawPointer, count: Int) throws -> Int {
         var output = ZSTD_outBuffer(dst: base, size: count, pos: 0)
+        var consumed = 0
         let hint = input.withUnsafeBytes { raw -> Int in
             // Safe: `raw` is the input array's memory, valid for the call; libzstd reads only
             // `inputStart..<inputEnd` of it and reports how far it got in `pos`.
             var source = ZSTD_inBuffer(src: raw.baseAddress! + inputStart, size: inputEnd - inputStart, pos: 0)
             let hint = ZSTD_decompressStream(context, &output, &source)
+            consumed = source.pos
             inputStart += source.pos
             return hint
         }
         if ZSTD_isError(hint) != 0 {
             throw ZstdError.corrupt(String(cString: ZSTD_getErrorName(hint)))
         }
-        insideFrame = hint != 0
+        // A call that neither read nor wrote (a flush after a frame's last byte filled the
+        // caller's memory) says only what the next frame's header needs: the frame is not open.
+        if consumed > 0 || output.pos > 0 { insideFrame = hint != 0 }
         outputWasFull = output.pos == count
         return output.pos
     }

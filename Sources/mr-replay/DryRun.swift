@@ -5,7 +5,9 @@ import ReplayKit
 
 /// `mr-replay run --dry-run`: everything except the network.
 enum DryRun {
-    static func run(config: ReplayConfig, sources: [InputSource], output: String?, window: TimeWindow?, limit: Int?) throws {
+    static func run(
+        config: ReplayConfig, sources: [InputSource], output: String?, window: TimeWindow?, limit: Int?, summary: Bool = false
+    ) throws {
         var fd: Int32 = 1
         if let output {
             fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -18,7 +20,8 @@ enum DryRun {
         do {
             stats = try DryRunner.run(
                 config: config, inputs: sources, outputFD: fd, window: window, limit: limit,
-                onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) })
+                onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) },
+                onSummary: summary ? { FileHandle.standardError.write(Data($0.text.utf8)) } : nil)
         } catch {
             // Nothing is ever sent by a dry run; 1 means dead letters. An S3 input that cannot be
             // read exits as InputFailure says (3 refused, 75 retries ran out).
@@ -26,7 +29,7 @@ enum DryRun {
         }
         FileHandle.standardError.write(
             Data(
-                "mr-replay: dry run: \(stats.lines) lines, \(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n"
+                "mr-replay: dry run: \(config.inputs.shaping.converts ? "" : "\(stats.lines) lines, ")\(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n"
                     .utf8))
         if stats.invalid > 0 {
             FileHandle.standardError.write(

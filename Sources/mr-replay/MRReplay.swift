@@ -40,10 +40,23 @@ struct CommonOptions: ParsableArguments {
     )
     var maxEventAge: String?
 
+    @Option(
+        name: .long,
+        help: "Read another tool's export: amplitude, mixpanel, ga4, mparticle, posthog or rudderstack (overrides inputs.from; docs/recipes.md)."
+    )
+    var from: String?
+
     /// Loads the configuration, or exits with code 2. `requireWriteKey: false` for commands that
     /// never send.
     func loadConfig(requireWriteKey: Bool = true) throws -> ReplayConfig {
         var config = try loadConfigFile(requireWriteKey: requireWriteKey)
+        if let from {
+            do {
+                try config.read(from: from)
+            } catch {
+                throw CommandFailure.usage("--from: \(error)")
+            }
+        }
         if let text = maxEventAge {
             guard let age = ReplayConfig.EventAge(parsing: text) else {
                 throw CommandFailure.usage("--max-event-age must be auto, off, or a duration such as 7d, 36h, 90m (got '\(text)')")

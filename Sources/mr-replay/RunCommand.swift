@@ -24,6 +24,11 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: "With --dry-run: write events to this file instead of stdout.")
     var output: String?
 
+    @Flag(
+        name: .long,
+        help: "With --dry-run: print what would be sent to stderr (types, names, time span, where ids came from, dead-letter reasons).")
+    var summary = false
+
     @Option(name: .long, help: "Process only shard K of N (K/N, 0-based), by identity hash. Each shard keeps its own state.")
     var shard: String?
 
@@ -113,6 +118,9 @@ struct Run: AsyncParsableCommand {
         if let problem = Self.misuse(dryRun: dryRun, output: output, sharded: shard != nil || shards != nil, shardByGiven: shardBy != nil) {
             throw CommandFailure.usage("\(problem)")
         }
+        if summary, !dryRun {
+            throw CommandFailure.usage("--summary applies with --dry-run (add --dry-run, or use `mr-replay validate`)")
+        }
         if dryRun, metricsFile != nil {
             throw CommandFailure.usage("--metrics-file applies to real runs; a dry run writes no metrics (drop it for the dry run)")
         }
@@ -122,7 +130,7 @@ struct Run: AsyncParsableCommand {
         if dryRun {
             LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout may be the events
             let sources = try await common.resolveInputs(config: config)
-            try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit)
+            try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit, summary: summary)
             return
         }
         let options = try runOptions(config: config, window: window)

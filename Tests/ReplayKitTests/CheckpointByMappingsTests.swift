@@ -18,7 +18,8 @@ import Testing
 
     /// Runs `lines` events with the interval an hour, the last event's batch held; waits until
     /// the checkpoint mirror shows more than `past` lines settled, then stops the run. Returns
-    /// whether it did (within 20 s).
+    /// whether it did (within 60 s: a loaded machine runs the debug build slowly; it returns as
+    /// soon as the checkpoint gets there).
     static func checkpointsWhileStalled(mappingsPerCheckpoint: Int, lines: Int, past: Int) async throws -> Bool {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -37,7 +38,7 @@ import Testing
         let watch = try FileWatch(dir)
         let run = Task { try await ReplayRunner(config: config, options: options, logger: logger, transport: transport).run(stop: stop) }
         let reached = await watch.wait(
-            upTo: .seconds(20), until: { (readCheckpointMirror("\(dir)/state")?.inputs.values.first?.line ?? 0) > past })
+            upTo: .seconds(60), until: { (readCheckpointMirror("\(dir)/state")?.inputs.values.first?.line ?? 0) > past })
         stop.request()
         _ = try await run.value
         return reached == .held

@@ -48,7 +48,8 @@ import Testing
         #expect(s.problems.last?.line == 4)
         #expect(!FileManager.default.fileExists(atPath: dir + "/state"))
         let json = try #require(try JSONValue(parsing: s.json).objectValue)
-        #expect(json.keys == ["lines", "valid", "invalid", "blank", "reasons", "skipped", "warnings"])
+        #expect(json.keys == ["lines", "valid", "invalid", "blank", "reasons", "skipped", "warnings", "summary"])
+        #expect(json["summary"]?.objectValue?["events"] == .number(JSONNumber(2)))
         #expect(json["reasons"]?.objectValue?["invalid_json"] == .number(JSONNumber(1)))
         #expect(s.text.hasPrefix("5 lines: 2 valid, 2 invalid, 1 blank\n"))
     }

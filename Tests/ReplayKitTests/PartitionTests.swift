@@ -35,11 +35,13 @@ import Testing
 
     /// One unsharded run of `inputs` (with the partition's device anonymousId): what it received,
     /// its report and its dead letters.
-    func oneRun(_ inputs: [String], device: String) async throws -> ([String: JSONObject], RunReport, [String]) {
+    func oneRun(
+        _ inputs: [String], device: String, yaml: String = identityYAML
+    ) async throws -> ([String: JSONObject], RunReport, [String]) {
         try FileManager.default.createDirectory(atPath: "\(dir)/one", withIntermediateDirectories: true)
         try writeFile("\(dir)/one/device-anonymous-id", device)
         let whole = try await RunTarget.start(dir: dir, name: "whole")
-        let config = try runConfig("oneconf", url: whole.url)
+        let config = try runConfig("oneconf", url: whole.url, yaml: yaml)
         let report = try await replay(config: config, inputs: inputs, stateDir: "\(dir)/one")
         return (try await whole.received().events, report, try deadLetterLines("\(dir)/one"))
     }

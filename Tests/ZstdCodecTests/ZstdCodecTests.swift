@@ -25,7 +25,7 @@ import Testing
             count += 1
             if count % frameEvery == 0 { try writer.finishFrame(into: &out) }
         }
-        try writer.finishFrame(into: &out)
+        if count % frameEvery != 0 || data.isEmpty { try writer.finishFrame(into: &out) }
         return out
     }
 
@@ -51,7 +51,8 @@ import Testing
 
     @Test(arguments: [(1, 1 << 20, 1), (4096, 3, 65_536), (100_000, 1, 7), (77, 10, 1000)])
     func framesReadBackAsOneStream(piece: Int, frameEvery: Int, read: Int) throws {
-        let data = Self.text(lines: 20_000)
+        // Byte-sized pieces or reads cost a libzstd call per byte: a smaller text for those.
+        let data = Self.text(lines: piece < 8 || read < 8 ? 1_500 : 20_000)
         let compressed = try Self.compress(data, piece: piece, frameEvery: frameEvery)
         #expect(compressed.count < data.count / 3)
         #expect(ZstdMagic.matches(compressed))

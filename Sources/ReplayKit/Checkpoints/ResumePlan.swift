@@ -16,6 +16,8 @@ struct ResumePlan: Sendable {
         var isPlainText: Bool
         /// The input's rules: age limit, snapshot purge and already-settled events.
         var rules = InputRules()
+        /// How its content is cut into records (`inputs.format`, `inputs.csv`).
+        var shaping = ReplayConfig.InputShaping()
         /// Why it is read again from its start, when it changed under its checkpoint.
         var restarted: String?
         /// For an input of a partition (``PartitionSet``): what identifies the content it was
@@ -69,12 +71,13 @@ struct ResumePlan: Sendable {
                     "\(error). Nothing was sent and its checkpoint is unchanged; replay it with an mr-replay that reads its version.")
             }
             // An object is never "plain text" here: it cannot grow, so no window is fingerprinted.
-            let plain = !isStdin && !source.isObject && !Self.isGzip(path)
+            let plain = !isStdin && !source.isObject && !Self.isCompressed(path)
             let size =
                 source.object?.size
                 ?? (isStdin ? 0 : ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0))
             var input = Input(
                 source: source, path: path, resumeAt: nil, resumable: !isStdin, bytesBefore: total, isPlainText: plain, rules: rules)
+            input.shaping = config.inputs.shaping
             if !isStdin, !fresh, let cp = checkpoint.inputs[path], cp.offset > 0 || cp.line > 0 || cp.settledAfter != nil {
                 if let why = cp.mismatch(source, path: path) {
                     if config.inputs.onChanged == .refuse {
@@ -107,7 +110,7 @@ struct ResumePlan: Sendable {
             // the same, they are not handed over again. A completed file that grew is the
             // capture replaced by its complete version: reading resumes at the damage.
             resume.damagedTailSettled = cp.completed && size == cp.fingerprint.size
-        } else if input.isPlainText, cp.line > 0,
+        } else if input.isPlainText, cp.line > 0, Self.isLines(input),
             let start = startOfUnterminatedLine(path: input.path, endingAt: cp.offset)
         {
             // The last line read had no newline yet and the file grew since: it may have been
@@ -178,10 +181,21 @@ struct ResumePlan: Sendable {
         return 0
     }
 
-    /// Whether the file starts with the gzip magic bytes.
-    static func isGzip(_ path: String) -> Bool {
+    /// Whether the file starts with a compression's magic bytes (gzip, zstd or zip): its
+    /// offsets are then in its decompressed content, and no window of its bytes is fingerprinted.
+    static func isCompressed(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        return (try? handle.read(upToCount: 2)) == Data([0x1F, 0x8B])
+        return Compression([UInt8]((try? handle.read(upToCount: 4)) ?? Data())) != nil
+    }
+
+    /// Whether a plain input is read as lines (its last line may have been cut mid-write), not
+    /// as a JSON array or CSV, whose records have their own ends.
+    static func isLines(_ input: Input) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: input.path) else { return true }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: InputReader.sniffBytes)) ?? Data())
+        guard let reader = try? InputReader(source: input.source, shaping: input.shaping) else { return true }
+        return reader.shape(plainHead: head) == .lines
     }
 }

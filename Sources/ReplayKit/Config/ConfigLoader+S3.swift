@@ -1,3 +1,4 @@
+import EventTransforms
 import Foundation
 import ObjectStorage
 
@@ -33,7 +34,7 @@ extension ConfigLoader {
             guard let style = ReplayConfig.S3Inputs.AddressingStyle(rawValue: text) else {
                 let names = ReplayConfig.S3Inputs.AddressingStyle.allCases.map(\.rawValue)
                 var message = "'\(s).addressing_style' must be auto, path or virtual"
-                if let close = Suggestion.closest(to: text, among: names) { message += "; did you mean '\(close)'?" }
+                if let close = KeySuggestion.closest(to: text, among: names) { message += "; did you mean '\(close)'?" }
                 throw r.error(v, message)
             }
             s3.addressingStyle = style

@@ -168,8 +168,9 @@ extension ConfigLoader {
 
     /// Reads `inputs`.
     static func readInputs(_ node: YAMLNode, into config: inout ReplayConfig, _ r: ConfigReader) throws(ConfigError) {
-        let m = try r.members(node, section: "inputs", allowed: ["max_event_age", "on_changed", "s3"])
+        let m = try r.members(node, section: "inputs", allowed: ["max_event_age", "on_changed", "s3", "from", "format", "csv"])
         if let v = m["s3"]?.value { try readS3(v, into: &config.inputs.s3, r) }
+        try readShaping(m, into: &config.inputs.shaping, r)
         if let v = m["max_event_age"]?.value {
             guard let age = ReplayConfig.EventAge(parsing: try r.string(v, "inputs.max_event_age")) else {
                 throw r.error(v, "'inputs.max_event_age' must be 'auto', 'off', or a duration such as 7d, 36h, 90m")

@@ -66,7 +66,7 @@ public enum ConfigLoader {
             root, section: "",
             allowed: [
                 "ingestion", "batching", "rate_limit", "retry", "enrichment", "privacy", "inputs", "reports", "dead_letter",
-                "state_dir",
+                "state_dir", "transform",
             ])
         var source = WriteKeySource()
         if let (_, node) = top["ingestion"] {
@@ -79,6 +79,7 @@ public enum ConfigLoader {
         if let (_, node) = top["enrichment"] { try readEnrichment(node, into: &config, r) }
         if let (_, node) = top["privacy"] { try readPrivacy(node, into: &config, r) }
         if let (_, node) = top["inputs"] { try readInputs(node, into: &config, r) }
+        if let (_, node) = top["transform"] { try readTransform(node, into: &config.inputs.shaping, r) }
         if let (_, node) = top["reports"] { try readReports(node, into: &config, r) }
         if let (_, node) = top["dead_letter"] { try readDeadLetter(node, into: &config, r) }
         if let (_, node) = top["state_dir"] {

@@ -1,3 +1,4 @@
+import EventTransforms
 import Foundation
 import JSONCore
 
@@ -24,7 +25,7 @@ struct ConfigReader {
             let path = section.isEmpty ? name : "\(section).\(name)"
             guard allowed.contains(name) else {
                 var message = "unknown key '\(path)'"
-                if let s = Suggestion.closest(to: name, among: allowed) {
+                if let s = KeySuggestion.closest(to: name, among: allowed) {
                     message += "; did you mean '\(section.isEmpty ? s : "\(section).\(s)")'?"
                 } else {
                     message += " (allowed: \(allowed.joined(separator: ", ")))"

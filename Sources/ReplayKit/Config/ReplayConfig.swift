@@ -136,6 +136,9 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var onChanged = OnChanged.restart
         /// `s3`: how `s3://` inputs are read.
         public var s3 = S3Inputs()
+        /// `from`, `format`, `csv` and the top-level `transform`: what is done to each record
+        /// before it is enriched.
+        public var shaping = InputShaping()
         /// Creates the defaults.
         public init() {}
     }

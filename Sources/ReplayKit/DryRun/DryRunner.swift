@@ -20,9 +20,11 @@ public enum DryRunner {
     /// window are counted (`outside_window`) and not written; the walk stops after `limit` events.
     /// `onWarning` hears what a person should know about an input (empty, damaged, purged).
     /// Throws a ``UsageError`` before writing anything for a snapshot that cannot be replayed.
+    /// With `onSummary`, the run also counts what it would send (``TrialSummary``) and hands it
+    /// over at the end.
     public static func run(
         config: ReplayConfig, inputs: [InputSource], outputFD: Int32, window: TimeWindow? = nil, limit: Int? = nil,
-        nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }
+        nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }, onSummary: ((TrialSummary) -> Void)? = nil
     ) throws -> EnrichStats {
         let nowMillis = nowMillis ?? Enricher.systemMillis
         let rules: [InputRules]
@@ -49,6 +51,7 @@ public enum DryRunner {
         let enricher = Enricher(config: config, identity: identity, nowMillis: nowMillis)
         enricher.preparer.setWindow(window)
         var allowance = limit ?? Int.max
+        var summary = onSummary.map { _ in TrialSummary() }
         // Events are rendered straight into the output buffer; each is followed by a newline.
         let out = FDWriter(fd: outputFD)
         try LineWalker.walkRendered(
@@ -58,21 +61,25 @@ public enum DryRunner {
             // copy) when the store's memory would otherwise grow past its bound, which depends
             // on the ids held, not on lines read (see `isScratchCommitDue`).
             if identity.isScratchCommitDue { try identity.commit(throughSequence: item.sequence) }
+            summary?.count(item, enricher: enricher, output: out.buffer)
             switch item.result {
             case .event:
                 try out.endLine()
                 allowance -= 1
-                if allowance == 0 { return false }
             case .blank, .skipped: break
             case .deadLetter(let reason, let detail):
                 try deadLetters.write(
                     reason: reason, detail: detail, source: inputs[item.inputIndex].path, line: item.line.lineNumber,
                     raw: item.line.bytes)
             }
-            return true
+            return allowance > 0 || !item.line.endsLine  // a record's events go together
         }
         try out.flush()
         try deadLetters.close()
+        if var summary, let onSummary {
+            summary.finish(enricher, config: config)
+            onSummary(summary)
+        }
         // What is still pending is not committed: the scratch copy is deleted on return.
         return enricher.stats
     }

@@ -34,4 +34,16 @@ package enum DeadLetterReason {
     package static let readError = "read_error"
     /// The identity database failed.
     package static let identityStoreError = "identity_store_error"
+    /// A CSV or TSV record with more or fewer fields than the header, or a cell that does not
+    /// fit its column's type (the detail names the record and the column).
+    package static let invalidCSVRecord = "invalid_csv_record"
+    /// A zip archive's member that cannot be read (bad CRC, damaged data, an unsupported method);
+    /// the next member is read when the archive says where it starts.
+    package static let damagedMember = "damaged_member"
+    /// A vendor's record a recipe cannot map (`missing_field`, `invalid_field`): the recipe's
+    /// reasons, whose detail names the recipe and the field.
+    package static let missingField = "missing_field"
+    package static let invalidField = "invalid_field"
+    /// A transform step failed on the event (the detail names the step).
+    package static let transformFailed = "transform_failed"
 }

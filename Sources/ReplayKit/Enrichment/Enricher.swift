@@ -27,6 +27,10 @@ package final class Enricher {
     // to it starts while another is under way.
     @exclusivity(unchecked) var shardRouter: ShardRouter?
 
+    /// What is done to each record before it is prepared (a vendor's recipe, the transforms),
+    /// made by the walk that first needs it; nil when records go through as they are.
+    var converter: RecordConverter?
+
     /// Whether events teach the identity store as they are prepared (true but in a partitioned
     /// run, whose store learns from the partition's transitions instead, own lines' included:
     /// ``IdentityTransition``).

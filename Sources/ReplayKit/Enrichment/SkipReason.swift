@@ -15,4 +15,17 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
     /// Another shard's line, in a sharded run (``ShardRouter``); the run report counts it as
     /// `filtered`.
     case otherShard = "other_shard"
+    /// A transform dropped the event (``RecordConverter``); counted as `filtered`.
+    case droppedByTransform = "dropped_by_transform"
+    /// A vendor's record that is no event (an Amplitude session's start or end); counted as
+    /// `filtered`.
+    case noEvent = "no_event"
+
+    /// Whether the report counts it as `filtered` (a choice of what to send, not a verdict on the event).
+    var isFilter: Bool {
+        switch self {
+        case .outsideWindow, .otherShard, .droppedByTransform, .noEvent: true
+        case .expired, .consentDropped, .alreadyDelivered: false
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GzipCodec
+import ZstdCodec
 
 /// A sequential source of bytes (a file descriptor, possibly through gunzip).
 protocol ByteStream: AnyObject {
@@ -66,20 +67,30 @@ final class FileDescriptorStream: ByteStream {
     }
 }
 
-/// Decompresses a gzip stream (also several concatenated gzip members) with the package's
-/// streaming ``GunzipReader``, a bounded piece at a time, so files of any size stream through.
-final class GunzipStream: ByteStream {
+/// A streaming decompressor (``GunzipReader``, ``ZstdReader``): fills the caller's memory with
+/// decompressed bytes, pulling compressed ones as it needs them; 0 at the end.
+protocol PieceDecompressor: AnyObject {
+    func read(into buffer: UnsafeMutableRawBufferPointer, pull: (UnsafeMutableRawBufferPointer) throws -> Int) throws -> Int
+}
+
+extension GunzipReader: PieceDecompressor {}
+extension ZstdReader: PieceDecompressor {}
+
+/// Decompresses a compressed stream (gzip, also several concatenated members; zstd, also several
+/// frames), a bounded piece at a time, so files of any size stream through.
+final class DecompressingStream: ByteStream {
     private let source: ByteStream
     private let path: String
-    private let reader: GunzipReader
+    private let decompressor: any PieceDecompressor
 
-    init(source: ByteStream, path: String) throws {
+    /// A stream of `source`'s bytes decompressed with `format` (gzip or zstd); errors name `path`.
+    init(source: ByteStream, path: String, format: Compression) throws {
         self.source = source
         self.path = path
         do {
-            reader = try GunzipReader()
+            decompressor = format == .zstd ? try ZstdReader() : try GunzipReader()
         } catch {
-            throw InputError("\(path): cannot start gzip decompression")
+            throw InputError("\(path): cannot start \(format == .zstd ? "zstd" : "gzip") decompression: \(error)")
         }
     }
 
@@ -89,9 +100,9 @@ final class GunzipStream: ByteStream {
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         let source = self.source
         do {
-            return try reader.read(into: UnsafeMutableRawBufferPointer(start: into, count: count)) { raw in
-                // Safe: `raw` is the reader's own buffer of plain bytes, only ever accessed as
-                // UInt8, so binding it to UInt8 matches every other access to it.
+            return try decompressor.read(into: UnsafeMutableRawBufferPointer(start: into, count: count)) { raw in
+                // Safe: `raw` is the decompressor's own buffer of plain bytes, only ever accessed
+                // as UInt8, so binding it to UInt8 matches every other access to it.
                 try source.read(into: raw.bindMemory(to: UInt8.self).baseAddress!, count: raw.count)
             }
         } catch GzipError.truncated {
@@ -99,6 +110,8 @@ final class GunzipStream: ByteStream {
         } catch GzipError.corrupt(let what) {
             throw InputError("\(path): corrupt gzip data: \(what)")
         } catch let error as GzipError {
+            throw InputError("\(path): \(error)")
+        } catch let error as ZstdError {
             throw InputError("\(path): \(error)")
         }
     }

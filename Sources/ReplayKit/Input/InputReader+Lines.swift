@@ -4,22 +4,35 @@ extension InputReader {
     /// Splits `stream` into lines and hands each to `body`, after skipping `skip` decompressed
     /// bytes (gzip or stdin resume), until the stream ends or `body` returns false.
     func readLines(_ stream: ByteStream, skip: UInt64, _ body: (InputLine) throws -> Bool) throws {
-        var lines = LineBuffer(
-            maxLineBytes: maxLineBytes, baseOffset: resumeAt?.offset ?? 0, lineNumber: resumeAt?.lineNumber ?? 1,
-            fileSize: fileSize)
+        _ = try readLines(stream, skip: skip, from: LinePosition(offset: resumeAt?.offset ?? 0, line: resumeAt?.lineNumber ?? 1), body)
+    }
+
+    /// ``readLines(_:skip:_:)`` of a stream whose first byte (after `skip`) is at `position`
+    /// (a zip member's, in the archive's numbering); returns where the lines ended, or nil when
+    /// `body` asked to stop.
+    func readLines(_ stream: ByteStream, skip: UInt64, from position: LinePosition, _ body: (InputLine) throws -> Bool) throws
+        -> LinePosition?
+    {
+        var lines = LineBuffer(maxLineBytes: maxLineBytes, baseOffset: position.offset, lineNumber: position.line, fileSize: fileSize)
         defer { lines.deallocate() }
-        guard try lines.skip(skip, in: stream) else { return }
+        guard try lines.skip(skip, in: stream) else { return position }
         while true {
             lines.stripByteOrderMark()
-            guard try lines.handOverCompleteLines(stream, body) else { return }
+            guard try lines.handOverCompleteLines(stream, body) else { return nil }
             if lines.eof {
-                try lines.handOverLastLine(stream, body)
-                return
+                guard try lines.handOverLastLine(stream, body) else { return nil }
+                return lines.position
             }
             lines.makeRoom()
             try lines.fill(from: stream)
         }
     }
+}
+
+/// Where a stream of lines stands: the offset of its next byte and the number of its next line.
+struct LinePosition: Equatable {
+    var offset: UInt64
+    var line: Int
 }
 
 /// The read buffer of ``InputReader/readLines(_:skip:_:)``: the bytes read and not yet handed
@@ -109,15 +122,25 @@ private struct LineBuffer {
         return true
     }
 
-    /// At the end of the stream: hands over the last line if it has no newline.
-    func handOverLastLine(_ stream: ByteStream, _ body: (InputLine) throws -> Bool) throws {
+    /// At the end of the stream: hands over the last line if it has no newline. Returns false
+    /// when `body` asked to stop.
+    mutating func handOverLastLine(_ stream: ByteStream, _ body: (InputLine) throws -> Bool) throws -> Bool {
         let endOffset = baseOffset + UInt64(end)
+        var carryOn = true
         if let prefix = overflow {
-            _ = try handOver(prefix, endOffset: endOffset, stream, body)
+            carryOn = try handOver(prefix, endOffset: endOffset, stream, body)
         } else if start < end {
-            _ = try body(line(from: start, to: end, endOffset: endOffset, stream))
+            carryOn = try body(line(from: start, to: end, endOffset: endOffset, stream))
+        } else {
+            return true
         }
+        lineNumber += 1
+        (start, scanFrom) = (end, end)
+        return carryOn
     }
+
+    /// Where the stream stands: the offset after the last byte read, and the next line's number.
+    var position: LinePosition { LinePosition(offset: baseOffset + UInt64(end), line: lineNumber) }
 
     /// Drops the bytes handed over, then grows the buffer or starts discarding an over-long line.
     mutating func makeRoom() {

@@ -40,20 +40,21 @@ extension InputResolver {
     public static func resolve(
         _ arguments: [String], config: ReplayConfig, onWarning: (String) -> Void = { _ in }
     ) async throws -> [InputSource] {
-        let resolved = try await resolve(arguments, s3: config.inputs.s3)
+        let resolved = try await resolve(arguments, s3: config.inputs.s3, records: config.inputs.shaping.readsRecords)
         resolved.warnings.forEach(onWarning)
         return resolved.sources
     }
 
     /// ``resolve(_:config:onWarning:)`` with the store and the warnings; `keep` filters the inputs
-    /// before any object is read (a file shard's), and those it leaves out are counted.
+    /// before any object is read (a file shard's), and those it leaves out are counted. With
+    /// `records`, every input is read as records (``ReplayConfig/InputShaping/readsRecords``).
     package static func resolve(
-        _ arguments: [String], s3 settings: ReplayConfig.S3Inputs, keep: (@Sendable (InputSource) -> Bool)? = nil
+        _ arguments: [String], s3 settings: ReplayConfig.S3Inputs, keep: (@Sendable (InputSource) -> Bool)? = nil, records: Bool = false
     ) async throws -> Resolved {
         var resolved = Resolved()
         for argument in arguments {
             guard S3Location.isS3(argument) else {
-                for source in try resolve([argument]) {
+                for source in try resolve([argument], records: records) {
                     if keep?(source) ?? true { resolved.sources.append(source) } else { resolved.leftOut += 1 }
                 }
                 continue
@@ -63,7 +64,7 @@ extension InputResolver {
             let listed = try await list(argument, store: store, into: &resolved)
             let kept = listed.filter { keep?($0) ?? true }
             resolved.leftOut += listed.count - kept.count
-            resolved.sources += try await recognize(kept)
+            resolved.sources += try await recognize(kept, records: records)
         }
         return resolved
     }

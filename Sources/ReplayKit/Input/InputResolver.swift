@@ -4,8 +4,8 @@ import ObjectStorage
 /// Turns command-line input arguments into ordered ``InputSource`` values.
 ///
 /// - a file is used as given;
-/// - a directory contributes its `*.ndjson`, `*.jsonl`, `*.json` files (also with `.gz`), sorted by name,
-///   not recursing;
+/// - a directory contributes its `*.ndjson`, `*.jsonl`, `*.json`, `*.csv`, `*.tsv` files (also with
+///   `.gz` or `.zst`) and `*.zip` archives, sorted by name, not recursing;
 /// - a pattern with `*`, `?` or `[` is expanded with `glob(3)`, sorted;
 /// - `-` is standard input;
 /// - `s3://bucket/prefix/` and `s3://bucket/key` are S3 objects, resolved by
@@ -15,11 +15,15 @@ import ObjectStorage
 /// `events`, is a MetaRouter SDK snapshot. A file whose first non-blank line is a SimpleAnalytics
 /// payload, or that is one as a whole, is SimpleAnalytics input (``SimpleAnalyticsInput``).
 public enum InputResolver {
-    /// File name endings accepted inside directories.
-    public static let directoryExtensions = [".ndjson", ".jsonl", ".json", ".ndjson.gz", ".jsonl.gz", ".json.gz"]
+    /// File name endings accepted inside directories: NDJSON, JSON (an array of events, or an SDK
+    /// snapshot), CSV and TSV, each plain or compressed (gzip, zstd), and zip archives.
+    public static let directoryExtensions: [String] = {
+        let shapes = [".ndjson", ".jsonl", ".json", ".csv", ".tsv"]
+        return shapes + shapes.flatMap { [$0 + ".gz", $0 + ".zst"] } + [".zip"]
+    }()
 
     /// Resolves `arguments` in order. Throws when an argument matches nothing.
-    public static func resolve(_ arguments: [String]) throws -> [InputSource] {
+    public static func resolve(_ arguments: [String], records: Bool = false) throws -> [InputSource] {
         var out: [InputSource] = []
         for arg in arguments {
             if S3Location.isS3(arg) {
@@ -37,18 +41,18 @@ public enum InputResolver {
                         let path = arg.hasSuffix("/") ? arg + name : arg + "/" + name
                         var sub: ObjCBool = false
                         if FileManager.default.fileExists(atPath: path, isDirectory: &sub), !sub.boolValue {
-                            out.append(source(for: path))
+                            out.append(source(for: path, records: records))
                         }
                     }
                 } else {
-                    out.append(source(for: arg))
+                    out.append(source(for: arg, records: records))
                 }
                 continue
             }
             if arg.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) {
                 let matches = expandGlob(arg)
                 guard !matches.isEmpty else { throw InputError("\(arg): no files match this pattern") }
-                out.append(contentsOf: matches.map(source(for:)))
+                out.append(contentsOf: matches.map { source(for: $0, records: records) })
                 continue
             }
             throw InputError("\(arg): no such file or directory")
@@ -56,8 +60,10 @@ public enum InputResolver {
         return out
     }
 
-    /// The source for one file, detecting snapshots.
-    public static func source(for path: String) -> InputSource {
+    /// The source for one file, detecting snapshots and SimpleAnalytics stores unless the file
+    /// is `records` (a vendor's export or a named shape).
+    public static func source(for path: String, records: Bool = false) -> InputSource {
+        if records { return InputSource(path: path, kind: .ndjson) }
         let name = (path as NSString).lastPathComponent
         if SnapshotInput.hasSnapshotName(name) { return InputSource(path: path, kind: .snapshot) }
         if name.hasSuffix(".json"), SnapshotInput.looksLikeSnapshot(path: path) {

@@ -116,6 +116,12 @@ package struct InputLine {
     /// valid): dead-lettered whole with this reason and detail.
     var refusal: (reason: String, detail: String)? = nil
     /// False for all but the last event made from one input line (a SimpleAnalytics payload's
-    /// entries): the line is settled, and a checkpoint passes it, only with its last event.
+    /// entries, a vendor's record of several events): the line is settled, and a checkpoint
+    /// passes it, only with its last event.
     var endsLine = true
+    /// A record settled by a rule without an event (``RecordConverter``: a vendor's record that
+    /// is no event, or events a transform dropped).
+    var skip: SkipReason? = nil
+    /// In a zip archive: the member the line is in, which its dead letters name.
+    var member: String? = nil
 }

@@ -94,6 +94,9 @@ package struct S3InputObject: Sendable, Hashable {
     package let lastModified: Date?
     /// Whether its content is gzip (its first bytes, seen when it was recognized).
     package var isGzip = false
+    /// Its first bytes (up to ``InputReader/sniffBytes``), seen when it was recognized, kept
+    /// even when its head is not: they tell its shape (a JSON array, say) without a GET.
+    var firstBytes: [UInt8] = []
     /// The store it is read from.
     package let store: S3InputStore
     /// The object's first bytes, kept while it is recognized (so recognition reads no byte

@@ -51,8 +51,9 @@ extension InputResolver {
     }
 
     /// Recognizes every source's content (``recognize(_:)-(InputSource)``), up to
-    /// ``recognitionWidth`` at once, keeping their order.
-    static func recognize(_ sources: [InputSource]) async throws -> [InputSource] {
+    /// ``recognitionWidth`` at once, keeping their order. With `records`, every object is read
+    /// as records (``ReplayConfig/InputShaping/readsRecords``).
+    static func recognize(_ sources: [InputSource], records: Bool = false) async throws -> [InputSource] {
         guard !sources.isEmpty else { return [] }
         let budget = SmallObjectBudget()
         return try await withThrowingTaskGroup(of: (Int, InputSource).self) { group in
@@ -60,7 +61,7 @@ extension InputResolver {
             var next = 0
             func start() {
                 let (index, source) = (next, sources[next])
-                group.addTask { (index, try await recognize(source, keepingWhole: budget)) }
+                group.addTask { (index, try await recognize(source, keepingWhole: budget, records: records)) }
                 next += 1
             }
             while next < min(recognitionWidth, sources.count) { start() }
@@ -76,7 +77,7 @@ extension InputResolver {
     /// its name, or for a `.json` object by its content; SimpleAnalytics payloads by content;
     /// else NDJSON. An empty object is NDJSON (reading it warns that it is empty). An object no
     /// larger than its head keeps it, while `budget` allows, so reading it needs no other GET.
-    static func recognize(_ source: InputSource, keepingWhole budget: SmallObjectBudget) async throws -> InputSource {
+    static func recognize(_ source: InputSource, keepingWhole budget: SmallObjectBudget, records: Bool = false) async throws -> InputSource {
         guard var object = source.object, object.size > 0 else { return source }
         do {
             object.head = try await object.store.client.readHead(
@@ -86,10 +87,13 @@ extension InputResolver {
         }
         let head = object.head ?? []
         object.isGzip = head.starts(with: [0x1F, 0x8B])
+        object.firstBytes = Array(head.prefix(InputReader.sniffBytes))
         let probing = source.with(object: object)
         let name = object.key.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? object.key
         var kind = InputSource.Kind.ndjson
-        if SnapshotInput.hasSnapshotName(name) {
+        if records {
+            // A vendor's export or a named shape: records, whatever they look like.
+        } else if SnapshotInput.hasSnapshotName(name) {
             kind = .snapshot
         } else if name.hasSuffix(".json"), SnapshotInput.startsLikeSnapshot(head: Array(head.prefix(256))),
             try SnapshotInput.isWholeSnapshot(probing)

@@ -23,6 +23,8 @@ enum IdentityTransition {
 
     static let carriesFlag: UInt8 = 1
     static let userIdIsStringFlag: UInt8 = 2
+    /// The event's index in its record follows the flags (absent: 0).
+    static let eventIndexFlag: UInt8 = 4
 
     /// The kind of transition `e` is, or nil when its line teaches nothing.
     static func kind(of e: PreparedEvent) -> Kind? {
@@ -38,12 +40,16 @@ enum IdentityTransition {
     /// Appends the record of `e` (prepared from `line` without a store), if its line teaches
     /// anything; returns whether it did.
     @discardableResult
-    static func append(_ e: PreparedEvent, line: UnsafeBufferPointer<UInt8>, lineNumber: Int, to out: inout [UInt8]) -> Bool {
+    static func append(
+        _ e: PreparedEvent, line: UnsafeBufferPointer<UInt8>, lineNumber: Int, eventIndex: Int = 0, to out: inout [UInt8]
+    ) -> Bool {
         guard let kind = kind(of: e) else { return false }
         out.append(PartitionRecord.transition)
         PartitionRecord.appendVarint(UInt64(lineNumber), to: &out)
         out.append(kind.rawValue)
-        out.append((e.anonymousIdCarries ? carriesFlag : 0) | (e.userIdIsString ? userIdIsStringFlag : 0))
+        let flags = (e.anonymousIdCarries ? carriesFlag : 0) | (e.userIdIsString ? userIdIsStringFlag : 0)
+        out.append(flags | (eventIndex > 0 ? eventIndexFlag : 0))
+        if eventIndex > 0 { PartitionRecord.appendVarint(UInt64(eventIndex), to: &out) }
         let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         func append(_ id: IdRef?) {
             guard let id else { return PartitionRecord.appendBytes(empty, to: &out) }
@@ -65,6 +71,7 @@ enum IdentityTransition {
         let lineNumber = Int(try reader.varint())
         guard let kind = Kind(rawValue: try reader.tag()) else { throw PartitionDamage.unknownRecord }
         let flags = try reader.tag()
+        if flags & eventIndexFlag != 0 { _ = try reader.varint() }
         let anonymousId = try reader.field(), userId = try reader.field()
         let previousId = try reader.field(), groupId = try reader.field()
         let identity = enricher.identity

@@ -52,9 +52,9 @@ final class PartReader {
         return nil
     }
 
-    /// The position (input, line number) of the next transition record, without reading it
+    /// The position of the next transition record, without reading it
     /// (nil at the end of the part).
-    func peekTransition() throws -> (input: Int, line: Int)? {
+    func peekTransition() throws -> PartPosition? {
         while try fillWholeRecord() {
             var reader = unread
             let tag = try reader.tag()
@@ -64,7 +64,10 @@ final class PartReader {
                 continue
             }
             guard tag == PartitionRecord.transition else { throw PartitionDamage.unknownRecord }
-            return (input, Int(try reader.varint()))
+            let line = Int(try reader.varint())
+            _ = try reader.tag()
+            let flags = try reader.tag()
+            return PartPosition(input: input, line: line, event: flags & IdentityTransition.eventIndexFlag != 0 ? Int(try reader.varint()) : 0)
         }
         return nil
     }
@@ -107,4 +110,17 @@ final class PartReader {
         if n == 0 { ended = true }
         end += n
     }
+}
+
+/// Where a record of a part stands in the unsharded run's read order: its input, its line, and
+/// for a vendor's record of several events, the event's index in the record.
+struct PartPosition: Comparable {
+    var input: Int
+    var line: Int
+    var event = 0
+
+    /// After every record of every input.
+    static let end = PartPosition(input: .max, line: .max, event: .max)
+
+    static func < (a: PartPosition, b: PartPosition) -> Bool { (a.input, a.line, a.event) < (b.input, b.line, b.event) }
 }

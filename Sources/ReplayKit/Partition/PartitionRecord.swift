@@ -6,13 +6,15 @@
 /// | tag | record | fields |
 /// |---|---|---|
 /// | `I` | the next records are of input K (its index in the partition's input table) | K |
-/// | `L` | a line the shard owns | line number, end offset, flags (1: cut at the reader's line limit), length, bytes |
+/// | `L` | a line (or one event of a record) the shard owns | line number, end offset, flags (``LineFlags``), then what the flags say follows (event index; member; reason and detail; skip reason), length, bytes |
 /// | `E` | the input could not be read past here (shard 0's) | first line not read, offset, length, message |
-/// | `T` | what a line teaches the identity store (``IdentityTransition``) | line number, kind, flags, then anonymousId, userId, previousId, groupId, each a length and bytes (0: none) |
+/// | `T` | what a line teaches the identity store (``IdentityTransition``) | line number, kind, flags, event index (when flagged), then anonymousId, userId, previousId, groupId, each a length and bytes (0: none) |
 ///
 /// Records of one input follow each other in line order, and inputs come in the partition's
 /// input order, so one part, and the parts of a worker in order, are in the unsharded run's
-/// read order.
+/// read order. A vendor's record that becomes several events (``RecordConverter``) is written
+/// as one `L` record per event, each with its index in the record, so that a shard learns and
+/// prepares them in the order a run does.
 enum PartitionRecord {
     static let input = UInt8(ascii: "I")
     static let line = UInt8(ascii: "L")
@@ -43,15 +45,53 @@ enum PartitionRecord {
         appendVarint(UInt64(index), to: &out)
     }
 
-    /// Appends a line record.
-    static func appendLine(
-        number: Int, endOffset: UInt64, truncated: Bool, bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]
-    ) {
-        out.append(line)
-        appendVarint(UInt64(number), to: &out)
-        appendVarint(endOffset, to: &out)
-        out.append(truncated ? 1 : 0)
-        appendBytes(bytes, to: &out)
+    /// The flags of an `L` record, and which optional fields follow them.
+    struct LineFlags: OptionSet {
+        let rawValue: UInt8
+        /// Cut at the reader's line limit.
+        static let truncated = LineFlags(rawValue: 1)
+        /// Not the last event of its record in this shard: the line settles with a later one.
+        static let continues = LineFlags(rawValue: 2)
+        /// The event's index in its record follows (absent: 0).
+        static let eventIndex = LineFlags(rawValue: 4)
+        /// The zip member the line is in follows.
+        static let member = LineFlags(rawValue: 8)
+        /// Refused before enrichment: a reason and a detail follow.
+        static let refused = LineFlags(rawValue: 16)
+        /// Settled by a rule without an event: the ``SkipReason`` follows.
+        static let skipped = LineFlags(rawValue: 32)
+    }
+
+    /// Appends a line record for `line`, event `eventIndex` of its record; returns where its
+    /// flags byte is, for ``LineFlags/continues`` to be set when another event of the record
+    /// follows in the same part.
+    @discardableResult
+    static func appendLine(_ line: InputLine, eventIndex: Int = 0, to out: inout [UInt8]) -> Int {
+        var flags: LineFlags = line.truncated ? .truncated : []
+        if eventIndex > 0 { flags.insert(.eventIndex) }
+        if line.member != nil { flags.insert(.member) }
+        if line.refusal != nil { flags.insert(.refused) }
+        if line.skip != nil { flags.insert(.skipped) }
+        out.append(self.line)
+        appendVarint(UInt64(line.lineNumber), to: &out)
+        appendVarint(line.endOffset, to: &out)
+        let flagsAt = out.count
+        out.append(flags.rawValue)
+        if eventIndex > 0 { appendVarint(UInt64(eventIndex), to: &out) }
+        if let member = line.member { appendText(member, to: &out) }
+        if let refusal = line.refusal {
+            appendText(refusal.reason, to: &out)
+            appendText(refusal.detail, to: &out)
+        }
+        if let skip = line.skip { appendText(skip.rawValue, to: &out) }
+        appendBytes(line.bytes, to: &out)
+        return flagsAt
+    }
+
+    /// Appends a length and the UTF-8 of `text`.
+    static func appendText(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendBytes($0, to: &out) }
     }
 
     /// Appends a read-error record.
@@ -59,8 +99,7 @@ enum PartitionRecord {
         out.append(readError)
         appendVarint(UInt64(firstLineNotRead), to: &out)
         appendVarint(offset, to: &out)
-        var text = message
-        text.withUTF8 { appendBytes($0, to: &out) }
+        appendText(message, to: &out)
     }
 }
 
@@ -126,8 +165,10 @@ struct PartitionRecordReader {
         case PartitionRecord.line:
             _ = try varint()
             _ = try varint()
-            _ = try tag()
-            _ = try field()
+            let flags = PartitionRecord.LineFlags(rawValue: try tag())
+            if flags.contains(.eventIndex) { _ = try varint() }
+            let fields = [PartitionRecord.LineFlags.member, .refused, .refused, .skipped].filter(flags.contains).count
+            for _ in 0..<(fields + 1) { _ = try field() }
         case PartitionRecord.readError:
             _ = try varint()
             _ = try varint()
@@ -135,7 +176,7 @@ struct PartitionRecordReader {
         case PartitionRecord.transition:
             _ = try varint()
             _ = try tag()
-            _ = try tag()
+            if try tag() & IdentityTransition.eventIndexFlag != 0 { _ = try varint() }
             for _ in 0..<4 { _ = try field() }
         default: throw .unknownRecord
         }

@@ -13,15 +13,16 @@ struct PartitionSettings: Sendable, Equatable {
     init(config: ReplayConfig, shards: Int) {
         self.shards = shards
         let e = config.enrichment
-        configLines = [
-            "enrichment.identity.user_lines=\(e.identity.userLines.rawValue)",
-            "enrichment.identity.device_lines=\(e.identity.deviceLines.rawValue)",
-            "enrichment.identity.logout_events=\(e.identity.logoutEvents.joined(separator: "\u{1F}"))",
-            "enrichment.default_timestamp=\(e.defaultTimestamp)",
-            "privacy.require_consent=\(config.privacy.requireConsent)",
-            "batching.max_event_bytes=\(config.delivery.maxEventBytes)",
-            "inputs.max_event_age=\(config.inputs.maxEventAge.description)",
-        ]
+        configLines =
+            [
+                "enrichment.identity.user_lines=\(e.identity.userLines.rawValue)",
+                "enrichment.identity.device_lines=\(e.identity.deviceLines.rawValue)",
+                "enrichment.identity.logout_events=\(e.identity.logoutEvents.joined(separator: "\u{1F}"))",
+                "enrichment.default_timestamp=\(e.defaultTimestamp)",
+                "privacy.require_consent=\(config.privacy.requireConsent)",
+                "batching.max_event_bytes=\(config.delivery.maxEventBytes)",
+                "inputs.max_event_age=\(config.inputs.maxEventAge.description)",
+            ] + config.inputs.shaping.written.sorted().map { "inputs.shaping.\($0)" }
     }
 
     /// The hex SHA-256 of the settings: equal for a partition and a run that agree.

@@ -20,6 +20,8 @@ struct PartitionWalker {
     private var sequence: UInt64 = 0
     /// Compressed bytes of the parts read so far (the earlier segments'), for progress.
     private var bytesBefore: UInt64 = 0
+    /// The last own line that ended: its input, end offset and number.
+    private var lastEnded: (input: Int, offset: UInt64, number: Int) = (-1, 0, 0)
 
     init(set: PartitionSet, config: ReplayConfig, enricher: Enricher, output: EventBuffer, resumeLines: [Int], rules: [InputRules]) {
         self.set = set
@@ -54,17 +56,17 @@ struct PartitionWalker {
         let transitions = try PartReader(segment.transitions.name, store: set.store, size: segment.transitions.bytes)
         var carryOn = true
         while carryOn, let line = try lines.next({ try OwnLine(&$0) }) {
-            let position = (lines.input, line.number)
+            let position = PartPosition(input: lines.input, line: line.number, event: line.eventIndex)
             try learn(from: transitions, before: position, including: false)
             carryOn = try deliver(line, input: lines.input, fileBytesRead: bytesBefore + lines.compressedBytesRead, body)
             try learn(from: transitions, before: position, including: true)
         }
-        if carryOn { try learn(from: transitions, before: (Int.max, Int.max), including: false) }
+        if carryOn { try learn(from: transitions, before: .end, including: false) }
         return carryOn
     }
 
     /// Learns the transitions before `position` (and at it, when `including`).
-    private mutating func learn(from transitions: PartReader, before position: (Int, Int), including: Bool) throws {
+    private mutating func learn(from transitions: PartReader, before position: PartPosition, including: Bool) throws {
         while let next = try transitions.peekTransition(), next < position || including && next == position {
             let sequence = self.sequence
             _ = try transitions.next { try IdentityTransition.learn(from: &$0, enricher: enricher, sequence: sequence) }
@@ -80,11 +82,14 @@ struct PartitionWalker {
             resumedPast += 1
             return true
         }
-        let line = InputLine(
+        var line = InputLine(
             bytes: own.bytes, lineNumber: own.number, startOffset: own.endOffset, endOffset: own.endOffset, truncated: own.truncated,
             fileBytesRead: fileBytesRead, fileSize: nil)
+        (line.endsLine, line.member, line.refusal, line.skip) = (own.endsLine, own.member, own.refusal, own.skip)
         let result: LineOutcome<RenderedEvent>
-        var settledThrough = (own.endOffset, own.number)
+        // An event of a record with more of the shard's to come settles no line of its own.
+        var settledThrough = own.endsLine ? (own.endOffset, own.number) : settledPrefix(of: input)
+        if own.endsLine { lastEnded = (input, own.endOffset, own.number) }
         if let message = own.readError {
             result = enricher.deadLetter(DeadLetterReason.readError, message)
             settledThrough = (own.endOffset, own.number - 1)
@@ -97,6 +102,15 @@ struct PartitionWalker {
     }
 }
 
+extension PartitionWalker {
+    /// Where input `input`'s settled prefix ends before the line being read: at the shard's
+    /// last own line of it that ended (its other lines settle with it), or where an earlier
+    /// run left it.
+    fileprivate func settledPrefix(of input: Int) -> (UInt64, Int) {
+        lastEnded.input == input ? (lastEnded.offset, lastEnded.number) : (0, resumeLines[input])
+    }
+}
+
 /// One `L` or `E` record of a shard's part.
 private struct OwnLine {
     var number: Int
@@ -105,13 +119,30 @@ private struct OwnLine {
     var bytes: UnsafeBufferPointer<UInt8>
     /// For an `E` record: why the input could not be read further (`number` is the first line not read).
     var readError: String?
+    /// For one of several events of a vendor's record: its index, and whether the record's
+    /// line settles with a later event of this shard.
+    var eventIndex = 0
+    var endsLine = true
+    var member: String?
+    var refusal: (reason: String, detail: String)?
+    var skip: SkipReason?
 
     init(_ reader: inout PartitionRecordReader) throws {
         switch try reader.tag() {
         case PartitionRecord.line:
             number = Int(try reader.varint())
             endOffset = try reader.varint()
-            truncated = try reader.tag() != 0
+            let flags = PartitionRecord.LineFlags(rawValue: try reader.tag())
+            truncated = flags.contains(.truncated)
+            endsLine = !flags.contains(.continues)
+            if flags.contains(.eventIndex) { eventIndex = Int(try reader.varint()) }
+            func text() throws -> String { String(decoding: try reader.field(), as: UTF8.self) }
+            if flags.contains(.member) { member = try text() }
+            if flags.contains(.refused) { refusal = (try text(), try text()) }
+            if flags.contains(.skipped) {
+                guard let reason = SkipReason(rawValue: try text()) else { throw PartitionDamage.unknownRecord }
+                skip = reason
+            }
             bytes = try reader.field()
         case PartitionRecord.readError:
             number = Int(try reader.varint())

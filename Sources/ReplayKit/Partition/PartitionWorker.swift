@@ -26,6 +26,13 @@ final class PartitionWorker {
     /// Input bytes read into the open segment.
     private var segmentBytes: UInt64 = 0
     private var counts = PartitionWorkerReport()
+    /// What turns a vendor's records into events, and transforms them (nil: lines as they are).
+    private let converter: RecordConverter?
+    /// The index of the next event of the record being routed (``RecordConverter``), and the
+    /// shards it has written an earlier event of that record to, with where that `L` record's
+    /// flags are (set to ``PartitionRecord/LineFlags/continues`` when another event follows).
+    private var eventIndex = 0
+    private var openRecord: [(shard: Int, flagsAt: Int)] = []
 
     init(config: ReplayConfig, options: PartitionOptions, store: any PartitionStore, plan: PartitionPlan, stop: StopSignal) throws {
         self.config = config
@@ -38,6 +45,7 @@ final class PartitionWorker {
         router = ShardRouter(shard: try Shard(index: 0, count: options.shards), config: config, deviceAnonymousId: plan.deviceAnonymousId)
         preparer = Enricher(config: config, identity: identity).preparer
         preparer.setWindow(options.window)
+        converter = try RecordConverter(config.inputs.shaping)
         progress = PartitionProgress(
             settings: plan.settings, inputsFingerprint: plan.inputsFingerprint, shards: options.shards, segments: [], inputs: [],
             nextInput: 0)
@@ -84,9 +92,12 @@ final class PartitionWorker {
                 PartitionManifest.Input(index: input.index, path: input.path, size: input.size, identity: input.identity, lines: 0))
         }
         do {
-            let reader = try InputReader(source: input.source, resumeAt: resume, maxLineBytes: LineWalker.maxLineBytes(for: config))
-            try reader.forEachLine { line in
+            let reader = try InputReader(
+                source: input.source, resumeAt: resume, maxLineBytes: LineWalker.maxLineBytes(for: config),
+                shaping: config.inputs.shaping)
+            try reader.forEachLine(converter: converter) { line in
                 try route(line, input: input.index)
+                guard line.endsLine else { return true }  // a segment holds whole records
                 lines = line.lineNumber
                 (lastLine, lastEnd) = (line.lineNumber, line.endOffset)
                 segmentBytes += UInt64(line.bytes.count + 1)
@@ -111,24 +122,40 @@ final class PartitionWorker {
         (progress.nextLine, progress.nextOffset) = (nil, nil)
     }
 
-    /// Writes one line to its shard's part, and what it teaches to the transitions part.
+    /// Writes one line (or one event of a vendor's record) to its shard's part, and what it
+    /// teaches to the transitions part. A refused record, or one settled without an event, is
+    /// shard 0's, as a run's unreadable lines are.
     @inline(__always)
     private func route(_ line: InputLine, input: Int) throws {
-        let (shard, teaches) = router.owner(line.bytes)
+        let (shard, teaches) = line.refusal == nil && line.skip == nil ? router.owner(line.bytes) : (0, false)
         let sink = sinks[shard]
         sink.begin(input: input)
-        PartitionRecord.appendLine(
-            number: line.lineNumber, endOffset: line.endOffset, truncated: line.truncated, bytes: line.bytes, to: &sink.records)
-        sink.count += 1
-        counts.lines += 1
-        try sink.flushIfFull()
-        guard teaches, !line.truncated, let transitions, preparer.prepareToLearn(line.bytes, identity: nil) else { return }
-        transitions.begin(input: input)
-        if IdentityTransition.append(preparer.event, line: line.bytes, lineNumber: line.lineNumber, to: &transitions.records) {
-            transitions.count += 1
-            counts.transitions += 1
-            try transitions.flushIfFull()
+        if let earlier = openRecord.firstIndex(where: { $0.shard == shard }) {
+            sink.records[openRecord[earlier].flagsAt] |= PartitionRecord.LineFlags.continues.rawValue
+            openRecord.remove(at: earlier)
         }
+        let flagsAt = PartitionRecord.appendLine(line, eventIndex: eventIndex, to: &sink.records)
+        sink.count += 1
+        if teaches, !line.truncated, let transitions, preparer.prepareToLearn(line.bytes, identity: nil) {
+            transitions.begin(input: input)
+            let taught = IdentityTransition.append(
+                preparer.event, line: line.bytes, lineNumber: line.lineNumber, eventIndex: eventIndex, to: &transitions.records)
+            if taught {
+                transitions.count += 1
+                counts.transitions += 1
+                try transitions.flushIfFull()
+            }
+        }
+        guard line.endsLine else {
+            eventIndex += 1
+            openRecord.append((shard, flagsAt))
+            return
+        }
+        counts.lines += 1
+        // A record's `L` records stay uncompressed until its last, whose flags may still change.
+        for (other, _) in openRecord { try sinks[other].flushIfFull() }
+        try sink.flushIfFull()
+        (eventIndex, openRecord) = (0, [])
     }
 
     /// Starts a segment: one part per shard and the transitions part.

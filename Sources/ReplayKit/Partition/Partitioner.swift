@@ -18,7 +18,7 @@ public enum Partitioner {
         let options = options.options
         let resolved: InputResolver.Resolved
         do {
-            resolved = try await InputResolver.resolve(options.inputs, s3: config.inputs.s3)
+            resolved = try await InputResolver.resolve(options.inputs, s3: config.inputs.s3, records: config.inputs.shaping.readsRecords)
         } catch let error as InputError {
             throw UsageError(error.message)
         }

@@ -44,6 +44,7 @@ package struct LineWalker {
     ) throws -> UInt64 {
         var sequence = firstSequence
         let runStart = enricher.preparer.nowMillis()
+        if enricher.converter == nil { enricher.converter = try RecordConverter(config.inputs.shaping) }
         for (index, source) in inputs.enumerated() {
             var walk = InputWalk(
                 source: source, index: index, resume: index < resumeAt.count ? resumeAt[index] : nil, sequence: sequence)
@@ -104,9 +105,10 @@ package struct LineWalker {
             _ rules: InputRules, config: ReplayConfig, enricher: Enricher, output: EventBuffer, _ body: (Item) throws -> Bool
         ) throws -> Bool {
             do {
-                let reader = try InputReader(source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config))
+                let reader = try InputReader(
+                    source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config), shaping: config.inputs.shaping)
                 var carryOn = true
-                try reader.forEachLine { line in
+                try reader.forEachLine(converter: enricher.converter) { line in
                     let result = outcome(of: line, rules, config: config, enricher: enricher, sequence: sequence, output: output)
                     if case .blank = result {} else { sawContent = true }
                     // The rest of a damaged snapshot does not move its settled position: when the
@@ -153,8 +155,11 @@ package struct LineWalker {
             // What the reader could not hand over whole has no identity: shard 0 dead-letters it.
             if let shard = enricher.shardRouter?.shard, shard.index != 0 { return enricher.skipped(.otherShard) }
         }
+        if let skip = line.skip { return enricher.skipped(skip) }
         if let damage = line.damage { return enricher.deadLetter(DeadLetterReason.damagedSnapshot, damage) }
-        if let refusal = line.refusal { return enricher.deadLetter(refusal.reason, refusal.detail) }
+        if let refusal = line.refusal {
+            return enricher.deadLetter(refusal.reason, line.member.map { "in \($0): \(refusal.detail)" } ?? refusal.detail)
+        }
         if line.truncated {
             // Longer than the reader keeps whole, which is over max_event_bytes.
             return enricher.deadLetter(
@@ -173,7 +178,10 @@ package struct LineWalker {
         if let settled = rules.settledMessageIds, let id = MessageIdProbe.messageId(of: line.bytes), settled.contains(id) {
             return enricher.skipped(.alreadyDelivered)
         }
-        let outcome = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+        var outcome = enricher.process(line.bytes, lineNumber: line.lineNumber, sequence: sequence, into: &output.bytes)
+        if let member = line.member, case .deadLetter(let reason, let detail) = outcome {
+            outcome = .deadLetter(reason: reason, detail: "in \(member): \(detail)")  // an archive's line names its member
+        }
         // Settled by an earlier run past its checkpoint: enriched again (its identities are
         // learned as before), not sent or dead-lettered again.
         if let settled = rules.settledLines, settled.contains(line.lineNumber) {

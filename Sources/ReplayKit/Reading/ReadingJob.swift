@@ -103,9 +103,10 @@ final class ReadingJob: @unchecked Sendable {
             }
             if pipe.isClosed { return false }
             lines.append(ReadLine(item))
-            if allowance != .max, case .event = item.result {
-                allowance -= 1
-                if allowance == 0 {
+            if allowance != .max {
+                if case .event = item.result { allowance -= 1 }
+                // A record of several events is read to its end, so that none is sent twice.
+                if allowance <= 0, item.line.endsLine {
                     noteLimitReached()
                     return false  // the lines read so far are recorded and sent below
                 }
@@ -266,7 +267,7 @@ final class ReadingJob: @unchecked Sendable {
                     c.report.events.read += 1
                     c.perInput[input].read += 1
                     c.report.events.add(reason)
-                    if reason == .outsideWindow || reason == .otherShard {
+                    if reason.isFilter {
                         c.perInput[input].filtered += 1  // counted as filtered, like the report's total
                     } else {
                         c.perInput[input].skipped[reason.rawValue, default: 0] += 1

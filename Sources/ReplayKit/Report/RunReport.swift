@@ -64,7 +64,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             case .expired: expired += 1
             case .consentDropped: consentDropped += 1
             case .alreadyDelivered: alreadyDelivered += 1
-            case .outsideWindow, .otherShard: filtered += 1
+            case .outsideWindow, .otherShard, .droppedByTransform, .noEvent: filtered += 1
             }
         }
     }

@@ -125,7 +125,8 @@ public final class ReplayRunner: Sendable {
         let keep: (@Sendable (InputSource) -> Bool)?
         if let shard = options.shard, shard.mode == .file { keep = { shard.contains(input: $0) } } else { keep = nil }
         do {
-            return try await InputResolver.resolve(options.inputs, s3: config.inputs.s3, keep: keep)
+            return try await InputResolver.resolve(
+                options.inputs, s3: config.inputs.s3, keep: keep, records: config.inputs.shaping.readsRecords)
         } catch let error as InputError {
             throw UsageError(error.message)
         }

@@ -35,11 +35,14 @@ public struct ValidationSummary: Sendable {
     public var problems: [ValidationProblem] = []
     /// Enrichment counters (privacy actions and so on).
     public var stats = EnrichStats()
+    /// What the inputs would send: types, names, time span, ids (``TrialSummary``).
+    public var trial = TrialSummary()
 
     /// Whether every non-blank line is valid.
     public var allValid: Bool { invalid == 0 }
 
-    /// The `--json` form: `{"lines":..,"valid":..,"invalid":..,"blank":..,"reasons":{..},"skipped":{..},"warnings":[..]}`.
+    /// The `--json` form: `{"lines":..,"valid":..,"invalid":..,"blank":..,"reasons":{..},"skipped":{..},"warnings":[..],"summary":{..}}`
+    /// (`summary`: ``TrialSummary/json``).
     public var json: String {
         func counts(_ d: [String: Int]) -> JSONValue {
             .object(JSONObject(d.keys.sorted().map { ($0, JSONValue.number(JSONNumber(d[$0]!))) }))
@@ -49,15 +52,17 @@ public struct ValidationSummary: Sendable {
                 ("lines", .number(JSONNumber(lines))), ("valid", .number(JSONNumber(valid))),
                 ("invalid", .number(JSONNumber(invalid))), ("blank", .number(JSONNumber(blank))),
                 ("reasons", counts(reasons)), ("skipped", counts(skipped)), ("warnings", .array(warnings.map { .string($0) })),
+                ("summary", trial.json),
             ]))
         return value.encodedString
     }
 
-    /// The human form: a summary line, reasons, then the listed problems.
+    /// The human form: a summary line, reasons, the trial summary, then the listed problems.
     public var text: String {
         var out = "\(lines) lines: \(valid) valid, \(invalid) invalid, \(blank) blank"
         out += skipped.keys.sorted().map { ", \(skipped[$0]!) \($0) (not sent)" }.joined() + "\n"
         for key in reasons.keys.sorted() { out += "  \(key): \(reasons[key]!)\n" }
+        out += trial.text
         for warning in warnings { out += "warning: \(warning)\n" }
         if !problems.isEmpty {
             out += "first \(problems.count) problem\(problems.count == 1 ? "" : "s"):\n"
@@ -86,6 +91,7 @@ public enum Validator {
         try LineWalker.walkRendered(
             inputs: inputs, config: config, enricher: enricher, output: output, onWarning: { warnings.append($0) }
         ) { item in
+            summary.trial.count(item, enricher: enricher, output: output)
             output.bytes.removeAll(keepingCapacity: true)
             summary.lines += 1
             switch item.result {
@@ -103,6 +109,7 @@ public enum Validator {
             return true
         }
         summary.stats = enricher.stats
+        summary.trial.finish(enricher, config: config)
         summary.warnings = warnings
         return summary
     }

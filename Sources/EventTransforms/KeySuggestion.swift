@@ -1,14 +1,16 @@
-/// "Did you mean" suggestions for misspelled keys.
-enum Suggestion {
+/// "Did you mean" suggestions for misspelled keys and names: the one rule of the whole
+/// configuration (the loader's keys and values, and a `transform:` section's steps), the
+/// closest candidate within a third of the word's length.
+package enum KeySuggestion {
     /// The closest candidate to `word` within a small edit distance, if any.
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    package static func closest(to word: String, among candidates: [String]) -> String? {
         let limit = max(2, word.count / 3)
-        var best: (String, Int)?
+        var best: (candidate: String, distance: Int)?
         for c in candidates {
             let d = distance(word.lowercased(), c)
-            if d <= limit, best == nil || d < best!.1 { best = (c, d) }
+            if d <= limit, best == nil || d < best!.distance { best = (c, d) }
         }
-        return best?.0
+        return best?.candidate
     }
 
     /// Levenshtein distance between two strings (by Unicode scalars).
