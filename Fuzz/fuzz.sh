@@ -33,7 +33,8 @@ ROOT=$PWD
 FUZZ=$ROOT/Fuzz
 BUILD=${FUZZ_BUILD:-$FUZZ/.build}
 read -r -a OPT <<<"${FUZZ_OPT:--O -g}"
-INCLUDES=(-I "$ROOT/Sources/CSQLite" -I "$ROOT/Sources/CPrefetch/include" -I "$ROOT/Sources/CSHA1/include" -I "$FUZZ/Support/CCompressZlib")
+INCLUDES=(-I "$ROOT/Sources/CSQLite" -I "$ROOT/Sources/CPrefetch/include" -I "$ROOT/Sources/CSHA1/include" -I "$FUZZ/Support/CCompressZlib"
+  -I "$ROOT/Sources/CZstd" -I "$ROOT/Sources/CJQ" -I "$ROOT/Sources/CZlib")
 SWIFTFLAGS=(-swift-version 6 -package-name mr_replay -sanitize=fuzzer,address "${OPT[@]}" -use-ld=lld "${INCLUDES[@]}")
 # The suffix of the binaries ("-coverage" for --coverage builds).
 VARIANT=""
@@ -43,7 +44,7 @@ VARIANT=""
 # `module` (in dependency order) and then its harness with `harness`, and <name> in TARGETS;
 # plus Fuzz/<name>/main.swift, a few seeds in Fuzz/corpus/<name>/ and optionally
 # Fuzz/dict/<name>.dict.
-TARGETS=(jsoncore linepreparer snapshot)
+TARGETS=(jsoncore linepreparer snapshot exports)
 
 # JSONCore on its own: validate, parse and layout against each other, scanNested, the editor
 # against a model, and Foundation's JSONSerialization (with the tests' documented allowances).
@@ -68,8 +69,14 @@ target_linepreparer() {
   module GzipCodec Fuzz/Support/GzipCodec
   module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
   module SQLiteSupport Sources/SQLiteSupport
+  module ZstdCodec Sources/ZstdCodec
+  module VendorExports Sources/VendorExports Sources/VendorExports/{Support,Recipes}
+  module EventTransforms Sources/EventTransforms
+  module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
+    Sources/ReplayKit/Input/{InputReader+Shapes,InputReader+Formats,InputReader+Zip,RecordConverter}.swift \
+    Sources/ReplayKit/Config/InputShaping.swift \
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
     Sources/ReplayKit/Config/S3Inputs.swift Fuzz/Support/ReplayKitS3 \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
@@ -80,6 +87,15 @@ target_linepreparer() {
 # MetaRouter's streaming snapshot reader on arbitrary bytes, the same bytes wrapped as a snapshot in
 # both key orders, and each cut anywhere: nothing lost (the elements and the tail are the file's
 # bytes), and the same result whatever size the reads are.
+target_exports() {
+  module JSONCore Sources/JSONCore
+  module Timestamps Sources/Timestamps
+  module VendorExports Sources/VendorExports Sources/VendorExports/{Support,Recipes}
+  module EventTransforms Sources/EventTransforms
+  module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
+  harness exports Fuzz/exports
+}
+
 target_snapshot() {
   module JSONCore Sources/JSONCore
   metarouter_core

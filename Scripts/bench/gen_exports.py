@@ -25,7 +25,7 @@ def vary(value, key, n):
         lowered = key.lower()
         if any(k in lowered for k in EVENT_ID_KEYS):
             return f"{value}-{n}" if value else value
-        if "id" in lowered and lowered not in ("pid", "valid") and not lowered.endswith("_ids"):
+        if "id" in lowered and not lowered.endswith(("_ids", "type", "valid")):
             return f"{value}-{n % 5000}" if value else value
     return value
 

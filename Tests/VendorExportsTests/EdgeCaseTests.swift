@@ -93,6 +93,20 @@ struct EdgeCaseTests {
         #expect(event["timestamp"] == .string(expected), "\(micros): \(event["timestamp"]?.encodedString ?? "none")")
     }
 
+    @Test(
+        "GA4 int_value strings become numbers only when JSON can write them so and a double holds them exactly",
+        arguments: [
+            (#""42""#, "42"), (#""-7""#, "-7"), (#""0""#, "0"), (#""0870411595""#, #""0870411595""#),
+            (#""-01""#, #""-01""#), (#""1234567890123456""#, #""1234567890123456""#), (#""12a""#, #""12a""#),
+        ])
+    func ga4Integers(_ written: String, _ expected: String) throws {
+        let record =
+            #"{"event_name":"a","event_timestamp":"1740823198123456","user_pseudo_id":"p","event_params":[{"key":"n","value":{"string_value":null,"int_value":"#
+            + written + "}}]}"
+        let event = try Self.event(.ga4, record)
+        #expect(event["properties"]?.objectValue?["n"]?.encodedString == expected, "\(event)")
+    }
+
     @Test("Amplitude session markers become no event, and the recipe writes nothing for them", arguments: ["session_start", "session_end"])
     func sessionMarkers(_ type: String) throws {
         let record = #"{"event_type":""# + type + #"","user_id":"u1","event_time":"2025-03-01 09:59:58.123000","session_id":1740823190000}"#

@@ -16,6 +16,7 @@ package struct S3InputObject: Sendable, Hashable {
     package let size: UInt64
     package let lastModified: Date?
     package var isGzip = false
+    package var firstBytes: [UInt8] = []
     package var url: String { "s3://\(bucket)/\(key)" }
 }
 

@@ -17,7 +17,8 @@ public struct ValidationProblem: Sendable, Equatable {
 
 /// The result of `mr-replay validate`.
 public struct ValidationSummary: Sendable {
-    /// Lines read (valid + invalid + blank).
+    /// Lines read (valid + invalid + blank + skipped); with a recipe or transforms, what was read
+    /// of the records (an event, a dead letter or a rule's verdict each), as a run's report counts.
     public var lines = 0
     /// Lines that would be sent.
     public var valid = 0
@@ -59,7 +60,9 @@ public struct ValidationSummary: Sendable {
 
     /// The human form: a summary line, reasons, the trial summary, then the listed problems.
     public var text: String {
-        var out = "\(lines) lines: \(valid) valid, \(invalid) invalid, \(blank) blank"
+        // A recipe's or a transform's records become several items, or none: count what was read.
+        let what = trial.recipe != nil || !trial.transformSteps.isEmpty ? "read" : "lines"
+        var out = "\(lines) \(what): \(valid) valid, \(invalid) invalid, \(blank) blank"
         out += skipped.keys.sorted().map { ", \(skipped[$0]!) \($0) (not sent)" }.joined() + "\n"
         for key in reasons.keys.sorted() { out += "  \(key): \(reasons[key]!)\n" }
         out += trial.text

@@ -85,11 +85,13 @@ enum GA4Params {
     }
 
     /// An INT64 value (a string of digits in BigQuery's JSON, or a number): a JSON number when it
-    /// has at most 15 digits (exact in a double), else the string as written.
+    /// has at most 15 digits (exact in a double) written as JSON writes a number (no leading
+    /// zero: `"007"` is not one), else the string as written.
     private static func integer(_ buf: UnsafeBufferPointer<UInt8>, _ v: ValueRef) -> Piece {
         guard v.kind == .string, let text = v.plainText(buf), RecordText.integer(text) != nil else { return .json(v.range) }
-        let digits = text.count - (text.first == UInt8(ascii: "-") ? 1 : 0)
-        guard digits <= 15 else { return .json(v.range) }
+        let sign = text.first == UInt8(ascii: "-") ? 1 : 0
+        let digits = text.count - sign
+        guard digits <= 15, digits == 1 || text[sign] != UInt8(ascii: "0") else { return .json(v.range) }
         return .json((v.range.lowerBound + 1)..<(v.range.upperBound - 1))
     }
 }
