@@ -44,7 +44,7 @@ VARIANT=""
 # `module` (in dependency order) and then its harness with `harness`, and <name> in TARGETS;
 # plus Fuzz/<name>/main.swift, a few seeds in Fuzz/corpus/<name>/ and optionally
 # Fuzz/dict/<name>.dict.
-TARGETS=(jsoncore linepreparer snapshot exports)
+TARGETS=(jsoncore linepreparer snapshot exports httpanswers)
 
 # JSONCore on its own: validate, parse and layout against each other, scanNested, the editor
 # against a model, and Foundation's JSONSerialization (with the tests' documented allowances).
@@ -94,6 +94,14 @@ target_exports() {
   module EventTransforms Sources/EventTransforms
   module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
   harness exports Fuzz/exports
+}
+
+# The lean transport's HTTP/1.1 answer reader (MetaRouter's HTTPResponseParser and the head parser
+# it uses, which need no NIO), fed each input whole and in pieces: the same answers, the same
+# failure, however the bytes are cut; never a read past what it was given.
+target_httpanswers() {
+  module MetaRouter --testable Sources/MetaRouter/Transport/{HTTPResponseParser,HTTPAnswerHead,HTTPFieldName}.swift
+  harness httpanswers Fuzz/httpanswers
 }
 
 target_snapshot() {

@@ -1,13 +1,12 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
 import NIOSSL
 import NIOTLS
 
 /// One request handed to a ``LeanHTTPConnectionHandler``: the head, the body as one buffer, when
 /// to give up, and where the answer goes.
 struct LeanHTTPExchange: Sendable {
-    let head: HTTPRequestHead
+    let head: LeanRequestHead
     let body: ByteBuffer
     let deadline: NIODeadline
     let promise: EventLoopPromise<LeanHTTPAnswer>
@@ -34,25 +33,28 @@ final class LeanConnectionFault: Sendable {
 /// Sent down the pipeline to abandon the exchange in flight (the sending task was cancelled).
 struct LeanHTTPCancel: Sendable {}
 
-/// The last handler of a lean connection's pipeline (after NIO's `HTTPRequestEncoder` and
-/// `HTTPResponseDecoder`): writes one exchange at a time and completes its promise once, with the
-/// status and headers (the response body is drained, not kept), or with a network error when the
-/// deadline passes, the exchange is cancelled, or the connection fails or closes; a TLS failure
-/// that retrying cannot fix (``TLSRefusal``) completes it as ``DeliveryResponse/tlsFailure(_:)``. An exchange
-/// that ends without a complete response closes the connection, so a late answer can never be
-/// taken for the next request's.
+/// The HTTP/1.1 handler of a lean connection (its only handler, or the one after swift-nio-ssl's
+/// `NIOSSLClientHandler`): writes one exchange at a time, its prepared head and its body as two
+/// buffers flushed together (one `writev`), reads the answer with an ``HTTPResponseParser``, and
+/// completes the exchange's promise once, with the status and headers (the response body is
+/// drained, not kept), or with a network error when the deadline passes, the exchange is
+/// cancelled, the answer is malformed, or the connection fails or closes; a TLS failure that
+/// retrying cannot fix (``TLSRefusal``) completes it as ``DeliveryResponse/tlsFailure(_:)``. An
+/// exchange that ends without a complete answer closes the connection, so a late answer can
+/// never be taken for the next request's; so do bytes after an answer, and an answer with no
+/// request in flight.
 final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = LeanHTTPExchange
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias OutboundOut = ByteBuffer
 
     private struct InFlight {
         let promise: EventLoopPromise<LeanHTTPAnswer>
         let timeout: Scheduled<Void>
-        var head: HTTPResponseHead?
     }
 
     private var inFlight: InFlight?
+    private var parser = HTTPResponseParser()
     private var context: ChannelHandlerContext?
     /// Completed when the TLS handshake ends (failed with its error), on a TLS connection.
     private var handshake: EventLoopPromise<Void>?
@@ -101,9 +103,11 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
             self?.fail("the request timed out")
         }
         inFlight = InFlight(promise: exchange.promise, timeout: timeout)
-        context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        var head = context.channel.allocator.buffer(capacity: exchange.head.maxSize)
+        exchange.head.write(to: &head)
+        // Two buffers flushed together: the channel writes them with one writev.
+        context.write(wrapOutboundOut(head), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(exchange.body), promise: promise)
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -116,25 +120,34 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            guard inFlight != nil else { return fail("an answer arrived with no request in flight") }
-            inFlight?.head = head
-        case .body:
-            break  // drained, not kept
-        case .end:
-            guard let done = inFlight, let head = done.head else { return fail("an answer ended with no request in flight") }
-            inFlight = nil
-            done.timeout.cancel()
-            let response = DeliveryResponse.status(Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) })
-            let reusable = head.isKeepAlive && context.channel.isActive
-            if !reusable { context.close(promise: nil) }
-            done.promise.succeed(LeanHTTPAnswer(response: response, reusable: reusable))
+        var bytes = unwrapInboundIn(data)
+        guard inFlight != nil else { return fail("an answer arrived with no request in flight") }
+        do {
+            guard let answer = try parser.read(&bytes) else { return }
+            // Bytes after the answer belong to no request: the connection is not used again.
+            complete(answer, reusable: answer.keepAlive && bytes.readableBytes == 0, context: context)
+        } catch {
+            fail("the answer is not HTTP/1.1 this client reads: \(error)")
         }
+    }
+
+    /// Completes the exchange in flight with `answer`; closes the connection unless `reusable`.
+    private func complete(_ answer: HTTPResponseParser.Answer, reusable: Bool, context: ChannelHandlerContext) {
+        guard let done = inFlight else { return }
+        inFlight = nil
+        done.timeout.cancel()
+        let response = DeliveryResponse.status(answer.status, headers: answer.headers.map { ($0.name, $0.value) })
+        let keep = reusable && context.channel.isActive
+        if !keep { context.close(promise: nil) }
+        done.promise.succeed(LeanHTTPAnswer(response: response, reusable: keep))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         endHandshake(ChannelError.ioOnClosedChannel)
+        // An answer whose body runs to the close ends here.
+        if inFlight != nil, let answer = try? parser.connectionClosed() {
+            complete(answer, reusable: false, context: context)
+        }
         fail("the connection was closed by the endpoint before the answer was complete")
         context.fireChannelInactive()
     }
@@ -162,5 +175,17 @@ final class LeanHTTPConnectionHandler: ChannelDuplexHandler {
             done.promise.succeed(LeanHTTPAnswer(response: response, reusable: false))
         }
         if let context, context.channel.isActive { context.close(promise: nil) }
+    }
+}
+
+extension HTTPResponseParser {
+    /// ``read(_:)`` from a buffer's readable bytes, moving its reader index past those read.
+    mutating func read(_ bytes: inout ByteBuffer) throws(Malformed) -> Answer? {
+        let view = bytes.readableBytesView
+        // Safe: the pointer is used only inside the closure, over the buffer's readable bytes.
+        let result = view.withUnsafeBytes { raw in Result { () throws(Malformed) in try self.read(raw) } }
+        let (answer, consumed) = try result.get()
+        bytes.moveReaderIndex(forwardBy: consumed)
+        return answer
     }
 }

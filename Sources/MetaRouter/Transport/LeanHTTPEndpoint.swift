@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// An `http://` or `https://` endpoint of ``LeanHTTPTransport``: where to connect, whether over
 /// TLS and with which server name, and the request heads that requests to it start from.
@@ -38,16 +37,15 @@ struct LeanHTTPEndpoint: Sendable {
         self.target = target
     }
 
-    /// A `POST` head to this endpoint carrying `headers` (in order, after `Host`), without framing;
-    /// nil when a header cannot be sent (see ``isValidToSend(name:value:)``). The connections do
-    /// not validate each request's headers again: every head comes from here.
-    func head(headers: [(name: String, value: String)]) -> HTTPRequestHead? {
+    /// The bytes of a `POST` head to this endpoint carrying `headers` (in order, after `Host`),
+    /// up to its framing: the request line and every field but `Content-Length`, each line ending
+    /// in CRLF. nil when a header cannot be sent (see ``isValidToSend(name:value:)``). The
+    /// connections do not validate each request's headers again: every head comes from here.
+    func headPrefix(headers: [(name: String, value: String)]) -> [UInt8]? {
         guard headers.allSatisfy({ Self.isValidToSend(name: $0.name, value: $0.value) }) else { return nil }
-        var fields = HTTPHeaders()
-        fields.reserveCapacity(headers.count + 2)
-        fields.add(name: "Host", value: authority)
-        for h in headers where !Self.isFraming(h.name) { fields.add(name: h.name, value: h.value) }
-        return HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: fields)
+        var text = "POST \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
+        for h in headers where !Self.isFraming(h.name) { text += "\(h.name): \(h.value)\r\n" }
+        return Array(text.utf8)
     }
 
     /// Whether a header field can be sent as is: its name is a non-empty token (RFC 9110 §5.6.2)
@@ -73,27 +71,50 @@ struct LeanHTTPEndpoint: Sendable {
     }
 }
 
+/// One request's head: the prefix its header list gave (shared by every request with that list)
+/// and its body's length, written as the last field.
+struct LeanRequestHead: Sendable {
+    /// The request line and fields but `Content-Length` (``LeanHTTPEndpoint/headPrefix(headers:)``).
+    let prefix: [UInt8]
+    /// The body's length in bytes.
+    let contentLength: Int
+
+    /// The bytes ``write(to:)`` writes at most.
+    var maxSize: Int { prefix.count + 40 }
+
+    /// Writes the head, its `Content-Length` field and the blank line that ends it.
+    func write(to buffer: inout ByteBuffer) {
+        buffer.writeBytes(prefix)
+        buffer.writeStaticString("Content-Length: ")
+        buffer.writeString(String(contentLength))
+        buffer.writeStaticString("\r\n\r\n")
+    }
+
+    /// The head's bytes as sent.
+    var bytes: [UInt8] {
+        var buffer = ByteBuffer()
+        write(to: &buffer)
+        return Array(buffer.readableBytesView)
+    }
+}
+
 /// The request heads of one URL, built once per distinct header list (the engine sends the same
 /// one or two lists every time), so a request costs a `Content-Length` and no header building.
 struct LeanHeadCache: Sendable {
     let endpoint: LeanHTTPEndpoint
-    private var heads: [(headers: [(name: String, value: String)], head: HTTPRequestHead)] = []
+    private var prefixes: [(headers: [(name: String, value: String)], prefix: [UInt8])] = []
 
     init(endpoint: LeanHTTPEndpoint) { self.endpoint = endpoint }
 
     /// The head for `headers` and a body of `length` bytes; nil when a header cannot be sent.
-    mutating func head(headers: [(name: String, value: String)], length: Int) -> HTTPRequestHead? {
-        var head: HTTPRequestHead
-        if let cached = heads.first(where: { Self.same($0.headers, headers) }) {
-            head = cached.head
-        } else {
-            guard let made = endpoint.head(headers: headers) else { return nil }
-            head = made
-            if heads.count >= 4 { heads.removeFirst() }
-            heads.append((headers, head))
+    mutating func head(headers: [(name: String, value: String)], length: Int) -> LeanRequestHead? {
+        if let cached = prefixes.first(where: { Self.same($0.headers, headers) }) {
+            return LeanRequestHead(prefix: cached.prefix, contentLength: length)
         }
-        head.headers.add(name: "Content-Length", value: String(length))
-        return head
+        guard let made = endpoint.headPrefix(headers: headers) else { return nil }
+        if prefixes.count >= 4 { prefixes.removeFirst() }
+        prefixes.append((headers, made))
+        return LeanRequestHead(prefix: made, contentLength: length)
     }
 
     private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {

@@ -1,14 +1,15 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
-/// The lean transport for `http://` and `https://` endpoints reached directly: a SwiftNIO HTTP/1.1
-/// client pipeline (NIO's `HTTPRequestEncoder` and `HTTPResponseDecoder`, after swift-nio-ssl's
-/// `NIOSSLClientHandler` for HTTPS) over long-lived keep-alive connections, one request in flight
-/// per connection, so each engine lane keeps one connection.
+/// The lean transport for `http://` and `https://` endpoints reached directly: HTTP/1.1 over
+/// long-lived keep-alive SwiftNIO connections, one request in flight per connection, so each
+/// engine lane keeps one connection. Each connection has one handler
+/// (``LeanHTTPConnectionHandler``, after swift-nio-ssl's `NIOSSLClientHandler` for HTTPS) that
+/// writes a request's prepared head and its body with one `writev` and reads the answer with
+/// ``HTTPResponseParser``: no HTTP encoder, decoder or header objects per request.
 ///
 /// HTTPS uses the trust and client certificate of a ``TransportSecurity``, made into one
 /// `NIOSSLContext` on the first HTTPS request and shared by every connection; the server name
@@ -16,8 +17,8 @@ import ServiceLifecycle
 /// certificate that is not trusted or a client certificate the server refuses answers
 /// ``DeliveryResponse/tlsFailure(_:)``, as do TLS settings whose files cannot be used.
 ///
-/// Per request it looks up the endpoint's prepared head (parsed and built once per URL and header
-/// list), copies the body once into a `ByteBuffer` and hands it to the connection's event loop;
+/// Per request it looks up the endpoint's prepared head (its bytes built once per URL and header
+/// list; the request adds its `Content-Length`) and hands the body's `ByteBuffer` to the connection;
 /// the answer comes back through one promise. A connection that closes, resets or fails is
 /// dropped and the next request opens a new one. It starts nothing in `init`: connections open on
 /// the first request, on the caller's `eventLoopGroup` (pass one `EventLoop` to keep every
@@ -90,7 +91,7 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     ) async -> DeliveryResponse {
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         let endpoint: LeanHTTPEndpoint
-        let head: HTTPRequestHead
+        let head: LeanRequestHead
         switch prepare(url: url, headers: headers, length: body.readableBytes) {
         case .success(let prepared): (endpoint, head) = prepared
         case .failure(let error): return .networkError(error.message)
@@ -163,7 +164,7 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     private func prepare(
         url: String, headers: [(name: String, value: String)],
         length: Int
-    ) -> Result<(LeanHTTPEndpoint, HTTPRequestHead), LeanRequestError> {
+    ) -> Result<(LeanHTTPEndpoint, LeanRequestHead), LeanRequestError> {
         state.withLockedValue { s in
             if s.heads[url] == nil {
                 guard let endpoint = LeanHTTPEndpoint(url: url) else {
@@ -251,17 +252,12 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
         return (channel, fault)
     }
 
-    /// Opens the TCP connection with the pipeline (TLS first when `tls` is given).
+    /// Opens the TCP connection with its handler (TLS first when `tls` is given).
     private func bootstrap(
         _ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
         fault: LeanConnectionFault, deadline: NIODeadline
     ) async throws -> any Channel {
-        let encoding = {
-            var encoding = HTTPRequestEncoder.Configuration()
-            encoding.automaticallySetFramingHeaders = false  // the head carries Content-Length
-            return encoding
-        }()
-        return try await ClientBootstrap(group: group)
+        try await ClientBootstrap(group: group)
             .connectTimeout(min(connectTimeout, max(deadline - .now(), .milliseconds(1))))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -271,7 +267,6 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
                         try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverName))
                     }
                     // Every head was validated once, when its header list was first seen (LeanHeadCache).
-                    try pipeline.addHTTPClientHandlers(enableOutboundHeaderValidation: false, encoderConfiguration: encoding)
                     try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
                 }
             }

@@ -48,14 +48,14 @@ final class RecordConverter {
         }
         converted.removeAll(keepingCapacity: true)
         events.removeAll(keepingCapacity: true)
-        if var recipe {
+        if recipe != nil {
+            // Mutated in place: a local copy would share the recipe's scratch storage with this
+            // property, so its first write would copy that storage for every record.
             do {
-                try recipe.convert(line.bytes, into: &converted, events: &events)
+                try recipe!.convert(line.bytes, into: &converted, events: &events)
             } catch {
-                self.recipe = recipe
                 return try body(line.refused(reason: error.reason, detail: error.detail))
             }
-            self.recipe = recipe
         } else {
             converted.append(contentsOf: line.bytes)
             events.append(0..<converted.count)

@@ -94,7 +94,9 @@ struct PartitionWalker {
             result = enricher.deadLetter(DeadLetterReason.readError, message)
             settledThrough = (own.endOffset, own.number - 1)
         } else {
-            result = LineWalker.outcome(of: line, rules[input], config: config, enricher: enricher, sequence: sequence, output: output)
+            result = LineWalker.outcome(
+                of: line, rules[input], maxEventBytes: config.delivery.maxEventBytes, enricher: enricher, sequence: sequence,
+                output: output)
         }
         let item = LineWalker.Item(inputIndex: input, line: line, sequence: sequence, result: result, settledThrough: settledThrough)
         sequence += 1

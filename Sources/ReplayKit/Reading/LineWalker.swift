@@ -108,8 +108,12 @@ package struct LineWalker {
                 let reader = try InputReader(
                     source: source, resumeAt: resume, maxLineBytes: maxLineBytes(for: config), shaping: config.inputs.shaping)
                 var carryOn = true
+                // Read once here: the configuration is not captured by the per-line closure, which
+                // would copy it (and retain its every reference) for each line.
+                let maxEventBytes = config.delivery.maxEventBytes
                 try reader.forEachLine(converter: enricher.converter) { line in
-                    let result = outcome(of: line, rules, config: config, enricher: enricher, sequence: sequence, output: output)
+                    let result = outcome(
+                        of: line, rules, maxEventBytes: maxEventBytes, enricher: enricher, sequence: sequence, output: output)
                     if case .blank = result {} else { sawContent = true }
                     // The rest of a damaged snapshot does not move its settled position: when the
                     // file is later replaced by its complete version, reading resumes at the damage.
@@ -149,7 +153,7 @@ package struct LineWalker {
     /// What becomes of one line of an input with `rules`.
     @inline(__always)
     static func outcome(
-        of line: InputLine, _ rules: InputRules, config: ReplayConfig, enricher: Enricher, sequence: UInt64, output: EventBuffer
+        of line: InputLine, _ rules: InputRules, maxEventBytes: Int, enricher: Enricher, sequence: UInt64, output: EventBuffer
     ) -> LineOutcome<RenderedEvent> {
         if line.damage != nil || line.refusal != nil || line.truncated {
             // What the reader could not hand over whole has no identity: shard 0 dead-letters it.
@@ -165,7 +169,7 @@ package struct LineWalker {
             return enricher.deadLetter(
                 DeadLetterReason.tooLarge,
                 "line is over \(line.bytes.count) bytes (raw truncated to its first \(line.bytes.count)); "
-                    + "batching.max_event_bytes is \(config.delivery.maxEventBytes)")
+                    + "batching.max_event_bytes is \(maxEventBytes)")
         }
         let route = enricher.shardRouter?.route(line.bytes) ?? .own
         if route == .skip { return enricher.skipped(.otherShard) }

@@ -76,6 +76,8 @@ final class RunState: Sendable {
     /// settle go to the acknowledgment log in one write, after the dead-letter file.
     func apply(_ outcomes: [EventOutcome]) {
         counters.withLock { c in
+            // Read once: reading the log's reference per event retained and released it each time.
+            let acks = c.acks
             // By index: `for outcome in outcomes` would copy each outcome (its result and bytes).
             for i in outcomes.indices {
                 switch outcomes[i].result {
@@ -84,7 +86,7 @@ final class RunState: Sendable {
                     c.inFlightEvents -= 1
                     c.report.events.delivered += 1
                     c.perInput[input].delivered += 1
-                    noteAcknowledged(&c, tag: outcomes[i].tag, input: input, completedLine: line)
+                    noteAcknowledged(c, acks, tag: outcomes[i].tag, input: input, completedLine: line)
                 case .gaveUp(let giveUp, let detail):
                     let reason = giveUp.rawValue
                     let outcome = outcomes[i]
@@ -98,7 +100,7 @@ final class RunState: Sendable {
                     guard written, let (input, line) = c.tracker.settleLine(outcome.tag) else { continue }
                     c.inFlightEvents -= 1
                     countDeadLetter(&c, input: input, reason: reason)
-                    noteAcknowledged(&c, tag: outcome.tag, input: input, completedLine: line)
+                    noteAcknowledged(c, acks, tag: outcome.tag, input: input, completedLine: line)
                 case .notDelivered:
                     continue
                 }
@@ -110,8 +112,8 @@ final class RunState: Sendable {
     /// Stages a settled event's line (when it completed one) and, for a snapshot, its messageId
     /// in the acknowledgment log.
     @inline(__always)
-    private func noteAcknowledged(_ c: inout Counters, tag: UInt64, input: Int, completedLine: Int?) {
-        guard let acks = c.acks else { return }
+    private func noteAcknowledged(_ c: borrowing Counters, _ acks: AckLog?, tag: UInt64, input: Int, completedLine: Int?) {
+        guard let acks else { return }
         if let completedLine { acks.stage(input: input, line: completedLine) }
         if !c.snapshotIds.isEmpty, let id = c.snapshotIds[tag] { acks.stage(input: input, messageId: id) }
     }

@@ -215,13 +215,14 @@ enum AmplitudeRecipe {
     /// context.page of a `[Amplitude] Page Viewed` event, from its event properties (in
     /// `work.inner`).
     private static func pageContext(_ record: Record, _ work: inout Workspace) {
-        for m in work.inner.members where m.kind == .string && !m.keyHasEscapes {
-            let key = UnsafeBufferPointer(rebasing: record.bytes[m.key])
-            if key.elementsEqual("[Amplitude] Page URL".utf8) {
+        // Every name starts "[Amplitude] Page " (17 bytes): shorter keys are none of them.
+        for m in work.inner.members where m.kind == .string && !m.keyHasEscapes && m.key.count > 17 {
+            let member = MemberRef(m)
+            if RecordText.keyIs(record.bytes, member, "[Amplitude] Page URL") {
                 work.context[.pageUrl] = .scalar(ValueRef(m))
-            } else if key.elementsEqual("[Amplitude] Page Path".utf8) {
+            } else if RecordText.keyIs(record.bytes, member, "[Amplitude] Page Path") {
                 work.context[.pagePath] = .scalar(ValueRef(m))
-            } else if key.elementsEqual("[Amplitude] Page Title".utf8) {
+            } else if RecordText.keyIs(record.bytes, member, "[Amplitude] Page Title") {
                 work.context[.pageTitle] = .scalar(ValueRef(m))
             }
         }
