@@ -88,7 +88,9 @@ extension MotoTests {
         /// (AsyncHTTPClient retries a refused connection itself until its connect timeout, so this
         /// test's client has a short one.)
         @Test func transientFailuresRunOut() async throws {
-            let port = try MotoServer.freePort()
+            // Held, not released: a moto server another test starts cannot take the port.
+            let (port, reserved) = try MotoServer.reservePort()
+            defer { close(reserved) }
             let recording = RecordingTiming()
             let httpClient = HTTPClient(
                 eventLoopGroupProvider: .singleton,

@@ -77,9 +77,17 @@ final class MotoServer: Sendable {
 
     /// A port nothing listens on now (bound to 0 and released).
     static func freePort() throws -> Int {
+        let (port, fd) = try reservePort()
+        close(fd)
+        return port
+    }
+
+    /// A loopback port held by a socket that is bound and does not listen, and that socket:
+    /// connecting to it is refused, and no other process can take the port until the socket is
+    /// closed (a released port can be, by a server another test starts meanwhile).
+    static func reservePort() throws -> (port: Int, fd: Int32) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Subprocess.Failure(description: "socket() failed") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -92,8 +100,11 @@ final class MotoServer: Sendable {
                 bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
-        guard bound else { throw Subprocess.Failure(description: "bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw Subprocess.Failure(description: "bind() failed")
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), fd)
     }
 }
 
