@@ -100,7 +100,7 @@ target_exports() {
 # it uses, which need no NIO), fed each input whole and in pieces: the same answers, the same
 # failure, however the bytes are cut; never a read past what it was given.
 target_httpanswers() {
-  module MetaRouter --testable Sources/MetaRouter/Transport/{HTTPResponseParser,HTTPAnswerHead,HTTPFieldName}.swift
+  module MetaRouter --testable Sources/MetaRouter/Transport/{HTTPResponseParser,HTTPAnswerHead}.swift
   harness httpanswers Fuzz/httpanswers
 }
 

@@ -66,11 +66,6 @@ struct HTTPAnswerHead {
         return contentLength.map { .length($0) } ?? .untilClose
     }
 
-    /// The values of every field named `name` (case-insensitive), in order.
-    func values(_ name: String) -> [String] {
-        fields.filter { HTTPFieldName.same($0.name, name) }.map(\.value)
-    }
-
     /// `HTTP/1.x SSS reason`.
     private mutating func statusLine(_ b: ArraySlice<UInt8>) throws(HTTPResponseParser.Malformed) {
         let s = b.startIndex

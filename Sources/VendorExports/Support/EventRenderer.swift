@@ -129,30 +129,33 @@ struct PieceSources {
 extension PieceSources {
     /// The length of the context object: `{"section":{"key":value,...},...,"key":value}`.
     func contextLength() -> Int {
-        let keys = ContextField.keys
         var n = 1  // `{`; every member below counts its separator (`,` or the closing `}`)
         for section in ContextField.sections where present & section.fields != 0 {
-            var inner = 1
-            var bits = present & section.fields
-            while bits != 0 {
-                let k = bits.trailingZeroBitCount
-                bits &= bits - 1
-                inner += keys[k].utf8CodeUnitCount + 3 + context[k].length + 1
-            }
-            n += section.key.utf8CodeUnitCount + 3 + inner + 1
+            n += section.key.utf8CodeUnitCount + 3 + 1 + fieldsLength(present & section.fields) + 1
         }
-        var bits = present & ContextField.loose
-        while bits != 0 {
-            let k = bits.trailingZeroBitCount
-            bits &= bits - 1
-            n += keys[k].utf8CodeUnitCount + 3 + context[k].length + 1
-        }
+        n += fieldsLength(present & ContextField.loose)
         return n == 1 ? 2 : n  // `{}` when no field is present
+    }
+
+    /// The length of the context fields in `bits` as members, each with one separator.
+    private func fieldsLength(_ bits: UInt64) -> Int {
+        var n = 0
+        forEachField(bits) { k in n += ContextField.keys[k].utf8CodeUnitCount + 3 + context[k].length + 1 }
+        return n
+    }
+
+    /// Calls `body` with the number of each context field in `bits`, lowest first.
+    @inline(__always)
+    private func forEachField(_ bits: UInt64, _ body: (Int) -> Void) {
+        var bits = bits
+        while bits != 0 {
+            body(bits.trailingZeroBitCount)
+            bits &= bits - 1
+        }
     }
 
     /// Writes the context object (``contextLength()`` bytes).
     private func writeContext(to w: inout RoomWriter) {
-        let keys = ContextField.keys
         var first = true
         w.byte(UInt8(ascii: "{"))
         for section in ContextField.sections where present & section.fields != 0 {
@@ -160,28 +163,22 @@ extension PieceSources {
             first = false
             writeKey(section.key, to: &w)
             w.byte(UInt8(ascii: "{"))
-            var bits = present & section.fields
             var firstInner = true
-            while bits != 0 {
-                let k = bits.trailingZeroBitCount
-                bits &= bits - 1
-                if !firstInner { w.byte(UInt8(ascii: ",")) }
-                firstInner = false
-                writeKey(keys[k], to: &w)
-                write(context[k], to: &w)
-            }
+            writeFields(present & section.fields, first: &firstInner, to: &w)
             w.byte(UInt8(ascii: "}"))
         }
-        var bits = present & ContextField.loose
-        while bits != 0 {
-            let k = bits.trailingZeroBitCount
-            bits &= bits - 1
+        writeFields(present & ContextField.loose, first: &first, to: &w)
+        w.byte(UInt8(ascii: "}"))
+    }
+
+    /// Writes the context fields in `bits` as members, each after a comma unless it is `first`.
+    private func writeFields(_ bits: UInt64, first: inout Bool, to w: inout RoomWriter) {
+        forEachField(bits) { k in
             if !first { w.byte(UInt8(ascii: ",")) }
             first = false
-            writeKey(keys[k], to: &w)
+            writeKey(ContextField.keys[k], to: &w)
             write(context[k], to: &w)
         }
-        w.byte(UInt8(ascii: "}"))
     }
 
     /// Writes `"key":`.
