@@ -56,6 +56,14 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // Debian's OpenSSL libcrypto (apt-get install -y libssl-dev): SHA-256, SHA-1 and HMAC.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // The package's digests (SHA-256 streaming and at once, SHA-1, HMAC-SHA256), on libcrypto.
+        .target(name: "Digests", dependencies: ["CLibCrypto"]),
         .target(name: "JSONCore"),
         // Debian's libjq (apt-get install -y libjq-dev; no pkg-config file): the transforms' jq steps.
         .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
@@ -179,7 +187,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -203,7 +211,7 @@ let package = Package(
                 "InputShapes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -229,8 +237,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildInfoPlugin"]
         ),
+        // Records the commit built, for `mr-replay --version`.
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
         .executableTarget(
             name: "mr-collector",
             dependencies: [
@@ -243,9 +254,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            plugins: ["BuildInfoPlugin"]
         ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "DigestsTests", dependencies: ["Digests"]),
         .testTarget(
             name: "GzipCodecTests",
             dependencies: ["GzipCodec", .product(name: "NIOCore", package: "swift-nio")]

@@ -34,7 +34,7 @@ FUZZ=$ROOT/Fuzz
 BUILD=${FUZZ_BUILD:-$FUZZ/.build}
 read -r -a OPT <<<"${FUZZ_OPT:--O -g}"
 INCLUDES=(-I "$ROOT/Sources/CSQLite" -I "$ROOT/Sources/CPrefetch/include" -I "$ROOT/Sources/CSHA1/include" -I "$FUZZ/Support/CCompressZlib"
-  -I "$ROOT/Sources/CZstd" -I "$ROOT/Sources/CJQ" -I "$ROOT/Sources/CZlib")
+  -I "$ROOT/Sources/CZstd" -I "$ROOT/Sources/CJQ" -I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CLibCrypto")
 SWIFTFLAGS=(-swift-version 6 -package-name mr_replay -sanitize=fuzzer,address "${OPT[@]}" -use-ld=lld "${INCLUDES[@]}")
 # The suffix of the binaries ("-coverage" for --coverage builds).
 VARIANT=""
@@ -59,13 +59,12 @@ target_jsoncore() {
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
 # S3 input types the file inputs' code names), MetaRouter from
 # the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
-# check alone, SQLiteSupport (the identity store's SQLite wrapper) whole, and swift-crypto's
-# `Crypto` and the package's `GzipCodec` (NIO and compress-nio) are replaced by stand-ins
-# (Fuzz/Support).
+# check alone, SQLiteSupport (the identity store's SQLite wrapper) and Digests (libcrypto) whole,
+# and the package's `GzipCodec` (NIO and compress-nio) is replaced by a stand-in (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
-  module Crypto Fuzz/Support/Crypto
+  module Digests Sources/Digests
   module GzipCodec Fuzz/Support/GzipCodec
   module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
   module SQLiteSupport Sources/SQLiteSupport
@@ -304,12 +303,12 @@ coverage_target() {
     sed "s|$ROOT/||"
 }
 
-# Debian packages the modules link against (SQLite; zlib for the GzipCodec stand-in's
-# CCompressZlib), installed when missing, as Scripts/test.sh does.
+# Debian packages the modules link against (SQLite; libcrypto for Digests; zlib for the GzipCodec
+# stand-in's CCompressZlib), installed when missing, as Scripts/test.sh does.
 ensure_system_libraries() {
-  pkg-config --exists sqlite3 zlib 2>/dev/null && return 0
-  echo "fuzz: installing libsqlite3-dev zlib1g-dev"
-  apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev pkg-config
+  pkg-config --exists sqlite3 zlib libcrypto 2>/dev/null && return 0
+  echo "fuzz: installing libsqlite3-dev zlib1g-dev libssl-dev"
+  apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev pkg-config
 }
 
 main() {

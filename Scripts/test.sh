@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # libjq-dev has no pkg-config file: its header says whether it is there.
-if ! pkg-config --exists yaml-0.1 sqlite3 zlib libdeflate libzstd 2>/dev/null || [ ! -f /usr/include/jq.h ]; then
-  apt-get update -qq && apt-get install -y -qq libyaml-dev libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev libjq-dev pkg-config
+if ! pkg-config --exists yaml-0.1 sqlite3 zlib libdeflate libzstd libcrypto 2>/dev/null || [ ! -f /usr/include/jq.h ]; then
+  apt-get update -qq && apt-get install -y -qq libyaml-dev libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev libjq-dev libssl-dev pkg-config
 fi
 swift build --build-tests
 log=$(mktemp)

@@ -19,9 +19,10 @@ LAYERS = [
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
-                'FileDescriptorIO', 'JSONCore']),
+                'FileDescriptorIO', 'JSONCore', 'Digests']),
     ('C shims', ['CPrefetch', 'CSHA1']),
-    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto']),
+    ('build plugins', ['BuildInfoPlugin']),
 ]
 
 

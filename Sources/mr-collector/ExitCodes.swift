@@ -9,11 +9,13 @@ enum ExitCodes {
     /// The server could not listen: the address is in use or cannot be bound.
     static let cannotListen: Int32 = 3
 
+    /// The codes as `--help` shows them: one row each, at most 78 columns, so ArgumentParser
+    /// never wraps a row in the middle.
     static let help = """
         Exit codes:
-          0   stopped by SIGINT/SIGTERM; the final stats JSON is on stderr
-          1   the server failed while running (e.g. the store could not be written)
-          2   usage or config error (bad flags, a store or TLS file that cannot be used); nothing was served
-          3   cannot listen: the address is in use or cannot be bound; nothing was served
+          \(stopped)   stopped by SIGINT/SIGTERM; the final stats JSON is on stderr
+          \(failed)   the server failed while running (e.g. the store could not be written)
+          \(usage)   usage or config error (bad flags, unusable store or TLS files)
+          \(cannotListen)   cannot listen: the address is in use or cannot be bound
         """
 }

@@ -16,10 +16,12 @@ struct MRCollector: AsyncParsableCommand {
         commandName: "mr-collector",
         abstract: "A loopback ingestion endpoint (POST /v1/batch) with seeded fault injection.",
         discussion: """
-            The first line on stdout is `mr-collector listening on http://HOST:PORT` (https with --tls-cert).
+            The first line on stdout is `mr-collector listening on http://HOST:PORT` (https with --tls-cert). \
             SIGINT/SIGTERM shut down gracefully and print the final stats JSON on stderr.
 
-            """ + ExitCodes.help
+            \(ExitCodes.help)
+            """,
+        version: "mr-collector (commit \(BuildInfo.commit))"
     )
 
     /// Runs Swift concurrency on the server's NIO event loops (one thread per core), so request

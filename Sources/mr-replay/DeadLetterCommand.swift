@@ -58,9 +58,10 @@ struct DeadLetterCommand: AsyncParsableCommand {
             abstract:
                 "Send the dead-lettered events again (same enrichment, privacy rules and engine as a run): delivered ones leave the dead-letter files, the others stay with their new reason.",
             discussion: """
-                Exit codes: 0 every event sent again was delivered; 1 some were dead-lettered again; 2 usage or \
-                config error, nothing sent; 3 the destination refused the credentials or the path; 75 interrupted \
-                or stopped on transient failures (what was not delivered stays; retry again).
+                Exit codes: \(ExitStatus.delivered) every event sent again was delivered; \(ExitStatus.deadLettered) some \
+                were dead-lettered again; \(ExitStatus.usage) usage or config error, nothing sent; \(ExitStatus.refused) \
+                the destination refused the credentials or the path; \(ExitStatus.interrupted) interrupted or stopped \
+                on transient failures (what was not delivered stays; retry again).
                 """)
 
         @OptionGroup var location: Location
@@ -92,7 +93,7 @@ struct DeadLetterCommand: AsyncParsableCommand {
             do {
                 report = try await services.run(RunService { stop in try await retry.run(stop: stop) })
             } catch let busy as StateDirectoryBusy {
-                throw CommandFailure(code: 75, message: busy.description)
+                throw CommandFailure(code: ExitStatus.interrupted, message: busy.description)
             } catch {
                 throw CommandFailure.usage("\(error)")
             }

@@ -29,18 +29,18 @@ enum DryRun {
         }
         FileHandle.standardError.write(
             Data(
-                "mr-replay: dry run: \(config.inputs.shaping.converts ? "" : "\(stats.lines) lines, ")\(stats.events) events, \(stats.invalid) dead-lettered, \(stats.blank) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n"
+                "mr-replay: dry run: \(config.inputs.shaping.converts ? "" : "\(CountText.of(stats.lines)) lines, ")\(CountText.of(stats.events)) events, \(CountText.of(stats.invalid)) dead-lettered, \(CountText.of(stats.blank)) blank\(skippedText(stats)); write key \(config.maskedWriteKey)\n"
                     .utf8))
         if stats.invalid > 0 {
             FileHandle.standardError.write(
                 Data(
                     "mr-replay: dead letters: \(DryRunner.deadLetterPath(stateDirectory: config.stateDir))\n".utf8))
-            throw ExitCode(1)  // like a real run: some lines would be dead-lettered
+            throw ExitCode(ExitStatus.deadLettered)  // like a real run: some lines would be dead-lettered
         }
     }
 
     /// `, 3 expired, 1 consent_dropped` for the events a rule settled, or nothing.
     static func skippedText(_ stats: EnrichStats) -> String {
-        stats.skipped.keys.sorted().map { ", \(stats.skipped[$0]!) \($0)" }.joined()
+        stats.skipped.keys.sorted().map { ", \(CountText.of(stats.skipped[$0]!)) \($0)" }.joined()
     }
 }

@@ -10,11 +10,12 @@ struct MRReplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mr-replay",
         abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
-        discussion: ExitCodes.help,
+        discussion: ExitStatus.help,
+        version: "mr-replay \(Enricher.libraryVersion) (commit \(BuildInfo.commit))",
         subcommands: [Run.self, Partition.self, Validate.self, Status.self, DeadLetterCommand.self])
 
     /// Runs the command; errors map to exit statuses as in every tool of this package
-    /// (``ToolMain``): argument errors exit 2, a run's own status is in ``ExitCodes``.
+    /// (``ToolMain``): argument errors exit 2, a run's own status is an ``ExitStatus``.
     static func main() async {
         await ToolMain.run(MRReplay.self, tool: "mr-replay", otherwise: 2)
     }
@@ -134,6 +135,6 @@ struct Validate: AsyncParsableCommand {
             throw CommonOptions.failure(error)
         }
         print(json ? summary.json : summary.text, terminator: json ? "\n" : "")
-        if !summary.allValid { throw ExitCode(1) }
+        if !summary.allValid { throw ExitCode(ExitStatus.deadLettered) }
     }
 }

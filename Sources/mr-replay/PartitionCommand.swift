@@ -15,8 +15,9 @@ struct Partition: AsyncParsableCommand {
             visible only when complete: its parts, then its manifest. A killed worker run again goes on from its \
             last finished segment; a finished one does nothing.
 
-            Exit codes: 0 done (or already done), 2 usage or config error, 3 an object store refused, \
-            75 interrupted or the store stayed unreachable (run again to go on).
+            Exit codes: \(ExitStatus.delivered) done (or already done), \(ExitStatus.usage) usage or config error, \
+            \(ExitStatus.refused) an object store refused, \(ExitStatus.interrupted) interrupted or the store stayed \
+            unreachable (run again to go on).
             """)
 
     @OptionGroup var common: CommonOptions
@@ -68,10 +69,10 @@ struct Partition: AsyncParsableCommand {
         } catch let error as UsageError {
             throw CommandFailure.usage("\(error)")
         } catch {
-            throw CommandFailure(code: 75, message: "\(error)")
+            throw CommandFailure(code: ExitStatus.interrupted, message: "\(error)")
         }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
-        if summary.contains(" stopped ") { throw ExitCode(75) }
+        if summary.contains(" stopped ") { throw ExitCode(ExitStatus.interrupted) }
     }
 
     /// `--worker K/M`, or `--workers M` with `JOB_COMPLETION_INDEX`, or worker 0 of 1.

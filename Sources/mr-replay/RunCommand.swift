@@ -8,7 +8,7 @@ import ReplayKit
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay inputs to the configured destination (resumable). With --dry-run, write the enriched events instead.",
-        discussion: ExitCodes.help)
+        discussion: ExitStatus.help)
 
     @OptionGroup var common: CommonOptions
 
@@ -157,9 +157,9 @@ struct Run: AsyncParsableCommand {
         do {
             report = try await services.run(RunService { stop in try await runner.run(stop: stop) })
         } catch let busy as StateDirectoryBusy {
-            throw CommandFailure(code: 75, message: busy.description)
+            throw CommandFailure(code: ExitStatus.interrupted, message: busy.description)
         } catch let notReady as PartitionNotReady {
-            throw CommandFailure(code: 75, message: "\(notReady); run again once they have (or wait with --partition-wait)")
+            throw CommandFailure(code: ExitStatus.interrupted, message: "\(notReady); run again once they have (or wait with --partition-wait)")
         } catch let failure as InputFailure {
             throw CommonOptions.failure(failure)  // an S3 store refused (3), nothing there (2), retries ran out (75)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKit
 import ServiceLifecycle
 import UnixSignals
 
@@ -13,7 +14,7 @@ import UnixSignals
 /// last, once the run and the embedded collector have ended.
 struct SecondSignalExit: Service {
     /// The exit status of a second signal: interrupted, and a re-run resumes.
-    static let exitCode: Int32 = 75
+    static let exitCode = ExitStatus.interrupted
 
     /// Counts SIGINT and SIGTERM until its graceful shutdown or cancellation; exits at the second.
     func run() async throws {

@@ -3,10 +3,10 @@
 
 // SHA-1 (FIPS 180-4) of one buffer with x86-64's SHA instructions, for name-based UUIDs (RFC 9562
 // version 5). Not for security: mr-replay hashes userIds with it to derive their anonymousIds,
-// which any UUID library computes the same way. swift-crypto's SHA-1 costs an object, a
-// lock-free once and a CPU capability check per hash, several times the hash itself for a
-// UUID's one block; this keeps the state on the stack. Where the CPU has no SHA instructions
-// (or is not x86-64), mr-replay hashes with swift-crypto, which uses what that CPU has.
+// which any UUID library computes the same way. A library's SHA-1 costs a context, setup and a
+// CPU capability check per hash, several times the hash itself for a UUID's one block; this
+// keeps the state on the stack. Where the CPU has no SHA instructions (or is not x86-64),
+// mr-replay hashes with libcrypto (Digests), which uses what that CPU has.
 //
 // It reads exactly `count` bytes at `data` (none when `count` is 0, when `data` may be NULL)
 // and writes exactly 20 bytes at `digest`.
@@ -96,7 +96,7 @@ static inline void mr_sha1_blocks(uint32_t state[5], const uint8_t *data, size_t
 #undef MR_SHA1_ROUNDS4
 
 /// The SHA-1 digest of `count` bytes at `data`, written at `digest`. Only call it when
-/// `mr_sha1_has_sha_extensions()` is true (elsewhere, hash with swift-crypto).
+/// `mr_sha1_has_sha_extensions()` is true (elsewhere, hash with libcrypto).
 __attribute__((target("sha,sse4.1")))
 static inline void mr_sha1_with_sha_extensions(const uint8_t *data, size_t count, uint8_t digest[20]) {
     uint32_t state[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};

@@ -20,7 +20,7 @@ extension MetaRouterClient {
             return
         }
         phase = .running
-        resumeAll(&startWaiters)
+        startWaiters.resumeAll()
         disposeSnapshot()
         let (signal, engine, clock) = (stopSignal, engine, clock)
         await withTaskCancellationOrGracefulShutdownHandler {
@@ -59,7 +59,9 @@ extension MetaRouterClient {
             try? await run()
         case .running, .shuttingDown:
             stopSignal.request()
-            await withCheckedContinuation { shutdownWaiters.append($0) }
+            let done = Wakeup()
+            shutdownWaiters.append(done)
+            await done.wait()
         case .shutDown:
             return
         }
@@ -106,13 +108,7 @@ extension MetaRouterClient {
         // An overflow file that could not be read stays in place: the next client reads it.
         saveSnapshot(leftovers)
         phase = .shutDown
-        resumeAll(&startWaiters)
-        resumeAll(&shutdownWaiters)
-    }
-
-    func resumeAll(_ waiters: inout [CheckedContinuation<Void, Never>]) {
-        let w = waiters
-        waiters = []
-        for c in w { c.resume() }
+        startWaiters.resumeAll()
+        shutdownWaiters.resumeAll()
     }
 }

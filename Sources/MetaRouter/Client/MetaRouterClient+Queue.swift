@@ -83,7 +83,14 @@ extension MetaRouterClient {
             guard gate.sends, let item = released.popFirst() ?? buffer.popFirst() else {
                 resumeIdleWaiters()
                 if phase != .running { return }
-                await withCheckedContinuation { pumpWakeup = $0 }
+                let wakeup = Wakeup()
+                pumpWakeup = wakeup
+                await wakeup.wait()
+                // Cancelled: the pump ends; what is queued stays for the snapshot, as at shutdown.
+                if Task.isCancelled {
+                    pumpWakeup = nil
+                    return
+                }
                 continue
             }
             let encoded: EncodedEvent
@@ -114,12 +121,12 @@ extension MetaRouterClient {
     /// Returns once the queue is empty and the pump is not submitting (or the pump has ended).
     func pumpIdle() async {
         if pumpEnded || (buffer.isEmpty && released.isEmpty && !pumpBusy) { return }
-        await withCheckedContinuation { idleWaiters.append($0) }
+        let idle = Wakeup()
+        idleWaiters.append(idle)
+        await idle.wait()
     }
 
     func resumeIdleWaiters() {
-        let waiters = idleWaiters
-        idleWaiters = []
-        for w in waiters { w.resume() }
+        idleWaiters.resumeAll()
     }
 }

@@ -59,12 +59,15 @@ public actor MetaRouterClient: Service {
     var pumpBusy = false
     /// The pump has ended (shutdown, or the engine stopped).
     var pumpEnded = false
-    var pumpWakeup: CheckedContinuation<Void, Never>?
-    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set while the pump waits to be woken. Every wait of the client ends early when its task
+    /// is cancelled (``Wakeup``), so a cancelled caller never stays parked.
+    var pumpWakeup: Wakeup?
+    /// Callers waiting for the pump to be idle (``pumpIdle()``).
+    var idleWaiters: [Wakeup] = []
     /// Callers of ``drain()`` waiting for ``run()`` to start (resumed at start and at the end).
-    var startWaiters: [CheckedContinuation<Void, Never>] = []
+    var startWaiters: [Wakeup] = []
     /// Callers of ``shutdown()`` waiting for ``run()`` to return.
-    var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    var shutdownWaiters: [Wakeup] = []
     /// When the engine's time to deliver is up, once shutting down began (``beginShutdown()``).
     var shutdownDeadline: Duration?
     var counters = ClientStats()
@@ -248,9 +251,13 @@ public actor MetaRouterClient: Service {
     /// (delivered, given up, or not delivered because the engine stopped). While the endpoint
     /// fails, this waits through the retries. Called before ``run()`` starts, it first waits
     /// for it; after the client shut down, it returns at once. Held events (not started, or
-    /// waiting for ATT) are not waited for.
+    /// waiting for ATT) are not waited for. A caller whose task is cancelled returns at once.
     public func drain() async {
-        if phase == .ready { await withCheckedContinuation { startWaiters.append($0) } }
+        if phase == .ready {
+            let started = Wakeup()
+            startWaiters.append(started)
+            await started.wait()
+        }
         guard phase == .running else { return }
         await flush()
         await ledger.waitUntilSettled()

@@ -11,7 +11,7 @@ final class OutcomeLedger: Sendable {
         var undelivered: [(tag: UInt64, event: Event)] = []
         var stats = ClientStats()
         var fatalStatus: Int?
-        var settledWaiters: [CheckedContinuation<Void, Never>] = []
+        var settledWaiters: [Wakeup] = []
     }
 
     private let state = Mutex(State())
@@ -26,7 +26,7 @@ final class OutcomeLedger: Sendable {
 
     /// The engine refused the event (it stopped): the client keeps it.
     func remove(_ tag: UInt64) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { s -> [Wakeup] in
             s.inEngine[tag] = nil
             return Self.takeWaitersIfSettled(&s)
         }
@@ -36,7 +36,7 @@ final class OutcomeLedger: Sendable {
     /// Applies outcomes from the engine.
     func record(_ outcomes: [EventOutcome]) {
         var fatal: Int?
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { s -> [Wakeup] in
             for o in outcomes {
                 let event = s.inEngine.removeValue(forKey: o.tag)
                 switch o.result {
@@ -86,19 +86,18 @@ final class OutcomeLedger: Sendable {
         }
     }
 
-    /// Returns once no event is in the engine.
+    /// Returns once no event is in the engine, or when the calling task is cancelled.
     func waitUntilSettled() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.inEngine.isEmpty { return true }
-                s.settledWaiters.append(c)
-                return false
-            }
-            if now { c.resume() }
+        let settled = Wakeup()
+        let now = state.withLock { s -> Bool in
+            if s.inEngine.isEmpty { return true }
+            s.settledWaiters.append(settled)
+            return false
         }
+        if !now { await settled.wait() }
     }
 
-    private static func takeWaitersIfSettled(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
+    private static func takeWaitersIfSettled(_ s: inout State) -> [Wakeup] {
         guard s.inEngine.isEmpty, !s.settledWaiters.isEmpty else { return [] }
         defer { s.settledWaiters = [] }
         return s.settledWaiters

@@ -57,7 +57,7 @@ extension DeliveryEngine {
             if batchesOut == 0 && !submitWaiters.isEmpty { wakeReadyLanes() }
         }
         activeWorkers -= 1
-        if activeWorkers == 0 { resumeAll(&drainWaiters) }
+        if activeWorkers == 0 { drainWaiters.resumeAll() }
     }
 
     /// Waits until lane `i` is ready and removes the next batch (event cap and exact byte cap).
@@ -119,12 +119,6 @@ extension DeliveryEngine {
     /// Wakes the lanes waiting for the breaker's probe, so they ask their machines again.
     func wakeProbeWaiters() {
         probeWakeups &+= 1
-        resumeAll(&probeWaiters)
-    }
-
-    func resumeAll(_ waiters: inout [Wakeup]) {
-        let w = waiters
-        waiters.removeAll()
-        for wakeup in w { wakeup.resume() }
+        probeWaiters.resumeAll()
     }
 }

@@ -60,14 +60,14 @@ extension DeliveryEngine {
         closing = true
         phase = .ended
         settleEverything()
-        resumeAll(&drainWaiters)
+        drainWaiters.resumeAll()
     }
 
     /// No new events: ``submit(_:)`` returns false from now on, and the lanes send what they hold.
     func close() {
         guard !closing else { return }
         closing = true
-        resumeAll(&submitWaiters)
+        submitWaiters.resumeAll()
         for i in lanes.indices { wake(i) }
     }
 

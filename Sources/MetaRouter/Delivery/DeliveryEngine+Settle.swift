@@ -17,7 +17,7 @@ extension DeliveryEngine {
         }
         count(outcomes.count, result)
         if !outcomes.isEmpty { onOutcomes(outcomes) }
-        if unsettled.count < configuration.maxPendingEvents { resumeAll(&submitWaiters) }
+        if unsettled.count < configuration.maxPendingEvents { submitWaiters.resumeAll() }
     }
 
     /// Reports `events` as not delivered because the engine stopped.
@@ -62,7 +62,7 @@ extension DeliveryEngine {
             wake(i)
         }
         wakeProbeWaiters()
-        resumeAll(&submitWaiters)
+        submitWaiters.resumeAll()
     }
 
     /// `cancel`'s grace is over: abandon requests still in flight.
@@ -71,6 +71,6 @@ extension DeliveryEngine {
         abandoned = true
         for lane in lanes { lane.abort?.resume() }
         settleEverything()
-        resumeAll(&drainWaiters)
+        drainWaiters.resumeAll()
     }
 }

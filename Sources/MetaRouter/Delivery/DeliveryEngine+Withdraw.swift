@@ -15,7 +15,7 @@ extension DeliveryEngine {
             lanes[i].flushRequested = false
         }
         counters.eventsWithdrawn += tags.count
-        if unsettled.count < configuration.maxPendingEvents { resumeAll(&submitWaiters) }
+        if unsettled.count < configuration.maxPendingEvents { submitWaiters.resumeAll() }
         return tags
     }
 }

@@ -46,3 +46,12 @@ final class Wakeup: Sendable {
         continuation?.resume()
     }
 }
+
+extension [Wakeup] {
+    /// Ends every wait in the list and empties it.
+    mutating func resumeAll() {
+        let waiting = self
+        removeAll()
+        for wakeup in waiting { wakeup.resume() }
+    }
+}

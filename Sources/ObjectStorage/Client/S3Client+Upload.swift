@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crypto
+import Digests
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -91,7 +91,7 @@ extension S3Client {
 
     /// The lowercase hex SHA-256 of `bytes` (a request's payload hash).
     static func hexSHA256(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        Digest.hex(Digest.sha256(bytes))
     }
 
     static func escapeXML(_ text: String) -> String {

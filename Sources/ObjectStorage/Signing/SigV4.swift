@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 
 /// Signature Version 4 (`AWS4-HMAC-SHA256`), the way S3 takes it: pure functions from a request's
@@ -108,22 +108,22 @@ package enum SigV4 {
 
     /// `AWS4-HMAC-SHA256`, the time, the scope and the hex SHA-256 of the canonical request.
     package static func stringToSign(canonicalRequest: String, timestamp: String, scope: Scope) -> String {
-        let hash = SHA256.hash(data: Data(canonicalRequest.utf8)).hexString
+        let hash = Digest.hex(Digest.sha256(Array(canonicalRequest.utf8)))
         return [algorithm, timestamp, scope.text, hash].joined(separator: "\n")
     }
 
     /// HMAC chain: `AWS4` + secret -> day -> region -> service -> `aws4_request`.
-    package static func signingKey(secretAccessKey: String, scope: Scope) -> SymmetricKey {
-        var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
+    package static func signingKey(secretAccessKey: String, scope: Scope) -> [UInt8] {
+        var key = Array("AWS4\(secretAccessKey)".utf8)
         for part in [scope.day, scope.region, scope.service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = Digest.hmacSHA256(key: key, message: Array(part.utf8))
         }
         return key
     }
 
     /// The hex signature of `stringToSign`.
-    package static func signature(stringToSign: String, key: SymmetricKey) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key).hexString
+    package static func signature(stringToSign: String, key: [UInt8]) -> String {
+        Digest.hex(Digest.hmacSHA256(key: key, message: Array(stringToSign.utf8)))
     }
 
     /// The `Authorization` header value for `request` signed at `timestamp` (``timestamp(_:)``).
@@ -149,18 +149,5 @@ package enum SigV4 {
         return String(
             format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-    }
-}
-
-extension Sequence where Element == UInt8 {
-    /// Lower-case hex.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 
 /// The destination a state directory's checkpoint belongs to: the host, the path, and the first
@@ -23,8 +23,7 @@ struct CheckpointDestination: Codable, Equatable, CustomStringConvertible {
     init(_ config: ReplayConfig) {
         host = Self.withoutLoopbackPort(config.ingestion.host)
         path = config.delivery.path
-        let digest = SHA256.hash(data: Data(config.writeKey.utf8))
-        writeKeySHA256 = String(digest.map { String(format: "%02x", $0) }.joined().prefix(16))
+        writeKeySHA256 = String(Digest.hex(Digest.sha256(Array(config.writeKey.utf8))).prefix(16))
     }
 
     /// `http://127.0.0.1:8088` → `http://127.0.0.1`; other hosts as given.

@@ -42,7 +42,7 @@ public struct DeadLetterRetryReport: Codable, Sendable, Equatable {
         func counts(_ d: [String: Int]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         var lines = ["mr-replay dead-letter retry: \(status.rawValue)\(stopReason.map { " (\($0))" } ?? "")"]
         lines.append(
-            "  \(selected) sent again: \(delivered) delivered (removed), \(deadLetteredAgain.values.reduce(0, +)) dead-lettered again"
+            "  \(CountText.of(selected)) sent again: \(CountText.of(delivered)) delivered (removed), \(CountText.of(deadLetteredAgain.values.reduce(0, +))) dead-lettered again"
                 + (deadLetteredAgain.isEmpty ? "" : " (\(counts(deadLetteredAgain)))")
                 + (settledByRule.isEmpty ? "" : ", \(settledByRule.values.reduce(0, +)) settled by a rule (\(counts(settledByRule)))")
                 + (pending > 0 ? ", \(pending) pending (kept; retry again)" : ""))

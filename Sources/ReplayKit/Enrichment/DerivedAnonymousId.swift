@@ -1,5 +1,5 @@
 import CSHA1
-import Crypto
+import Digests
 @_spi(PerLine) import MetaRouter
 
 /// The anonymousId mr-replay gives a line that has a `userId` and no `anonymousId`
@@ -50,7 +50,7 @@ enum DerivedAnonymousId {
 
     /// Calls `body` with the 20 bytes of the SHA-1 digest of `bytes`: computed with the CPU's SHA
     /// instructions when `usingSHAExtensions` and the CPU has them (``hasSHAExtensions``), else
-    /// by swift-crypto. Both give the same digest; the first costs no allocation.
+    /// by libcrypto (``Digest/sha1(_:)``). Both give the same digest; the first costs no allocation.
     static func sha1<R>(
         _ bytes: UnsafeRawBufferPointer, usingSHAExtensions: Bool = true, _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
@@ -67,8 +67,6 @@ enum DerivedAnonymousId {
                 }
             }
         #endif
-        var hasher = Insecure.SHA1()
-        hasher.update(bufferPointer: bytes)
-        return hasher.finalize().withUnsafeBytes(body)
+        return Digest.sha1(bytes).withUnsafeBytes(body)
     }
 }

@@ -35,9 +35,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
     /// The exit status of a command that stops on it before anything was sent.
     public var exitCode: Int32 {
         switch kind {
-        case .refused: 3
-        case .missing, .invalid: 2
-        case .transient, .changed: 75
+        case .refused: ExitStatus.refused
+        case .missing, .invalid: ExitStatus.usage
+        case .transient, .changed: ExitStatus.interrupted
         }
     }
 

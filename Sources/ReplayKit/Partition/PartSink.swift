@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import FileDescriptorIO
 import Foundation
 import ZstdCodec
@@ -13,7 +13,7 @@ final class PartSink {
     let file: String
     private let fd: Int32
     private let zstd: ZstdWriter
-    private var hasher = SHA256()
+    private let hasher = SHA256Hasher()
     /// Records not yet compressed.
     var records: [UInt8] = []
     private var compressed: [UInt8] = []
@@ -64,7 +64,7 @@ final class PartSink {
 
     private func writeCompressed() throws {
         guard !compressed.isEmpty else { return }
-        hasher.update(data: compressed)
+        hasher.update(compressed)
         // Safe: the pointer is `compressed`'s own storage, alive and unchanged for the closure,
         // and `writeAll` uses it only during the call.
         try compressed.withUnsafeBytes { try writeAll($0, to: fd) }

@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 
 /// A finished partition as one replaying shard sees it: every worker's manifest, checked to
@@ -135,13 +135,13 @@ struct PartitionSet: Sendable {
             throw UsageError("\(name): the part has \(size) bytes, its manifest says \(part.bytes) (cut short or replaced)")
         }
         let stream = try store.open(part.name, size: size)
-        var hasher = SHA256()
+        let hasher = SHA256Hasher()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             // `buffer` has `count` bytes; the stream writes at most that many.
             let n = try buffer.withUnsafeMutableBufferPointer { try stream.read(into: $0.baseAddress!, count: $0.count) }
             if n == 0 { break }
-            hasher.update(data: buffer[0..<n])
+            hasher.update(buffer[0..<n])
         }
         guard PartitionSettings.hex(hasher.finalize()) == part.sha256 else {
             throw UsageError("\(name): its checksum does not match its manifest's (the part is damaged)")

@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 @_spi(PerLine) import MetaRouter
 
@@ -28,14 +28,14 @@ struct PartitionSettings: Sendable, Equatable {
     /// The hex SHA-256 of the settings: equal for a partition and a run that agree.
     var fingerprint: String {
         let text = "shards=\(shards)\n" + configLines.joined(separator: "\n")
-        return Self.hex(SHA256.hash(data: Array(text.utf8)))
+        return Self.hex(Digest.sha256(Array(text.utf8)))
     }
 
     /// The partition's device anonymousId, which lines with neither id get: every worker, on any
     /// machine, derives the same one from the partition's inputs (a lowercase UUID in the version
     /// 5 layout).
     static func deviceAnonymousId(inputsFingerprint: String) -> String {
-        var digest = Array(Insecure.SHA1.hash(data: Array(("mr-replay partition device " + inputsFingerprint).utf8)).prefix(16))
+        var digest = Array(Array(("mr-replay partition device " + inputsFingerprint).utf8).withUnsafeBytes { Digest.sha1($0) }.prefix(16))
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
         let c = Array(hex(digest))
@@ -43,13 +43,13 @@ struct PartitionSettings: Sendable, Equatable {
     }
     /// The fingerprint of a partition's inputs: each one's key, size and identity, in order.
     static func inputsFingerprint(_ inputs: [(path: String, size: UInt64, identity: String)]) -> String {
-        var hasher = SHA256()
-        for input in inputs { hasher.update(data: Array("\(input.path)\t\(input.size)\t\(input.identity)\n".utf8)) }
+        let hasher = SHA256Hasher()
+        for input in inputs { hasher.update(Array("\(input.path)\t\(input.size)\t\(input.identity)\n".utf8)) }
         return hex(hasher.finalize())
     }
 
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        digest.map { String(format: "%02x", $0) }.joined()
+        Digest.hex(digest)
     }
 
     /// The inputs of worker `worker` of `workers`: a contiguous run of the partition's inputs,

@@ -95,7 +95,8 @@ package struct PartitionStatus: Codable, Sendable, Equatable {
             }
         }
         out.append(
-            "total: \(delivered) delivered, \(deadLettered) dead-lettered; \(shardsFinished) of \(shards ?? shardReports.count) shards finished")
+            "total: \(CountText.of(delivered)) delivered, \(CountText.of(deadLettered)) dead-lettered; \(shardsFinished) of \(shards ?? shardReports.count) shards finished"
+        )
         return out.joined(separator: "\n") + "\n"
     }
 }
@@ -128,7 +129,8 @@ package struct ShardReport: Codable, Sendable, Equatable {
     /// `shard 2/4: running: 31,000 of 62,500 lines (49.6 %), 30,900 delivered, 12 dead-lettered (host, updated ...)`.
     var line: String {
         let percent = lines > 0 ? String(format: " (%.1f %%)", Double(settled) / Double(lines) * 100) : ""
-        return "shard \(shard)/\(shards): \(state): \(settled) of \(lines) lines\(percent), \(delivered) delivered, "
-            + "\(deadLettered) dead-lettered" + (pending > 0 ? ", \(pending) pending" : "") + " (\(host), \(updatedAt))"
+        return
+            "shard \(shard)/\(shards): \(state): \(CountText.of(settled)) of \(CountText.of(lines)) lines\(percent), \(CountText.of(delivered)) delivered, "
+            + "\(CountText.of(deadLettered)) dead-lettered" + (pending > 0 ? ", \(CountText.of(pending)) pending" : "") + " (\(host), \(updatedAt))"
     }
 }

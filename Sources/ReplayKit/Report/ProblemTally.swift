@@ -36,18 +36,18 @@ package struct ProblemTally: Sendable, Equatable {
     package var summary: String? {
         var parts: [String] = []
         if retried > 0 || !causes.isEmpty {
-            let why = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) x\($0.value)" }
-            parts.append("retried \(retried) \(retried == 1 ? "batch" : "batches") (\(why.joined(separator: ", ")))")
+            let why = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) x\(CountText.of($0.value))" }
+            parts.append("retried \(CountText.of(retried)) \(retried == 1 ? "batch" : "batches") (\(why.joined(separator: ", ")))")
         }
-        if split > 0 { parts.append("\(split) split") }
+        if split > 0 { parts.append("\(CountText.of(split)) split") }
         if gaveUpBatches > 0 {
             let events = gaveUpEvents.values.reduce(0, +)
             let reasons = gaveUpEvents.keys.sorted().joined(separator: ", ")
             parts.append(
-                "\(gaveUpBatches) \(gaveUpBatches == 1 ? "batch" : "batches") gave up \(events) "
+                "\(CountText.of(gaveUpBatches)) \(gaveUpBatches == 1 ? "batch" : "batches") gave up \(CountText.of(events)) "
                     + "\(events == 1 ? "event" : "events") (\(reasons))")
         }
-        if pending > 0 { parts.append("\(pending) pending at the stop") }
+        if pending > 0 { parts.append("\(CountText.of(pending)) pending at the stop") }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }

@@ -60,9 +60,9 @@ struct ProgressLine {
         guard let s = latest else { return "" }
         var parts: [String] = []
         if let f = fraction { parts.append(Self.bar(f, cells: 20) + " " + String(format: "%5.1f%%", f * 100)) }
-        parts.append("\(Self.count(Int(rates?.events ?? 0))) ev/s")
-        parts.append("\(Self.count(s.delivered)) delivered")
-        if s.deadLettered > 0 { parts.append("\(Self.count(s.deadLettered)) dead-lettered") }
+        parts.append("\(CountText.of(Int(rates?.events ?? 0))) ev/s")
+        parts.append("\(CountText.of(s.delivered)) delivered")
+        if s.deadLettered > 0 { parts.append("\(CountText.of(s.deadLettered)) dead-lettered") }
         if s.retries > 0 { parts.append("\(s.retries) retries") }
         parts.append("ETA " + (secondsLeft.map(Self.duration) ?? "…"))
         if let input = s.input, let size = input.size, size > 0 {
@@ -88,17 +88,6 @@ struct ProgressLine {
     static func bar(_ fraction: Double, cells: Int) -> String {
         let done = Int((fraction * Double(cells)).rounded(.down))
         return "[" + String(repeating: "#", count: done) + String(repeating: "-", count: cells - done) + "]"
-    }
-
-    /// `1,234,567`.
-    static func count(_ n: Int) -> String {
-        let digits = String(n)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return out
     }
 
     /// `45s`, `12m 05s`, `3h 02m`.

@@ -17,10 +17,10 @@ public struct RunReport: Codable, Sendable, Equatable {
         /// The process exit code for this status.
         public var exitCode: Int32 {
             switch self {
-            case .completed: 0
-            case .completedWithDrops: 1
-            case .failedFatal: 3
-            case .interrupted, .stoppedTransient: 75
+            case .completed: ExitStatus.delivered
+            case .completedWithDrops: ExitStatus.deadLettered
+            case .failedFatal: ExitStatus.refused
+            case .interrupted, .stoppedTransient: ExitStatus.interrupted
             }
         }
     }
@@ -223,32 +223,32 @@ public struct RunReport: Codable, Sendable, Equatable {
                     + (inputsOfOtherShards.map { ": \(inputs.count) input(s) of its own, \($0) of other shards (not read)" } ?? ""))
         }
         lines.append(
-            "  events: \(events.read) read, \(events.delivered) delivered, \(events.deadLettered) dead-lettered, "
-                + "\(events.filtered) filtered, \(events.skippedBlank) blank lines"
-                + (events.expired > 0 ? ", \(events.expired) expired" : "")
-                + (events.consentDropped > 0 ? ", \(events.consentDropped) dropped for consent" : "")
-                + (events.alreadyDelivered > 0 ? ", \(events.alreadyDelivered) already delivered" : "")
-                + (events.pending > 0 ? ", \(events.pending) pending (a re-run resumes)" : "")
-                + (events.resumedPast > 0 ? "; resumed past \(events.resumedPast) lines settled earlier" : ""))
+            "  events: \(CountText.of(events.read)) read, \(CountText.of(events.delivered)) delivered, \(CountText.of(events.deadLettered)) dead-lettered, "
+                + "\(CountText.of(events.filtered)) filtered, \(CountText.of(events.skippedBlank)) blank lines"
+                + (events.expired > 0 ? ", \(CountText.of(events.expired)) expired" : "")
+                + (events.consentDropped > 0 ? ", \(CountText.of(events.consentDropped)) dropped for consent" : "")
+                + (events.alreadyDelivered > 0 ? ", \(CountText.of(events.alreadyDelivered)) already delivered" : "")
+                + (events.pending > 0 ? ", \(CountText.of(events.pending)) pending (a re-run resumes)" : "")
+                + (events.resumedPast > 0 ? "; resumed past \(CountText.of(events.resumedPast)) lines settled earlier" : ""))
         if let folded = acknowledgments?.foldedLines, folded > 0 {
-            lines.append("  resumed: \(folded) lines the run before acknowledged after its last checkpoint were not sent again")
+            lines.append("  resumed: \(CountText.of(folded)) lines the run before acknowledged after its last checkpoint were not sent again")
         }
         if !deadLetterReasons.isEmpty {
-            let reasons = deadLetterReasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let reasons = deadLetterReasons.sorted { $0.key < $1.key }.map { "\($0.key)=\(CountText.of($0.value))" }.joined(separator: " ")
             lines.append("  dead-letter reasons: \(reasons)  -> \(deadLetterFile)")
         }
         lines.append(
-            "  batches: \(batches.sent) sent, \(batches.succeeded) succeeded, \(batches.retried) retried, "
-                + "\(batches.split) split; breaker opened \(breaker.opened)x")
+            "  batches: \(CountText.of(batches.sent)) sent, \(CountText.of(batches.succeeded)) succeeded, "
+                + "\(CountText.of(batches.retried)) retried, \(CountText.of(batches.split)) split; breaker opened \(breaker.opened)x")
         if let problems = batches.problemSummary {
             lines.append("  problem batches: \(problems)  -> \(batches.journal ?? "batches.ndjson")")
         }
         if !responses.isEmpty {
-            lines.append("  responses: " + responses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            lines.append("  responses: " + responses.sorted { $0.key < $1.key }.map { "\($0.key)=\(CountText.of($0.value))" }.joined(separator: " "))
         }
         for warning in warnings.prefix(10) { lines.append("  warning: \(warning)") }
         if warnings.count > 10 { lines.append("  (\(warnings.count - 10) more warnings in the report)") }
-        lines.append("  throughput: \(Int(throughput.eventsPerSecond)) events/s; destination: \(destination)")
+        lines.append("  throughput: \(CountText.of(Int(throughput.eventsPerSecond))) events/s; destination: \(destination)")
         return lines.joined(separator: "\n")
     }
 }

@@ -228,7 +228,7 @@ public struct StatusReader: Sendable {
             lines.append(
                 "last run: \(last) at \(s.lastRunFinishedAt ?? "?")"
                     + (e.map {
-                        ": \($0.read) read, \($0.delivered) delivered, \($0.deadLettered) dead-lettered, \($0.pending) pending\($0.settledByRules)"
+                        ": \(CountText.of($0.read)) read, \(CountText.of($0.delivered)) delivered, \(CountText.of($0.deadLettered)) dead-lettered, \(CountText.of($0.pending)) pending\($0.settledByRules)"
                     } ?? ""))
         }
         if let summary = s.lastRunProblemSummary { lines.append("  problem batches: \(summary)") }
@@ -255,8 +255,8 @@ public struct StatusReader: Sendable {
     /// `2026-11-23T19:15:00Z  3f9a2c1b  completed_with_drops (exit 1)  1498 delivered, 2 dead-lettered  12.3 s`.
     static func describe(_ run: RunSummary) -> String {
         let started = run.startedAt.count >= 19 ? String(run.startedAt.prefix(19)) + "Z" : run.startedAt
-        return "\(started)  \(run.runId)  \(run.status) (exit \(run.exitCode))  \(run.delivered) delivered, "
-            + "\(run.deadLettered) dead-lettered" + (run.pending > 0 ? ", \(run.pending) pending" : "")
+        return "\(started)  \(run.runId)  \(run.status) (exit \(run.exitCode))  \(CountText.of(run.delivered)) delivered, "
+            + "\(CountText.of(run.deadLettered)) dead-lettered" + (run.pending > 0 ? ", \(CountText.of(run.pending)) pending" : "")
             + "  " + String(format: "%.1f s", run.durationSeconds)
     }
 

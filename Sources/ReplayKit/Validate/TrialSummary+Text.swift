@@ -16,27 +16,27 @@ extension TrialSummary {
     ///   transforms: 1 drop: 40 dropped; 2 set: 9,812 changed
     /// ```
     public var text: String {
-        var out = "would send \(Self.count(events)) events from \(Self.count(records)) records"
+        var out = "would send \(CountText.of(events)) events from \(CountText.of(records)) records"
         if let recipe { out += " (\(recipe))" }
         if let earliestMillis, let latestMillis {
             out += ", \(Timestamp.iso8601(epochMillis: earliestMillis)) to \(Timestamp.iso8601(epochMillis: latestMillis))"
         }
         out += "\n  types: " + (types.isEmpty ? "none" : Self.list(types))
         if !names.isEmpty {
-            out += "\n  names (\(Self.count(names.count))\(otherNames > 0 ? "+" : "")): " + Self.list(names, limit: Self.namesListed)
+            out += "\n  names (\(CountText.of(names.count))\(otherNames > 0 ? "+" : "")): " + Self.list(names, limit: Self.namesListed)
         }
         let generated = enrichment.messageIdsGenerated
-        out += "\n  messageId: \(Self.count(events - messageIdsDerivedByRecipe - generated)) given"
-        if recipe != nil { out += ", \(Self.count(messageIdsDerivedByRecipe)) derived by the recipe" }
-        out += ", \(Self.count(generated)) generated"
-        out += "\n  userId: \(Self.count(userIdsGiven)) given, \(Self.count(enrichment.userIdsCarried)) carried"
-        out += "; anonymousId: \(Self.count(anonymousIdsGiven)) given, \(Self.count(enrichment.anonymousIdsDerived)) derived from the userId"
-        out += ", \(Self.count(enrichment.anonymousIdsFilled)) the device's"
+        out += "\n  messageId: \(CountText.of(events - messageIdsDerivedByRecipe - generated)) given"
+        if recipe != nil { out += ", \(CountText.of(messageIdsDerivedByRecipe)) derived by the recipe" }
+        out += ", \(CountText.of(generated)) generated"
+        out += "\n  userId: \(CountText.of(userIdsGiven)) given, \(CountText.of(enrichment.userIdsCarried)) carried"
+        out += "; anonymousId: \(CountText.of(anonymousIdsGiven)) given, \(CountText.of(enrichment.anonymousIdsDerived)) derived from the userId"
+        out += ", \(CountText.of(enrichment.anonymousIdsFilled)) the device's"
         if !transformSteps.isEmpty {
             out += "\n  transforms: "
             out += transformSteps.enumerated().map { i, step in
                 let what = [("changed", step.changed), ("dropped", step.dropped), ("failed", step.failed)].filter { $0.1 > 0 }
-                return "\(i + 1) \(step.kind): " + (what.isEmpty ? "nothing" : what.map { "\(Self.count($0.1)) \($0.0)" }.joined(separator: ", "))
+                return "\(i + 1) \(step.kind): " + (what.isEmpty ? "nothing" : what.map { "\(CountText.of($0.1)) \($0.0)" }.joined(separator: ", "))
             }.joined(separator: "; ")
         }
         if !enrichment.deadLetters.isEmpty { out += "\n  would dead-letter: " + Self.list(enrichment.deadLetters) }
@@ -95,18 +95,7 @@ extension TrialSummary {
     /// `track 9,500, identify 300`: largest first, then by name; `limit` entries at most.
     static func list(_ counts: [String: Int], limit: Int = .max) -> String {
         let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        let shown = sorted.prefix(limit).map { "\($0.key) \(count($0.value))" }
+        let shown = sorted.prefix(limit).map { "\($0.key) \(CountText.of($0.value))" }
         return shown.joined(separator: ", ") + (sorted.count > limit ? ", ..." : "")
-    }
-
-    /// `9,812`.
-    static func count(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return (n < 0 ? "-" : "") + out
     }
 }
