@@ -64,6 +64,10 @@ let package = Package(
         ),
         // The package's digests (SHA-256 streaming and at once, SHA-1, HMAC-SHA256), on libcrypto.
         .target(name: "Digests", dependencies: ["CLibCrypto"]),
+        // An event loop as a task executor, for the engine's lanes and the S3 reader's body task.
+        .target(name: "EventLoopExecution", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        // Segment's documented ingestion limits, for the engine and both servers.
+        .target(name: "SegmentAPI"),
         .target(name: "JSONCore"),
         // Debian's libjq (apt-get install -y libjq-dev; no pkg-config file): the transforms' jq steps.
         .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
@@ -109,6 +113,7 @@ let package = Package(
         .target(
             name: "IngestionChecks",
             dependencies: [
+                "SegmentAPI",
                 "GzipCodec",
                 "JSONCore",
                 "Timestamps",
@@ -127,6 +132,8 @@ let package = Package(
         .target(
             name: "MetaRouter",
             dependencies: [
+                "SegmentAPI",
+                "EventLoopExecution",
                 "JSONCore",
                 "GzipCodec",
                 "Timestamps",
@@ -147,6 +154,7 @@ let package = Package(
         .target(
             name: "Collector",
             dependencies: [
+                "SegmentAPI",
                 "JSONCore",
                 "SQLiteSupport",
                 "IngestionChecks",
@@ -167,6 +175,7 @@ let package = Package(
         .target(
             name: "CountOnlySink",
             dependencies: [
+                "SegmentAPI",
                 "GzipCodec",
                 "IngestionChecks",
                 "ServerLifecycle",
@@ -183,6 +192,7 @@ let package = Package(
         .target(
             name: "ObjectStorage",
             dependencies: [
+                "EventLoopExecution",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

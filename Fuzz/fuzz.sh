@@ -55,7 +55,7 @@ target_jsoncore() {
 
 # A whole line through ReplayKit's enricher with an in-memory identity store. ReplayKit is
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
-# DryRun, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
+# the dry runner, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
 # S3 input types the file inputs' code names), MetaRouter from
 # the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
@@ -79,7 +79,7 @@ target_linepreparer() {
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
     Sources/ReplayKit/Config/S3Inputs.swift Fuzz/Support/ReplayKitS3 \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
-    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
+    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,UsageError}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
   harness linepreparer Fuzz/linepreparer
 }
 

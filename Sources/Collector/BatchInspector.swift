@@ -1,5 +1,6 @@
 import IngestionChecks
 import JSONCore
+import SegmentAPI
 
 /// The verdict on one decoded `/v1/batch` body.
 enum BatchVerdict {

@@ -1,9 +1,7 @@
+import JSONCore
+
 /// Finds the elements of an already-validated JSON array without decoding them.
 package enum BatchSplitter {
-    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
-    }
-
     /// The byte range of each element of the array at `range` (from `[` to `]`).
     /// The bytes must already be valid JSON (for example checked by `ObjectLayout.scanDocument`).
     package static func elements(_ buffer: UnsafeBufferPointer<UInt8>, array range: Range<Int>) -> [Range<Int>] {
@@ -11,7 +9,7 @@ package enum BatchSplitter {
         let end = range.upperBound - 1  // index of the closing `]`
         var p = range.lowerBound + 1
         while p < end {
-            while p < end, isSpace(buffer[p]) { p += 1 }
+            while p < end, buffer[p].isJSONWhitespace { p += 1 }
             if p >= end { break }
             let start = p
             var depth = 0
@@ -37,7 +35,7 @@ package enum BatchSplitter {
                 p += 1
             }
             var last = p
-            while last > start, isSpace(buffer[last - 1]) { last -= 1 }
+            while last > start, buffer[last - 1].isJSONWhitespace { last -= 1 }
             result.append(start..<last)
             p += 1  // skip the comma
         }

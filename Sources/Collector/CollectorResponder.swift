@@ -3,6 +3,7 @@ import IngestionChecks
 import JSONCore
 import Logging
 import NIOCore
+import SegmentAPI
 
 #if canImport(Glibc)
     import Glibc

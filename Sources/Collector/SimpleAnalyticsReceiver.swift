@@ -2,6 +2,7 @@ import Hummingbird
 import IngestionChecks
 import JSONCore
 import NIOCore
+import SegmentAPI
 
 /// The collector's SimpleAnalytics endpoint, `POST {base}/simpleanalytics`: takes the payloads
 /// the SimpleAnalytics Swift package submits, checks them (``SimpleAnalyticsPayload``), keeps

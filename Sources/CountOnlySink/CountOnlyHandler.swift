@@ -2,6 +2,7 @@ import GzipCodec
 import IngestionChecks
 import NIOCore
 import NIOHTTP1
+import SegmentAPI
 
 /// One connection of the count-only server: HTTP/1.1 requests from `HTTPRequestDecoder` in,
 /// complete pre-rendered responses (plain `ByteBuffer`s, no response encoder) out.

@@ -1,3 +1,5 @@
+import JSONCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -34,7 +36,7 @@ package enum BatchSkimmer {
         guard let base = body.baseAddress else { return nil }
         let end = body.count
         var p = 0
-        while p < end, isSpace(base[p]) { p += 1 }
+        while p < end, base[p].isJSONWhitespace { p += 1 }
         guard p < end, base[p] == UInt8(ascii: "{") else { return nil }
         p += 1
         var depth = 1
@@ -48,10 +50,10 @@ package enum BatchSkimmer {
                 // Safe: `close - start == 5` is checked first, so memcmp reads 5 bytes of the body.
                 guard depth == 1, close - start == 5, memcmp(base + start, "batch", 5) == 0 else { continue }
                 var q = p
-                while q < end, isSpace(base[q]) { q += 1 }
+                while q < end, base[q].isJSONWhitespace { q += 1 }
                 guard q < end, base[q] == UInt8(ascii: ":") else { continue }
                 q += 1
-                while q < end, isSpace(base[q]) { q += 1 }
+                while q < end, base[q].isJSONWhitespace { q += 1 }
                 guard q < end, base[q] == UInt8(ascii: "[") else { continue }
                 return countElements(base, openingAt: q, end: end)
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -77,14 +79,14 @@ package enum BatchSkimmer {
         func closeElement(at separator: Int) {
             guard let start = elementStart else { return }
             var end = separator
-            while end > start, isSpace(base[end - 1]) { end -= 1 }
+            while end > start, base[end - 1].isJSONWhitespace { end -= 1 }
             summary.events += 1
             summary.largestEvent = max(summary.largestEvent, end - start)
             elementStart = nil
         }
         while p < end {
             let c = base[p]
-            if elementStart == nil, !isSpace(c), !(depth == 0 && (c == UInt8(ascii: ",") || c == UInt8(ascii: "]"))) {
+            if elementStart == nil, !c.isJSONWhitespace, !(depth == 0 && (c == UInt8(ascii: ",") || c == UInt8(ascii: "]"))) {
                 elementStart = p
             }
             switch c {
@@ -130,7 +132,4 @@ package enum BatchSkimmer {
         return nil
     }
 
-    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
-    }
 }

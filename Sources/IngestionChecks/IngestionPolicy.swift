@@ -1,5 +1,6 @@
 import GzipCodec
 import NIOCore
+import SegmentAPI
 
 /// The ingestion checks both servers share, in the order both apply them: write key (Basic
 /// auth), content encoding, gzip decoding, size limits, batch shape. Each check takes the

@@ -122,9 +122,7 @@ extension JSONScanner {
         let start = i
         while i < end {
             let c = base[i]
-            if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A
-                || c == 0x0D || c == 0x09
-            {
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c.isJSONWhitespace {
                 break
             }
             i += 1

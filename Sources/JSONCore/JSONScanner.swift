@@ -43,7 +43,7 @@ public struct JSONScanner: ~Copyable {
     @inline(__always) public mutating func skipWhitespace() {
         while i < end {
             let c = base[i]
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }
+            if c.isJSONWhitespace { i += 1 } else { return }
         }
     }
 

@@ -108,7 +108,7 @@ package final class JSONArrayReader {
             if window.available == 0, try window.fill(pull: pull) == 0 { return nil }
             let bytes = window.unconsumed
             var k = 0
-            while k < bytes.count, bytes[k] == 0x20 || bytes[k] == 0x0A || bytes[k] == 0x0D || bytes[k] == 0x09 {
+            while k < bytes.count, bytes[k].isJSONWhitespace {
                 k += 1
             }
             window.consume(k)

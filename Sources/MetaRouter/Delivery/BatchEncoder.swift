@@ -52,7 +52,7 @@ struct BatchEncoder: Sendable {
         var i = bytes.count - 1
         while i >= 0, bytes[i] != UInt8(ascii: "}") { i -= 1 }
         var j = i - 1
-        while j >= 0, isWhitespace(bytes[j]) { j -= 1 }
+        while j >= 0, bytes[j].isJSONWhitespace { j -= 1 }
         return (max(i, 0), j >= 0 && bytes[j] == UInt8(ascii: "{"))
     }
 
@@ -61,12 +61,8 @@ struct BatchEncoder: Sendable {
     static func isOneNonEmptyObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= 2, bytes[0] == UInt8(ascii: "{"), bytes[bytes.count - 1] == UInt8(ascii: "}") else { return false }
         var j = bytes.count - 2
-        while j > 0, isWhitespace(bytes[j]) { j -= 1 }
+        while j > 0, bytes[j].isJSONWhitespace { j -= 1 }
         return j > 0
-    }
-
-    static func isWhitespace(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
     }
 
     /// The body for `events`, stamped with `sentAt` (an ISO-8601 string with milliseconds).

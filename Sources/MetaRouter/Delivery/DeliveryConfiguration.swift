@@ -1,3 +1,5 @@
+import SegmentAPI
+
 /// Settings of the circuit breaker around the endpoint.
 public struct BreakerConfiguration: Sendable, Equatable {
     /// Consecutive retryable failures that open the breaker.
@@ -23,12 +25,12 @@ public struct DeliveryConfiguration: Sendable {
     public var path: String = "/v1/batch"
     /// The source's write key: sent as Basic auth and spliced into each event.
     public var writeKey: String
-    /// Events per request (clamped to 1...2500).
+    /// Events per request (clamped to 1...``SegmentLimits/maxBatchEvents``).
     public var maxBatchEvents = 100
     /// Bytes per request, measured on the whole uncompressed body (envelope and `sentAt` included).
-    public var maxBatchBytes = 500_000
+    public var maxBatchBytes = SegmentLimits.maxBodyBytes
     /// Bytes per event as sent (with `sentAt`/`writeKey` spliced); larger events are given up as `too_large`.
-    public var maxEventBytes = 32_768
+    public var maxEventBytes = SegmentLimits.maxEventBytes
     /// Batches in flight (one per lane).
     public var concurrency = 4
     /// Gzip request bodies.
@@ -63,8 +65,8 @@ public struct DeliveryConfiguration: Sendable {
         self.writeKey = writeKey
     }
 
-    /// ``maxBatchEvents`` clamped to 1...2500.
-    public var effectiveMaxBatchEvents: Int { min(max(maxBatchEvents, 1), 2500) }
+    /// ``maxBatchEvents`` clamped to 1...``SegmentLimits/maxBatchEvents``.
+    public var effectiveMaxBatchEvents: Int { min(max(maxBatchEvents, 1), SegmentLimits.maxBatchEvents) }
 
     /// The full endpoint URL: ``host`` (without a trailing `/`) followed by ``path``.
     public var endpointURL: String {
@@ -75,7 +77,7 @@ public struct DeliveryConfiguration: Sendable {
     }
 
     /// The allowed range of ``maxBatchEvents``.
-    public static let batchEventsRange = 1...2500
+    public static let batchEventsRange = 1...SegmentLimits.maxBatchEvents
     /// The allowed range of ``concurrency``.
     public static let concurrencyRange = 1...256
 

@@ -1,4 +1,5 @@
 import DequeModule
+import EventLoopExecution
 import Foundation
 import Logging
 import NIOCore

@@ -1,19 +1,5 @@
+import EventLoopExecution
 import NIOCore
-
-/// An event loop as a task executor: the engine's lane tasks prefer it when the engine runs on
-/// the transport's event loop, so a lane that is resumed (an answer arrived, a wake-up, a timer)
-/// runs on that loop instead of being handed to the global pool first and back to the loop after
-/// (two thread wake-ups per batch).
-final class EventLoopTaskExecutor: TaskExecutor {
-    let loop: any EventLoop
-
-    init(_ loop: any EventLoop) { self.loop = loop }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
 
 /// A default actor without state whose executor an engine shares when it runs on no event loop
 /// (a custom or AsyncHTTPClient transport): the engine is then scheduled exactly as a default

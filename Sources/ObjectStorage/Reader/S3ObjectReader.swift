@@ -1,3 +1,4 @@
+import EventLoopExecution
 import Foundation
 import Logging
 import NIOConcurrencyHelpers

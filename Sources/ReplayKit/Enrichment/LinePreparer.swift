@@ -153,7 +153,7 @@ struct LinePreparer {
     @inline(__always)
     private mutating func lineRules(_ buf: UnsafeBufferPointer<UInt8>) -> LineOutcome<Range<Int>>? {
         var firstNonBlank = 0
-        while firstNonBlank < buf.count, isWhitespace(buf[firstNonBlank]) { firstNonBlank += 1 }
+        while firstNonBlank < buf.count, buf[firstNonBlank].isJSONWhitespace { firstNonBlank += 1 }
         if firstNonBlank == buf.count { return .blank }
         if buf.count > config.delivery.maxEventBytes {
             return reject(DeadLetterReason.tooLarge, "line is \(buf.count) bytes; batching.max_event_bytes is \(config.delivery.maxEventBytes)")
@@ -450,8 +450,6 @@ struct LinePreparer {
     }
 
     // MARK: - Helpers
-
-    @inline(__always) func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
 
     /// Whether `m` is a non-empty string member.
     func isNonEmptyString(_ m: JSONMember?) -> Bool {

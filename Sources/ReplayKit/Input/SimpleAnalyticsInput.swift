@@ -39,7 +39,7 @@ enum SimpleAnalyticsInput {
         var tryDocument = false
         try InputFailure.passingOn {
             try reader.forEachLine { line in
-                guard let first = line.bytes.firstIndex(where: { !isWhitespace($0) }) else { return true }
+                guard let first = line.bytes.firstIndex(where: { !$0.isJSONWhitespace }) else { return true }
                 if line.truncated { return false }
                 if let value = try? JSONParser.parse(line.bytes) {
                     if SimpleAnalyticsPayload.isPayloadShaped(value) { kind = .simpleAnalytics }
@@ -104,8 +104,6 @@ enum SimpleAnalyticsInput {
         return out
     }
 
-    static func isWhitespace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
-
     /// Turns payload lines into event lines; keeps its buffers from line to line.
     struct Expander {
         private var events: [[UInt8]] = []
@@ -114,7 +112,7 @@ enum SimpleAnalyticsInput {
         /// Hands the events of `line`'s payload to `body` (or the line itself when it is blank,
         /// over-long or refused); false when `body` asked to stop.
         mutating func expand(_ line: InputLine, _ body: (InputLine) throws -> Bool) throws -> Bool {
-            guard !line.truncated, line.bytes.contains(where: { !SimpleAnalyticsInput.isWhitespace($0) }) else {
+            guard !line.truncated, line.bytes.contains(where: { !$0.isJSONWhitespace }) else {
                 return try body(line)  // blank, or too large: the walker counts or dead-letters it
             }
             let payload: SimpleAnalyticsPayload

@@ -49,7 +49,7 @@ enum SnapshotInput {
     /// Whether `head` (an input's first bytes) is `{` and a first member `version` or `events`.
     static func startsLikeSnapshot(head: [UInt8]) -> Bool {
         var k = head.startIndex
-        func skip() { while k < head.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 } }
+        func skip() { while k < head.endIndex, head[k].isJSONWhitespace { k += 1 } }
         skip()
         guard k < head.endIndex, head[k] == UInt8(ascii: "{") else { return false }
         k += 1

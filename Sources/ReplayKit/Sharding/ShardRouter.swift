@@ -101,7 +101,7 @@ struct ShardRouter {
     /// Whether the line holds only JSON whitespace.
     @inline(__always)
     static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for c in line where !(c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09) { return false }
+        for c in line where !c.isJSONWhitespace { return false }
         return true
     }
 }

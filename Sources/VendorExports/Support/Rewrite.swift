@@ -9,7 +9,7 @@ extension Workspace {
         _ record: Record, _ member: JSONMember, field: String, _ out: inout [UInt8], _ events: inout [Range<Int>]
     ) throws(RecipeFailure) {
         let decoded = Array(RecordText.string(record.bytes, member.value).utf8)
-        let first = decoded.firstIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        let first = decoded.firstIndex { !$0.isJSONWhitespace }
         let notAnObject = RecipeFailure.invalid(record.format, field, "is a string that does not hold a JSON object")
         guard let first, decoded[first] == UInt8(ascii: "{") else { throw notAnObject }
         var copy = rewritten

@@ -104,9 +104,7 @@ enum Skip {
         var p = start
         while p < limit {
             let c = buffer[p]
-            if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A || c == 0x0D
-                || c == 0x09
-            {
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c.isJSONWhitespace {
                 break
             }
             p += 1
@@ -118,7 +116,7 @@ enum Skip {
     @inline(__always)
     static func whitespace(_ buffer: UnsafeBufferPointer<UInt8>, from p: Int, limit: Int) -> Int {
         var q = p
-        while q < limit, buffer[q] == 0x20 || buffer[q] == 0x0A || buffer[q] == 0x0D || buffer[q] == 0x09 { q += 1 }
+        while q < limit, buffer[q].isJSONWhitespace { q += 1 }
         return q
     }
 

@@ -64,7 +64,7 @@ extension ValueRef {
     static func isEmptyContainer(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         for p in (range.lowerBound + 1)..<(range.upperBound - 1) {
             let c = buffer[p]
-            if c != 0x20 && c != 0x0A && c != 0x0D && c != 0x09 { return false }
+            if !c.isJSONWhitespace { return false }
         }
         return true
     }

@@ -20,7 +20,7 @@ enum JSONCompaction {
                 }
             } else if c == UInt8(ascii: "\"") {
                 inString = true
-            } else if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D {
+            } else if c.isJSONWhitespace {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: json[runStart..<i]))
                 runStart = i + 1
             }

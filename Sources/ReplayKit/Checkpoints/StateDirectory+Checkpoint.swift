@@ -2,39 +2,9 @@ import Foundation
 @_spi(PerLine) import MetaRouter
 import Timestamps
 
-/// The files of one state directory: the identity and checkpoint database, the dead-letter
-/// file, the report and the run history, and (for the embedded target) the collected events.
-struct StateDirectory: Sendable {
-    let path: String
-    /// The destination this run sends to (``CheckpointDestination``, encoded): stored with the
-    /// first checkpoint after an event was delivered.
-    var destination: String?
-
-    init(path: String) throws {
-        self.path = path
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw UsageError("cannot create the state directory \(path): \(error.localizedDescription)")
-        }
-    }
-
-    var deadLetterPath: String { Self.deadLetterPath(in: path) }
-    /// The dead-letter file of the state directory `path` (rotated files sit next to it).
-    static func deadLetterPath(in path: String) -> String { path + "/dead-letter.ndjson" }
-    var reportPath: String { path + "/report.json" }
-    /// The picture of the last run.
-    var pagePath: String { path + "/report.html" }
-    /// The problem batches of every run, one JSON object per line.
-    var journalPath: String { path + "/batches.ndjson" }
-    /// What the embedded collector appends to.
-    var collectedPath: String { Self.collectedPath(in: path) }
-    /// The embedded collector's file in the state directory `path`.
-    static func collectedPath(in path: String) -> String { path + "/collected.ndjson" }
-    /// A read-only copy of the checkpoint for `mr-replay status` and people; the authoritative
-    /// copy lives in `identity.sqlite`, committed together with the learned identities.
-    var checkpointMirrorPath: String { path + "/checkpoint.json" }
-
+/// The checkpoint of a state directory: stored in `identity.sqlite` with the identities it
+/// passes, and mirrored in `checkpoint.json`.
+extension StateDirectory {
     static let checkpointKey = "checkpoint"
 
     /// Loads the checkpoint stored with the identity state.
@@ -127,25 +97,5 @@ struct StateDirectory: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try LocalFileSystem().writeAtomically(checkpointMirrorPath, [UInt8](try encoder.encode(checkpoint)) + [0x0A])
-    }
-
-    /// The reports of past runs, `reports/`.
-    func history(keep: Int) -> RunHistory { RunHistory(stateDirectory: path, keep: keep) }
-
-    /// Writes the report's copy in the run history (pruned to `keep`), then `report.json`, each
-    /// atomically. A history that cannot be written or pruned is a warning in `report.json`;
-    /// only a `report.json` that cannot be written throws.
-    func writeReport(_ report: inout RunReport, keep: Int) throws {
-        do {
-            try history(keep: keep).record(report, bytes: [UInt8](try report.encoded()) + [0x0A])
-        } catch {
-            report.warnings.append("cannot write the run history in \(history(keep: keep).directory): \(error)")
-        }
-        try LocalFileSystem().writeAtomically(reportPath, [UInt8](try report.encoded()) + [0x0A])
-    }
-
-    /// Writes `report.html` (atomically).
-    func writePage(_ html: String) throws {
-        try LocalFileSystem().writeAtomically(pagePath, Array(html.utf8))
     }
 }
