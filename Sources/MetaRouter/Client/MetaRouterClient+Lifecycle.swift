@@ -22,26 +22,21 @@ extension MetaRouterClient {
         phase = .running
         startWaiters.resumeAll()
         disposeSnapshot()
-        let (signal, engine, clock) = (stopSignal, engine, clock)
+        let (signal, engine) = (stopSignal, engine)
         await withTaskCancellationOrGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                // The client handles the graceful shutdown: the engine ends once the queue is handed over.
-                group.addTask { await engine.runLanes() }
-                group.addTask { await self.runTimer() }
-                group.addTask {
-                    // The shutdown limit: from the stop request, the engine gets `shutdownTimeout`.
-                    // (A cancellation ends the wait too; the handler below raises the signal then.)
+            // The client handles the graceful shutdown: the engine ends once the queue is handed
+            // over. From the stop request, the engine gets `shutdownTimeout` (then 1 s of grace).
+            let limit = DeliveryEngine.StopPolicy.finishBy(deadline: { await self.beginShutdown() }, grace: .seconds(1))
+            _ = await engine.run(stop: signal, onStop: limit) {
+                await withDiscardingTaskGroup { timer in
+                    timer.addTask { await self.runTimer() }
+                    await runPump()
+                    // The pump also ends when the engine stops early: calls are still taken (and
+                    // queued for the snapshot) until the stop is asked for.
                     _ = await signal.requested()
-                    let deadline = await self.beginShutdown()
-                    do { try await clock.sleep(until: deadline) } catch { return }
-                    _ = await engine.cancel(grace: .seconds(1))
+                    timer.cancelAll()
                 }
-                await runPump()
-                // The pump also ends when the engine stops early: calls are still taken (and
-                // queued for the snapshot) until the stop is asked for.
-                _ = await signal.requested()
-                _ = await engine.finish()
-                group.cancelAll()  // the timer, and the limit when the engine finished in time
+                return ((), .finish)
             }
         } onCancelOrGracefulShutdown: {
             signal.request()

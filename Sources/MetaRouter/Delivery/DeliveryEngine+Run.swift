@@ -37,10 +37,9 @@ extension DeliveryEngine {
         }
     }
 
-    /// ``run()`` without its graceful-shutdown handler, for an owner that handles the graceful
-    /// shutdown itself and ends the engine with ``finish()`` or ``cancel(grace:)`` when it is
-    /// ready to (``MetaRouterClient`` first hands over its queue; mr-replay's run stops reading).
-    package func runLanes() async {
+    /// Runs the lanes until every event is settled: ``run()`` and the scoped
+    /// ``run(stop:onStop:isolation:_:)`` (whose owners handle stopping themselves) are its callers.
+    func runLanes() async {
         guard phase == .idle else {
             logger.warning("DeliveryEngine.run() called on an engine that already ran; ignored")
             return

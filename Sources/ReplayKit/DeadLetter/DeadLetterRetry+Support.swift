@@ -13,13 +13,9 @@ extension DeadLetterRetry {
         let engine = target.engine(configuration: configuration, override: transport, logger: logger) { outcomes in
             collected.withLock { $0.append(contentsOf: outcomes) }
         }
-        let grace = stopGrace
-        await withTaskGroup(of: Void.self) { watcher in
-            watcher.addTask { await engine.runLanes() }
-            watcher.addTask { if await stop.requested() { _ = await engine.cancel(grace: grace) } }
+        _ = await engine.run(stop: stop, onStop: .cancel(grace: stopGrace)) {
             _ = await engine.submit(chunk: chunk)
-            _ = stop.isRequested ? await engine.cancel(grace: grace) : await engine.finish()
-            watcher.cancelAll()
+            return ((), stop.isRequested ? .cancel : .finish)
         }
         return (collected.withLock { $0 }, await engine.stopCause)
     }

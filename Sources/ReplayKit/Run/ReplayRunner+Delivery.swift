@@ -36,10 +36,9 @@ extension ReplayRunner {
         let (grace, checkpointInterval) = (options.stopGrace, options.checkpointInterval)
         // A stop wakes a read blocked on the network (a stalled S3 object) at once.
         if let s3 = opened.s3 { stop.whenRequested { s3.cancellation.cancel() } }
-        // The engine's lanes. The run ends the engine itself: `finish`, or `cancel` with the grace
-        // on a stop or a cancellation of the run's task. So the lanes run in a task of their own,
-        // which that cancellation reaches only through `cancel(grace:)`; the run awaits it below.
-        let lanes = Task { await engine.runLanes() }
+        // The engine runs while the run feeds it; a stop cancels it (in-flight batches get the
+        // grace period, the rest stay pending), and so does a cancellation of the run's task,
+        // whose handler raises the stop. Otherwise it finishes once the reader is done.
         let (early, stats, engineStop) = await withTaskGroup(of: Void.self) { helpers in
             helpers.addTask { await progress.run() }
             helpers.addTask { await Self.sampleTimeline(runState, engine: engine, since: startInstant) }
@@ -47,28 +46,21 @@ extension ReplayRunner {
                 let directory = opened.state.path
                 helpers.addTask { await Self.reportShardProgress(runState, partition: partition, stateDirectory: directory) }
             }
-            // A stop cancels the engine: in-flight batches get the grace period, the rest stay
-            // pending. The watcher's wait ends without a stop when the run settled (the helpers
-            // are cancelled) or its task was cancelled: every engine call below then returns at
-            // once (their waits are cancellation-aware), and the run's cancellation handler
-            // raises the stop for the reader.
-            helpers.addTask {
-                if await stop.requested() { _ = await engine.cancel(grace: grace) }
-            }
-            let early = await feed(job: job, engine: engine, pipe: pipe)
-            // The reader is done: checkpoints go on being written while the engine settles.
-            helpers.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: checkpointInterval)
-                    if !Task.isCancelled { try? job.saveCheckpoint() }
+            let (early, stats) = await engine.run(stop: stop, onStop: .cancel(grace: grace)) {
+                let early = await feed(job: job, engine: engine, pipe: pipe)
+                // The reader is done: checkpoints go on being written while the engine settles.
+                helpers.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: checkpointInterval)
+                        if !Task.isCancelled { try? job.saveCheckpoint() }
+                    }
                 }
+                return (early, early == nil && !stop.isRequested ? .finish : .cancel)
             }
-            let stats = early == nil && !stop.isRequested ? await engine.finish() : await engine.cancel(grace: grace)
             helpers.cancelAll()
             await helpers.waitForAll()
             return (early, stats, await engine.stopCause)
         }
-        await lanes.value
         runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
         let report = await endReport(
             job: job, runState: runState, opened: opened, target: target, ending: (stats, early, engineStop), stop: stop)
