@@ -94,11 +94,12 @@ struct CommonOptions: ParsableArguments {
 
     /// Resolves the inputs, listing `s3://` ones as `config` says; warnings (an empty prefix) go
     /// to stderr. Exits with code 2 for inputs that match nothing, and as ``InputFailure`` says
-    /// for an S3 store that refused (3) or failed past its retries (75).
-    func resolveInputs(config: ReplayConfig) async throws -> [InputSource] {
+    /// for an S3 store that refused (3) or failed past its retries (75). `s3://` inputs are read
+    /// with `http`'s client, while it runs.
+    func resolveInputs(config: ReplayConfig, http: S3HTTPClient) async throws -> [InputSource] {
         try checkInputs()
         do {
-            return try await InputResolver.resolve(inputs, config: config) {
+            return try await InputResolver.resolve(inputs, config: config, http: http) {
                 FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8))
             }
         } catch {
@@ -127,12 +128,13 @@ struct Validate: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is the summary's
         let config = try common.loadConfig(requireWriteKey: false)  // validate never sends
-        let sources = try await common.resolveInputs(config: config)
-        let summary: ValidationSummary
-        do {
-            summary = try Validator.validate(config: config, inputs: sources)
-        } catch {
-            throw CommonOptions.failure(error)
+        let summary: ValidationSummary = try await S3HTTPClient.withClient { http in
+            let sources = try await common.resolveInputs(config: config, http: http)
+            do {
+                return try Validator.validate(config: config, inputs: sources)
+            } catch {
+                throw CommonOptions.failure(error)
+            }
         }
         print(json ? summary.json : summary.text, terminator: json ? "\n" : "")
         if !summary.allValid { throw ExitCode(ExitStatus.deadLettered) }

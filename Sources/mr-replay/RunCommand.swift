@@ -129,8 +129,10 @@ struct Run: AsyncParsableCommand {
         let window = try timeWindow()
         if dryRun {
             LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout may be the events
-            let sources = try await common.resolveInputs(config: config)
-            try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit, summary: summary)
+            try await S3HTTPClient.withClient { http in
+                let sources = try await common.resolveInputs(config: config, http: http)
+                try DryRun.run(config: config, sources: sources, output: output, window: window, limit: limit, summary: summary)
+            }
             return
         }
         let options = try runOptions(config: config, window: window)

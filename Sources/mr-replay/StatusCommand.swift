@@ -4,7 +4,7 @@ import Foundation
 import ReplayKit
 
 /// `mr-replay status`.
-struct Status: ParsableCommand {
+struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show where each input of a state directory stands, how the last run ended, and the last runs.")
 
@@ -25,8 +25,8 @@ struct Status: ParsableCommand {
         help: "Show a partitioned backfill instead: every partition worker and replaying shard, from the partition's location.")
     var partitions: String?
 
-    func run() throws {
-        if let partitions { return try showPartition(partitions) }
+    func run() async throws {
+        if let partitions { return try await showPartition(partitions) }
         var directory = stateDir
         if directory == nil {
             // Only state_dir is needed, read leniently: no write key (operators checking a job
@@ -53,7 +53,7 @@ struct Status: ParsableCommand {
     }
 
     /// `status --partitions`: the partition's workers and shards, as they reported to it.
-    func showPartition(_ location: String) throws {
+    func showPartition(_ location: String) async throws {
         let loaded: ReplayConfig
         do {
             // For an s3:// location's store settings (inputs.s3); no write key needed.
@@ -65,7 +65,9 @@ struct Status: ParsableCommand {
             throw CommandFailure.usage("\(error)")
         }
         do {
-            let status = try PartitionStatus.read(location: location, config: loaded)
+            let status = try await S3HTTPClient.withClient { http in
+                try await PartitionStatus.readOnThread(location: location, config: loaded, http: http)
+            }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

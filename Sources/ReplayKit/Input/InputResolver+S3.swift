@@ -34,13 +34,15 @@ extension InputResolver {
     static let recognitionWidth = 16
 
     /// Resolves `arguments` in order: files, directories, patterns, `-`, and `s3://` prefixes and
-    /// keys, which are listed and read as `config.inputs.s3` says. `onWarning` hears what a person
-    /// should know (an empty prefix). Throws ``InputError`` for a local argument that matches
-    /// nothing and ``InputFailure`` for an `s3://` one that cannot be listed or names nothing.
-    public static func resolve(
-        _ arguments: [String], config: ReplayConfig, onWarning: (String) -> Void = { _ in }
+    /// keys, which are listed and read as `config.inputs.s3` says, with `http`'s client (the
+    /// sources are read only while it runs). `onWarning` hears what a person should know (an
+    /// empty prefix). Throws ``InputError`` for a local argument that matches nothing and
+    /// ``InputFailure`` for an `s3://` one that cannot be listed or names nothing.
+    package static func resolve(
+        _ arguments: [String], config: ReplayConfig, http: S3HTTPClient, onWarning: (String) -> Void = { _ in }
     ) async throws -> [InputSource] {
-        let resolved = try await resolve(arguments, s3: config.inputs.s3, records: config.inputs.shaping.readsRecords)
+        let resolved = try await resolve(
+            arguments, s3: config.inputs.s3, http: http, records: config.inputs.shaping.readsRecords)
         resolved.warnings.forEach(onWarning)
         return resolved.sources
     }
@@ -49,7 +51,8 @@ extension InputResolver {
     /// before any object is read (a file shard's), and those it leaves out are counted. With
     /// `records`, every input is read as records (``ReplayConfig/InputShaping/readsRecords``).
     package static func resolve(
-        _ arguments: [String], s3 settings: ReplayConfig.S3Inputs, keep: (@Sendable (InputSource) -> Bool)? = nil, records: Bool = false
+        _ arguments: [String], s3 settings: ReplayConfig.S3Inputs, http: S3HTTPClient,
+        keep: (@Sendable (InputSource) -> Bool)? = nil, records: Bool = false
     ) async throws -> Resolved {
         var resolved = Resolved()
         for argument in arguments {
@@ -59,7 +62,7 @@ extension InputResolver {
                 }
                 continue
             }
-            let store = try resolved.store ?? S3InputStore(settings: settings)
+            let store = try resolved.store ?? S3InputStore(settings: settings, http: http)
             resolved.store = store
             let listed = try await list(argument, store: store, into: &resolved)
             let kept = listed.filter { keep?($0) ?? true }

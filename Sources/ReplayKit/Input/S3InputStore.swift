@@ -11,28 +11,15 @@ package final class S3InputStore: Sendable {
     /// Raised by a stop request: a read blocked on the network returns at once.
     package let cancellation: ReadCancellation
 
-    /// The HTTP client of every store in this process. It is never shut down (a global lives as
-    /// long as the process), so sources that carry a store need no closing. It has no read timeout:
-    /// the reader keeps its own idle timeout (docs/s3.md), no redirects (a region redirect must be
-    /// an error naming the region), and no decompression (an object is read byte for byte,
-    /// `Content-Encoding: gzip` or not, so offsets and ranges stay the object's).
-    static let httpClient: HTTPClient = {
-        let configuration = HTTPClient.Configuration(
-            tlsConfiguration: nil, redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: nil),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(), proxy: nil, ignoreUncleanSSLShutdown: false,
-            decompression: .disabled)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-
     /// A store for `settings`, its region, endpoint and credentials found as the AWS tools find
-    /// them. Throws ``InputFailure`` when no credentials can be found or a setting is invalid.
-    package init(settings: ReplayConfig.S3Inputs) throws {
+    /// them, read with `http`'s client (the store is used only while that client runs). Throws
+    /// ``InputFailure`` when no credentials can be found or a setting is invalid.
+    package init(settings: ReplayConfig.S3Inputs, http: S3HTTPClient) throws {
         let sources = ConfigurationSources(
             environment: settings.environment?.variables ?? ProcessInfo.processInfo.environment,
             readFile: ConfigurationSources.process.readFile)
         do {
-            client = try S3Client(httpClient: Self.httpClient, settings: settings.librarySettings, sources: sources)
+            client = try S3Client(httpClient: http.client, settings: settings.librarySettings, sources: sources)
         } catch {
             throw InputFailure(error)
         }

@@ -32,12 +32,20 @@ package struct PartitionStatus: Codable, Sendable, Equatable {
     }
 
     /// Reads the status of the partition at `location` (a directory, or an `s3://` prefix read
-    /// with `config`'s `inputs.s3`). Blocks: call it from a thread of its own, not a task.
-    package static func read(location: String, config: ReplayConfig) throws -> PartitionStatus {
+    /// with `config`'s `inputs.s3` and `http`'s client). Blocks: call it from a thread of its own,
+    /// not a task.
+    package static func read(location: String, config: ReplayConfig, http: S3HTTPClient) throws -> PartitionStatus {
         if !location.hasPrefix("s3://"), !FileManager.default.fileExists(atPath: location) {
             throw UsageError("no partition at \(location)")
         }
-        return try read(try Partitioner.makeStore(location, config: config, s3: nil))
+        return try read(try Partitioner.makeStore(location, config: config, s3: nil, http: http))
+    }
+
+    /// ``read(location:config:http:)`` on a thread of its own.
+    package static func readOnThread(location: String, config: ReplayConfig, http: S3HTTPClient) async throws
+        -> PartitionStatus
+    {
+        try await ReadingJob.onThread { try read(location: location, config: config, http: http) }
     }
 
     /// Reads the status of the partition at `store` (blocks: call from a thread of its own).

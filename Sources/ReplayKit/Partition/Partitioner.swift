@@ -15,17 +15,26 @@ public enum Partitioner {
     public static func run(config: ReplayConfig, options: PartitionOptionsValue, stop: StopSignal, logger: Logger) async throws
         -> String
     {
-        let options = options.options
+        try await S3HTTPClient.withClient { http in
+            try await run(config: config, options: options.options, stop: stop, logger: logger, http: http)
+        }
+    }
+
+    /// ``run(config:options:stop:logger:)`` with `http`'s client for `s3://` inputs and outputs.
+    static func run(config: ReplayConfig, options: PartitionOptions, stop: StopSignal, logger: Logger, http: S3HTTPClient)
+        async throws -> String
+    {
         let resolved: InputResolver.Resolved
         do {
-            resolved = try await InputResolver.resolve(options.inputs, s3: config.inputs.s3, records: config.inputs.shaping.readsRecords)
+            resolved = try await InputResolver.resolve(
+                options.inputs, s3: config.inputs.s3, http: http, records: config.inputs.shaping.readsRecords)
         } catch let error as InputError {
             throw UsageError(error.message)
         }
         for warning in resolved.warnings { logger.warning("\(warning)") }
         guard !resolved.sources.isEmpty else { throw UsageError("no inputs to partition") }
         let plan = try PartitionPlan(config: config, options: options, sources: resolved.sources)
-        let store = try makeStore(options.output, config: config, s3: resolved.store)
+        let store = try makeStore(options.output, config: config, s3: resolved.store, http: http)
         if let s3 = resolved.store { stop.whenRequested { s3.cancellation.cancel() } }
         let started = ContinuousClock.now
         // Made on its thread, which is the only one that uses it.
@@ -37,9 +46,11 @@ public enum Partitioner {
 
     /// The store at `location`: a directory, or an `s3://` prefix read and written with the
     /// inputs' S3 settings.
-    static func makeStore(_ location: String, config: ReplayConfig, s3: S3InputStore?) throws -> any PartitionStore {
+    static func makeStore(_ location: String, config: ReplayConfig, s3: S3InputStore?, http: S3HTTPClient) throws
+        -> any PartitionStore
+    {
         guard S3Location.isS3(location) else { return try LocalPartitionStore(directory: location) }
-        let store = try s3 ?? S3InputStore(settings: config.inputs.s3)
+        let store = try s3 ?? S3InputStore(settings: config.inputs.s3, http: http)
         let scratch = FileManager.default.temporaryDirectory.path + "/mr-replay-partition-\(getpid())"
         return try S3PartitionStore(location: location, store: store, scratchDirectory: scratch)
     }

@@ -252,7 +252,7 @@ public struct StatusReader: Sendable {
     /// How many runs of the history `status` lists by default.
     public static let runsShown = 5
 
-    /// `2026-11-23T19:15:00Z  3f9a2c1b  completed_with_drops (exit 1)  1498 delivered, 2 dead-lettered  12.3 s`.
+    /// `2026-11-23T19:15:00Z  3f9a2c1b  completed_with_drops (exit 1)  1,498 delivered, 2 dead-lettered  12.3 s`.
     static func describe(_ run: RunSummary) -> String {
         let started = run.startedAt.count >= 19 ? String(run.startedAt.prefix(19)) + "Z" : run.startedAt
         return "\(started)  \(run.runId)  \(run.status) (exit \(run.exitCode))  \(CountText.of(run.delivered)) delivered, "

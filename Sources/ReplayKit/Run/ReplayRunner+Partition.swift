@@ -7,11 +7,11 @@ extension ReplayRunner {
     /// its workers finished (waiting for them up to ``RunOptions/partitionWait``), checked whole
     /// before anything is sent; the shard's state directory and checkpoint; and a scratch
     /// identity store that learns the partition's transitions from the start on every run.
-    func openPartitionedState(stop: StopSignal) async throws -> OpenedState {
+    func openPartitionedState(stop: StopSignal, http: S3HTTPClient) async throws -> OpenedState {
         guard let location = options.partitions, let shard = options.shard else {
             throw UsageError("--partitions needs --shard K/N, or --shards N with JOB_COMPLETION_INDEX")
         }
-        let store = try Partitioner.makeStore(location, config: config, s3: nil)
+        let store = try Partitioner.makeStore(location, config: config, s3: nil, http: http)
         if let s3 = store as? S3PartitionStore { stop.whenRequested { s3.store.cancellation.cancel() } }
         let set = try await loadPartition(store, shard: shard, stop: stop)
         if let given = options.window, given != set.window {

@@ -60,46 +60,55 @@ public final class ReplayRunner: Sendable {
     /// Everything the run starts is a child task of this call: the progress line, the stop
     /// watcher and the checkpoints written while the engine drains. The embedded collector is the
     /// caller's (``EmbeddedCollectorURL``); the run asks for its address once it holds the state
-    /// directory.
+    /// directory. The HTTP client of `s3://` inputs and partitions is the run's: made when one is
+    /// read and shut down before this returns.
     public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
-        let started = Date()
-        let startInstant = ContinuousClock.now
-        return try await withTaskCancellationHandler {
-            let lock = try await StateDirectoryLock.acquire(
-                directory: stateDirectory, wait: options.waitForStateDirectory, stop: stop, startedAt: started,
-                announce: { [logger] in logger.warning("\($0)") })
-            defer { withExtendedLifetime(lock) {} }
-            let opened =
-                options.partitions != nil
-                ? try await openPartitionedState(stop: stop) : try openState(started: started, inputs: try await resolveInputs())
-            for warning in opened.plan.warnings { logger.warning("\(warning)") }
-            let embeddedURL: String?
-            do {
-                embeddedURL = try await config.embeddedCollectorURL(from: embeddedCollector)
-            } catch {
-                opened.identity.close()
-                throw error
+        try await withTaskCancellationHandler {
+            try await S3HTTPClient.withClient(eventLoopGroup: eventLoopGroup) { http in
+                try await run(stop: stop, http: http)
             }
-            let target = DeliveryTarget(
-                config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath,
-                eventLoopGroup: eventLoopGroup)
-            var (report, timeline) = try await deliver(
-                opened, target: target, stop: stop, started: started, startInstant: startInstant)
-            report.finish(startInstant: startInstant)
-            do {
-                try opened.state.writePage(ReportPage.render(report: report, timeline: timeline))
-            } catch {
-                report.warnings.append("cannot write \(opened.state.pagePath): \(error)")
-            }
-            do {
-                try opened.state.writeReport(&report, keep: config.reports.keep)
-            } catch {
-                report.noteStateFailure("cannot write the report \(opened.state.reportPath): \(error)")
-            }
-            return report
         } onCancel: {
             stop.request()
         }
+    }
+
+    /// ``run(stop:)`` with `http`'s client for the `s3://` inputs and partitions.
+    private func run(stop: StopSignal, http: S3HTTPClient) async throws -> RunReport {
+        let started = Date()
+        let startInstant = ContinuousClock.now
+        let lock = try await StateDirectoryLock.acquire(
+            directory: stateDirectory, wait: options.waitForStateDirectory, stop: stop, startedAt: started,
+            announce: { [logger] in logger.warning("\($0)") })
+        defer { withExtendedLifetime(lock) {} }
+        let opened =
+            options.partitions != nil
+            ? try await openPartitionedState(stop: stop, http: http)
+            : try openState(started: started, inputs: try await resolveInputs(http: http))
+        for warning in opened.plan.warnings { logger.warning("\(warning)") }
+        let embeddedURL: String?
+        do {
+            embeddedURL = try await config.embeddedCollectorURL(from: embeddedCollector)
+        } catch {
+            opened.identity.close()
+            throw error
+        }
+        let target = DeliveryTarget(
+            config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath,
+            eventLoopGroup: eventLoopGroup)
+        var (report, timeline) = try await deliver(
+            opened, target: target, stop: stop, started: started, startInstant: startInstant)
+        report.finish(startInstant: startInstant)
+        do {
+            try opened.state.writePage(ReportPage.render(report: report, timeline: timeline))
+        } catch {
+            report.warnings.append("cannot write \(opened.state.pagePath): \(error)")
+        }
+        do {
+            try opened.state.writeReport(&report, keep: config.reports.keep)
+        } catch {
+            report.noteStateFailure("cannot write the report \(opened.state.reportPath): \(error)")
+        }
+        return report
     }
 
     /// The state a run opens before it sends anything.
@@ -121,12 +130,12 @@ public final class ReplayRunner: Sendable {
     /// as the run). With `--shard-by file`, other shards' inputs are left out before any of
     /// their bytes (an object's head included) is read. Throws ``InputError`` or
     /// ``InputFailure`` (nothing was sent).
-    private func resolveInputs() async throws -> InputResolver.Resolved {
+    private func resolveInputs(http: S3HTTPClient) async throws -> InputResolver.Resolved {
         let keep: (@Sendable (InputSource) -> Bool)?
         if let shard = options.shard, shard.mode == .file { keep = { shard.contains(input: $0) } } else { keep = nil }
         do {
             return try await InputResolver.resolve(
-                options.inputs, s3: config.inputs.s3, keep: keep, records: config.inputs.shaping.readsRecords)
+                options.inputs, s3: config.inputs.s3, http: http, keep: keep, records: config.inputs.shaping.readsRecords)
         } catch let error as InputError {
             throw UsageError(error.message)
         }

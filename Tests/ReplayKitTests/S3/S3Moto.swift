@@ -133,12 +133,8 @@ enum Helper {
         var description: String
     }
 
-    /// The repository's root (this file is Tests/ReplayKitTests/S3/S3Moto.swift).
-    static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    /// The repository's root.
+    static var repositoryRoot: String { packageRoot }
 
     static func script(_ name: String) -> String { "\(repositoryRoot)/Scripts/s3/\(name)" }
 

@@ -18,19 +18,22 @@ extension S3Tests {
             let config = try ConfigLoader.load(
                 path: try writeS3RunConfig(dir: "\(dir)/conf", url: "http://127.0.0.1:1", moto: moto),
                 environment: moto.environment(home: dir))
-            var pieces = try S3PartitionStore(
-                location: "s3://parts-bucket/p/", store: try S3InputStore(settings: config.inputs.s3), scratchDirectory: "\(dir)/scratch")
-            pieces.pieceSize = 5 << 20
-            let store = pieces
-            let file = "\(dir)/scratch/big.tmp"
-            var rng = SeededRandom(state: 7)
-            let bytes = (0..<(12 << 20)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-            try Data(bytes).write(to: URL(fileURLWithPath: file))
-            try await ReadingJob.onThread { try store.publish(file: file, as: "parts/big.zst") }
-            let back = try await ReadingJob.onThread { try store.get("parts/big.zst") }
-            #expect(back == bytes, "the three pieces (5, 5 and 2 MiB) make the object")
-            #expect(try await ReadingJob.onThread { try store.size(of: "parts/missing") } == nil)
-            #expect(!FileManager.default.fileExists(atPath: file), "the local file is gone once published")
+            try await S3HTTPClient.withClient { http in
+                var pieces = try S3PartitionStore(
+                    location: "s3://parts-bucket/p/", store: try S3InputStore(settings: config.inputs.s3, http: http),
+                    scratchDirectory: "\(dir)/scratch")
+                pieces.pieceSize = 5 << 20
+                let store = pieces
+                let file = "\(dir)/scratch/big.tmp"
+                var rng = SeededRandom(state: 7)
+                let bytes = (0..<(12 << 20)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                try Data(bytes).write(to: URL(fileURLWithPath: file))
+                try await ReadingJob.onThread { try store.publish(file: file, as: "parts/big.zst") }
+                let back = try await ReadingJob.onThread { try store.get("parts/big.zst") }
+                #expect(back == bytes, "the three pieces (5, 5 and 2 MiB) make the object")
+                #expect(try await ReadingJob.onThread { try store.size(of: "parts/missing") } == nil)
+                #expect(!FileManager.default.fileExists(atPath: file), "the local file is gone once published")
+            }
         }
 
         @Test func aPartitionOfS3InputsInS3ReplaysAsOneRun() async throws {
@@ -58,8 +61,9 @@ extension S3Tests {
             #expect(delivered == 1200)
             let ids = Set((0..<3).flatMap { k in (0..<400).map { "p\(k)-\($0)" } })
             expectExactlyOnce(try await target.received(), ids)
-            let status = try await ReadingJob.onThread {
-                try PartitionStatus.read(location: "s3://backfill-bucket/parts/", config: try ConfigLoader.load(path: path, environment: env))
+            let config = try ConfigLoader.load(path: path, environment: env)
+            let status = try await S3HTTPClient.withClient { http in
+                try await PartitionStatus.readOnThread(location: "s3://backfill-bucket/parts/", config: config, http: http)
             }
             #expect(status.workers.allSatisfy { $0.state == "finished" } && status.shardsFinished == 3 && status.delivered == 1200)
         }

@@ -19,8 +19,7 @@ import ZstdCodec
 
     /// The VendorExports fixtures: `NAME.ndjson` and the recipe's events, `NAME.expected.ndjson`.
     static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("VendorExportsTests/Fixtures/\(name)").path
+        packageRoot + "/Tests/VendorExportsTests/Fixtures/\(name)"
     }
 
     /// A config in `dir/name.yaml` with `yaml` added.

@@ -9,9 +9,7 @@ import Testing
     init() throws { dir = try makeTempDir() }
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 
-    static var repoRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
+    static var repoRoot: String { packageRoot }
 
     @Test func shippedDefaultConfigLoadsWithoutSecret() throws {
         let c = try ConfigLoader.load(path: Self.repoRoot + "/Config/replay.yaml", environment: [:])

@@ -7,8 +7,7 @@ import Testing
 
 /// The path of a file of this repository.
 private func repositoryFile(_ relative: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(relative).path
+    packageRoot + "/" + relative
 }
 
 /// `docs/report.schema.json` itself: closed, documented, and strict enough to catch a change.

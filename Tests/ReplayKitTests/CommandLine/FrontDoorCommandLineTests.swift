@@ -5,9 +5,6 @@ import Testing
 
 /// What a person meets first: `--version`, `--help`, and counts written for people.
 @Suite struct FrontDoorCommandLineTests {
-    /// The package's directory (this file is in Tests/ReplayKitTests/).
-    static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 
     @Test(.enabled(if: hasBuiltBinary("mr-replay")))
     func versionNamesTheReleaseAndTheCommitBuilt() throws {
@@ -63,7 +60,7 @@ import Testing
     private func gitHead() throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["git", "-C", Self.packageDirectory, "rev-parse", "--short=12", "HEAD"]
+        p.arguments = ["git", "-C", packageRoot, "rev-parse", "--short=12", "HEAD"]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
