@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// What a person meets first: `--version`, `--help`, and counts written for people.
 @Suite struct FrontDoorCommandLineTests {
