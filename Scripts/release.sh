@@ -12,8 +12,10 @@
 #   README.md, docs/, deploy/            the documentation and the deployment files
 #   RUNTIME-LIBRARIES                    the Debian packages of the C libraries the binaries load
 #
-# The binaries need no Swift toolchain; they load glibc, libstdc++ and the Debian libraries named
-# in RUNTIME-LIBRARIES (the same list deploy/Containerfile installs). A dirty work tree is refused
+# The binaries need no Swift toolchain; they load the Debian libraries named in RUNTIME-LIBRARIES
+# (deploy/Containerfile installs that list). The list is read off the binaries as built (ldd, then
+# dpkg -S for the package of each library), plus ca-certificates for https; debug info is
+# stripped (the symbols stay, for backtraces). A dirty work tree is refused
 # (the version names a commit), unless --allow-dirty; without git (a source tarball), the commit
 # is read from BUILD_COMMIT, else reported "unknown".
 #
@@ -32,8 +34,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 cd "$ROOT"
-# The Debian packages the binaries load at run time; deploy/Containerfile installs the same.
-RUNTIME_PACKAGES="libyaml-0-2 libsqlite3-0 libdeflate0 libzstd1 libjq1 libssl3 zlib1g libstdc++6 ca-certificates"
 if [ -d .git ] && [ "$ALLOW_DIRTY" = 0 ] && [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   echo "release.sh: the work tree has uncommitted changes; commit them or pass --allow-dirty" >&2
   exit 2
@@ -54,8 +54,21 @@ STAGE="$(mktemp -d)"; CHECK="$(mktemp -d)"
 trap 'rm -rf "$STAGE" "$CHECK"' EXIT
 mkdir -p "$STAGE/$NAME/bin"
 install -m 0755 "$BIN/mr-replay" "$BIN/mr-collector" "$STAGE/$NAME/bin/"
+strip --strip-debug "$STAGE/$NAME/bin/mr-replay" "$STAGE/$NAME/bin/mr-collector"
 cp -R README.md docs deploy Config Samples "$STAGE/$NAME/"
-printf '%s\n' $RUNTIME_PACKAGES > "$STAGE/$NAME/RUNTIME-LIBRARIES"
+# The package of every shared library the binaries load (the dynamic loader's own excepted),
+# found by the library's file name in the multiarch directory (usrmerge: dpkg may know the file
+# under /lib or /usr/lib).
+libraries="$(ldd "$STAGE/$NAME/bin/mr-replay" "$STAGE/$NAME/bin/mr-collector" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u)"
+{
+  for library in $libraries; do
+    file="$(basename "$(readlink -f "$library")")"
+    package="$(dpkg -S "*/$(uname -m)-linux-gnu/$file" 2> /dev/null | head -n1 | cut -d: -f1)"
+    [ -n "$package" ] || { echo "release.sh: no Debian package owns $library" >&2; exit 1; }
+    echo "$package"
+  done
+  echo ca-certificates
+} | sort -u > "$STAGE/$NAME/RUNTIME-LIBRARIES"
 mkdir -p "$OUT"
 # Sorted names, fixed owner and the commit's time: the same commit gives the same tar stream.
 MTIME="@$(git log -1 --format=%ct 2> /dev/null || date +%s)"
