@@ -79,7 +79,7 @@ target_linepreparer() {
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
     Sources/ReplayKit/Config/S3Inputs.swift Fuzz/Support/ReplayKitS3 \
     Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
-    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,UsageError}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
+    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,UsageError,ExitStatus}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
   harness linepreparer Fuzz/linepreparer
 }
 
