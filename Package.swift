@@ -267,7 +267,9 @@ let package = Package(
             ],
             plugins: ["BuildInfoPlugin"]
         ),
-        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        // What the test targets share (not shipped): one seeded generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests"]),
         .testTarget(
             name: "GzipCodecTests",
@@ -275,9 +277,9 @@ let package = Package(
         ),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "ZstdCodecTests", dependencies: ["ZstdCodec"]),
-        .testTarget(name: "VendorExportsTests", dependencies: ["VendorExports", "JSONCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "VendorExportsTests", dependencies: ["VendorExports", "JSONCore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EventTransformsTests", dependencies: ["EventTransforms", "JSONCore"]),
-        .testTarget(name: "InputShapesTests", dependencies: ["InputShapes", "JSONCore", "CZlib"]),
+        .testTarget(name: "InputShapesTests", dependencies: ["InputShapes", "JSONCore", "CZlib", "TestSupport"]),
         .testTarget(name: "FileDescriptorIOTests", dependencies: ["FileDescriptorIO"]),
         .testTarget(
             name: "MetaRouterTests",
@@ -301,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [
-                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "ZstdCodec",
+                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "ZstdCodec", "TestSupport",
                 // Graceful shutdowns of a run's ServiceGroup (RunServiceTests).
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -15,7 +15,7 @@
 # FUZZ_MAX_LEN (default 4096), FUZZ_ARGS (extra libFuzzer flags), FUZZ_BUILD (default Fuzz/.build).
 #
 # Each target is a harness, Fuzz/<target>/*.swift plus Fuzz/Common/*.swift (and the tests'
-# Tests/JSONCoreTests/SeededRandom.swift), whose
+# Tests/TestSupport/SeededRandom.swift), whose
 # `LLVMFuzzerTestOneInput` libFuzzer calls with every input. The script compiles it, and the
 # project modules it tests, with `swiftc -sanitize=fuzzer,address` straight over the module sources
 # (no SwiftPM: NIO, BoringSSL and the other dependencies are neither needed nor rebuilt). Modules
@@ -202,7 +202,7 @@ harness() {
   [[ $BUILD_FAILED -eq 0 ]] || return 1  # a module it needs did not build
   local name=$1 target=$1$VARIANT; shift
   local files
-  mapfile -t files < <(swift_files "$FUZZ/Common" "$ROOT/Tests/JSONCoreTests/SeededRandom.swift" "$@")
+  mapfile -t files < <(swift_files "$FUZZ/Common" "$ROOT/Tests/TestSupport/SeededRandom.swift" "$@")
   local key
   key=$(content_key "$MODULE_KEYS" "${files[@]}")
   mkdir -p "$BUILD/bin"

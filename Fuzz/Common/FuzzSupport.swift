@@ -66,7 +66,7 @@ func showBytes(_ bytes: some Collection<UInt8>, limit: Int = 1_500) -> String {
 }
 
 /// The harnesses' choices beyond the input bytes (which edit, which key) come from the tests'
-/// SplitMix64 generator (`Tests/JSONCoreTests/SeededRandom.swift`, compiled into every harness),
+/// SplitMix64 generator (`Tests/TestSupport/SeededRandom.swift`, compiled into every harness),
 /// seeded from the input, so that they are the same on every replay.
 typealias FuzzRandom = SeededRandom
 

@@ -15,7 +15,7 @@ LAYERS = [
     ('run pipeline', ['ReplayKit']),
     ('input conversion', ['VendorExports', 'EventTransforms', 'InputShapes']),
     ('servers', ['Collector', 'CountOnlySink']),
-    ('test doubles', ['MetaRouterTesting']),
+    ('test doubles', ['MetaRouterTesting', 'TestSupport']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',

@@ -1,5 +1,6 @@
 import InputShapes
 import JSONCore
+import TestSupport
 import Testing
 
 /// Streaming the elements of a file that is one JSON array.

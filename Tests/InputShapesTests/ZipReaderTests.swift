@@ -1,4 +1,5 @@
 import InputShapes
+import TestSupport
 import Testing
 
 /// Streaming zip members from their local headers: methods, data descriptors, ZIP64,

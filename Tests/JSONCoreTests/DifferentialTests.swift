@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 /// The differential test: JSONCore against Foundation's `JSONSerialization` on

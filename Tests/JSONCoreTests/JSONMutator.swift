@@ -1,3 +1,5 @@
+import TestSupport
+
 /// Damages valid JSON text in the ways real NDJSON lines break: truncation, flipped bytes,
 /// inserted garbage, invalid UTF-8, lone surrogates, raw control characters, trailing commas,
 /// leading zeros and excessive nesting. A mutation may leave the text valid; the differential

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// Generates JSON text directly as bytes (never through JSONCore's writer), so the parser is
 /// checked against an independent encoding: unicode, every escape form, numbers of all shapes,
 /// nested values and random insignificant whitespace.

@@ -1,4 +1,5 @@
 import JSONCore
+import TestSupport
 import Testing
 
 /// Recording a member's object while the document is validated (`NestedObject`): the scan is the

@@ -1,4 +1,5 @@
 import JSONCore
+import TestSupport
 import Testing
 
 /// `ObjectEditor`: removals, replacements and appends spliced into the original bytes.

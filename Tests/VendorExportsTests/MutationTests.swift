@@ -1,4 +1,5 @@
 import JSONCore
+import TestSupport
 import Testing
 
 @testable import VendorExports
@@ -8,24 +9,12 @@ import Testing
 /// invalid JSON.
 @Suite("Damaged records")
 struct MutationTests {
-    /// A small deterministic generator (SplitMix64), so that failures reproduce.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Bytes a change puts in: JSON's structural characters, quotes, escapes, digits and UTF-8.
     static let replacements: [UInt8] = Array(#"{}[]":,\ntfu0 9-.eE"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]
 
     @Test("cut and changed records fail or give valid events", arguments: ExportFormat.allCases)
     func damaged(_ format: ExportFormat) throws {
-        var random = Generator(state: UInt64(format.rawValue.utf8.count) &* 7919)
+        var random = SeededRandom(seed: UInt64(format.rawValue.utf8.count) &* 7919)
         var recipe = ExportRecipe(format)
         var converted = 0
         var failed = 0

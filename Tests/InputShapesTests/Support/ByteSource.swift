@@ -1,4 +1,5 @@
 import InputShapes
+import TestSupport
 
 /// A source over bytes in memory that hands them out in pieces of chosen sizes, as a file or a
 /// network stream might: fixed-size pieces, or sizes drawn from a seeded generator.

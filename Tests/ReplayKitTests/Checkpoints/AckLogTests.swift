@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ReplayKit
@@ -12,7 +13,7 @@ import Testing
 
     /// Random increasing lines, with runs, as four lanes' batches have them.
     static func lines(count: Int, seed: UInt64) -> [Int] {
-        var rng = SeededRandom(state: seed)
+        var rng = SeededRandom(seed: seed)
         var line = 0
         return (0..<count).map { _ in
             line += rng.next() % 4 == 0 ? 1 : 1 + Int(rng.next() % 9)

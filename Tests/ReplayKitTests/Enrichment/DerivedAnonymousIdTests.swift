@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ReplayKit
@@ -101,7 +102,7 @@ struct DerivedAnonymousIdTests {
         func digest(_ bytes: [UInt8], _ accelerated: Bool) -> [UInt8] {
             bytes.withUnsafeBytes { DerivedAnonymousId.sha1($0, usingSHAExtensions: accelerated) { Array($0) } }
         }
-        var random = SeededRandom(state: 0x5AA1)
+        var random = SeededRandom(seed: 0x5AA1)
         let lengths = Array(0...300) + (0..<50).map { _ in Int.random(in: 301...5_000, using: &random) }
         for n in lengths {
             let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &random) }

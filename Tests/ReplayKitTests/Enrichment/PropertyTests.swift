@@ -1,20 +1,9 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 @testable import ReplayKit
-
-/// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class PropertyTests {
     let dir: String
@@ -45,7 +34,7 @@ final class PropertyTests {
     }
 
     @Test func randomAndMutatedLinesNeverCrashAndCountsAddUp() throws {
-        var rng = SeededRandom(state: 42)
+        var rng = SeededRandom(seed: 42)
         var file: [UInt8] = []
         for _ in 0..<3000 {
             switch Int.random(in: 0..<3, using: &rng) {
@@ -99,7 +88,7 @@ final class PropertyTests {
     }
 
     @Test func randomSnapshotsNeverCrash() throws {
-        var rng = SeededRandom(state: 7)
+        var rng = SeededRandom(seed: 7)
         let base = Array("{\"version\":1,\"events\":[\(Self.seeds.joined(separator: ","))]}".utf8)
         for i in 0..<200 {
             let bytes = mutate(base, &rng)

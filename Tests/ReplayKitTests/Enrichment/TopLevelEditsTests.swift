@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import TestSupport
 import Testing
 
 @testable import ReplayKit
@@ -38,7 +39,7 @@ struct TopLevelEditsTests {
     /// Compact objects take their own path, which the last two spacings hold to the same bytes.
     @Test(arguments: Spacing.allCases)
     func directRenderMatchesTheEditor(_ spacing: Spacing) throws {
-        var rng = SeededRandom(state: 20_261_122)
+        var rng = SeededRandom(seed: 20_261_122)
         let names = [
             "type", "timestamp", "sentAt", "writeKey", "anonymousId", "userId", "groupId", "messageId",
             "properties", "traits", "context", "event", "extra",

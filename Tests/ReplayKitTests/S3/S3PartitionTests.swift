@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 @testable import ReplayKit
@@ -25,7 +26,7 @@ extension S3Tests {
                 pieces.pieceSize = 5 << 20
                 let store = pieces
                 let file = "\(dir)/scratch/big.tmp"
-                var rng = SeededRandom(state: 7)
+                var rng = SeededRandom(seed: 7)
                 let bytes = (0..<(12 << 20)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
                 try Data(bytes).write(to: URL(fileURLWithPath: file))
                 try await ReadingJob.onThread { try store.publish(file: file, as: "parts/big.zst") }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ReplayKit
@@ -15,7 +16,7 @@ struct IdentityRowOrderTests {
     /// Keys of every kind, many repeated: short ones, UUIDs in each case (kept in 16 bytes),
     /// long keys that share their first 16 bytes and differ after them, and prefixes of each other.
     static func keys(count: Int) -> [[UInt8]] {
-        var rng = SeededRandom(state: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         let uuid = "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"
         var pool: [String] = ["", "a", "ab", "a\u{0}", "user-1", String(repeating: "k", count: 16), String(repeating: "k", count: 17)]
         pool += [uuid, uuid.uppercased(), "F" + uuid.dropFirst(), "f81d4fae-7dec-11d0-a765-00a0c91e6bf7", "f81d4fae-7dec-11d1"]

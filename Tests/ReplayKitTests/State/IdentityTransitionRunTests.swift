@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import ReplayKit
+import TestSupport
 import Testing
 
 /// IDSync-style transitions through replayed logs, asserting on what the collector receives:
@@ -139,7 +140,7 @@ import Testing
         var lines: [String] = []
         var expected: [String: String?] = [:]
         var current: [String: String] = [:]
-        var rng = SeededRandom(state: 18)
+        var rng = SeededRandom(seed: 18)
         for i in 0..<3000 {
             let anon = "dev-\(rng.next() % 40)"
             let id = "b\(i)"
