@@ -110,4 +110,8 @@ public final class CollectorServer: Service, Sendable {
 
     /// A snapshot of the counters (the same as `GET /stats`).
     public func stats() -> CollectorStats { recorder.snapshot() }
+
+    /// Returns once the server has counted `count` ingestion requests (at once if it has), or
+    /// when the calling task is cancelled: for a caller that must act while requests are in flight.
+    public func waitForRequests(_ count: Int) async { await recorder.waitForRequests(count) }
 }

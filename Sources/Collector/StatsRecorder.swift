@@ -6,15 +6,43 @@ final class StatsRecorder: Sendable {
     private struct State {
         var stats = CollectorStats()
         var seen: [String: Int] = [:]
+        /// Callers of ``waitForRequests(_:)``: the count each waits for, by waiter id.
+        var requestWaiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
 
     /// Counts one ingestion request and its body size.
     func recordRequest(bodyBytes: Int) {
-        state.withLock { s in
+        let reached = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.stats.requests += 1
             s.stats.bytes += bodyBytes
+            let met = s.requestWaiters.filter { $0.value.count <= s.stats.requests }
+            for id in met.keys { s.requestWaiters[id] = nil }
+            return met.values.map(\.continuation)
+        }
+        for waiter in reached { waiter.resume() }
+    }
+
+    /// Returns once `count` ingestion requests have been counted (at once if they have), or when
+    /// the calling task is cancelled.
+    func waitForRequests(_ count: Int) async {
+        let id = state.withLock { s -> Int in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.stats.requests >= count || Task.isCancelled { return true }
+                    s.requestWaiters[id] = (count, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.requestWaiters.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 

@@ -24,7 +24,7 @@ import Testing
                 }
             }
             // Wait until every request has reached the server, then shut down while they are in flight.
-            while h.server.stats().requests < n { await Task.yield() }
+            await h.server.waitForRequests(n)
             try await h.server.shutdown()
             var statuses: [Int] = []
             for try await s in group { statuses.append(s) }

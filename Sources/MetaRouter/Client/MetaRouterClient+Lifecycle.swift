@@ -20,6 +20,7 @@ extension MetaRouterClient {
             return
         }
         phase = .running
+        stateMoved()
         startWaiters.resumeAll()
         disposeSnapshot()
         let (signal, engine) = (stopSignal, engine)
@@ -78,6 +79,7 @@ extension MetaRouterClient {
     func beginShutdown() -> Duration {
         if phase == .running {
             phase = .shuttingDown
+            stateMoved()
             shutdownDeadline = clock.now + options.shutdownTimeout
             wakePump()
         }
@@ -103,6 +105,7 @@ extension MetaRouterClient {
         // An overflow file that could not be read stays in place: the next client reads it.
         saveSnapshot(leftovers)
         phase = .shutDown
+        stateMoved()
         startWaiters.resumeAll()
         shutdownWaiters.resumeAll()
     }

@@ -85,6 +85,7 @@ extension MetaRouterClient {
                 if phase != .running { return }
                 let wakeup = Wakeup()
                 pumpWakeup = wakeup
+                stateMoved()
                 await wakeup.wait()
                 // Cancelled: the pump ends; what is queued stays for the snapshot, as at shutdown.
                 if Task.isCancelled {

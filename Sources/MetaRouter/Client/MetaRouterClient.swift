@@ -68,6 +68,8 @@ public actor MetaRouterClient: Service {
     var startWaiters: [Wakeup] = []
     /// Callers of ``shutdown()`` waiting for ``run()`` to return.
     var shutdownWaiters: [Wakeup] = []
+    /// Waits for the client's state to move (``waitForPumpToPark()`` and the like).
+    var stateWaiters: [Wakeup] = []
     /// When the engine's time to deliver is up, once shutting down began (``beginShutdown()``).
     var shutdownDeadline: Duration?
     var counters = ClientStats()
@@ -256,6 +258,7 @@ public actor MetaRouterClient: Service {
         if phase == .ready {
             let started = Wakeup()
             startWaiters.append(started)
+            stateMoved()
             await started.wait()
         }
         guard phase == .running else { return }

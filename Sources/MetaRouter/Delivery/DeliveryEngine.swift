@@ -91,6 +91,8 @@ public actor DeliveryEngine: Service {
     /// Counts the times `probeWaiters` were resumed (an answer came, or the engine stopped).
     var probeWakeups = 0
     var submitWaiters: [Wakeup] = []
+    /// Waits for a submitter to wait for room (``waitForASubmitterToWait()``).
+    var submitterWaits: [Wakeup] = []
     /// `finish` and `cancel` waiting for the lanes to end.
     var drainWaiters: [Wakeup] = []
     /// Submitted events without an outcome, by sequence number.
@@ -211,8 +213,15 @@ public actor DeliveryEngine: Service {
     /// The number of events per batch the engine currently uses (lowered by 413 answers).
     public var currentBatchLimit: Int { policy.batchLimit }
 
-    /// How many ``submit(_:)`` calls wait for room now.
-    package var waitingSubmitters: Int { submitWaiters.count }
+    /// Returns once a ``submit(_:)`` call waits for room (at once if one does), for a test that
+    /// must act while it waits; returns early when the calling task is cancelled.
+    package func waitForASubmitterToWait() async {
+        while submitWaiters.isEmpty, !Task.isCancelled {
+            let waiting = Wakeup()
+            submitterWaits.append(waiting)
+            await waiting.wait()
+        }
+    }
 
     /// Queues one event; suspends while too many are pending. Returns false (and does NOT report an outcome)
     /// if the engine has stopped, or if the calling task is cancelled while it waits for room, so
@@ -235,6 +244,7 @@ public actor DeliveryEngine: Service {
             if Task.isCancelled { return false }
             let wakeup = Wakeup()
             submitWaiters.append(wakeup)
+            submitterWaits.resumeAll()
             wakeReadyLanes()  // a blocked submitter makes partial batches ready
             await wakeup.wait()
             submitWaiters.removeAll { $0 === wakeup }  // when the wait ended by cancellation

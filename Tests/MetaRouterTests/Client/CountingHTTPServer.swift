@@ -9,7 +9,7 @@ import Synchronization
 /// Returns once the client's pump has looked at the queue since the last call and parked, so a
 /// test can then check that nothing was handed over (no sleeping).
 func waitForPumpToPark(_ client: MetaRouterClient) async {
-    while await !client.pumpIsParked { await Task.yield() }
+    await client.waitForPumpToPark()
 }
 
 /// A tiny loopback HTTP endpoint that counts the TCP connections it accepts and records the

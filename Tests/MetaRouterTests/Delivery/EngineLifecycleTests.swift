@@ -80,7 +80,7 @@ import Testing
             #expect(await engine.submit(testEvent("m0")))
             let blocked = Task { await engine.submit(testEvent("m1")) }
             // m0 is held by the transport, so m1 waits for room until its task is cancelled.
-            while await engine.waitingSubmitters == 0 { await Task.yield() }
+            await engine.waitForASubmitterToWait()
             blocked.cancel()
             #expect(await blocked.value == false, "a cancelled submit returns false")
             transport.release()

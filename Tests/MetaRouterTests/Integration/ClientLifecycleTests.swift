@@ -115,7 +115,7 @@ import Timestamps
             await client.drain()
             return transport.requests.count  // what had been answered when drain() returned
         }
-        while await client.startWaiters.isEmpty { await Task.yield() }  // drain() waits for run()
+        await client.waitForDrainToWaitForRun()
         #expect(transport.arrivals == 0, "nothing is sent before run()")
         let running = await startRunning(client)
         #expect(await drained.value == 1, "drain() returned only once run() had delivered the queued event")

@@ -22,6 +22,6 @@ func temporaryDirectory() -> String {
 @discardableResult
 func startRunning(_ client: MetaRouterClient) async -> Task<Void, any Error> {
     let task = Task { try await client.run() }
-    while await client.phase == .ready { await Task.yield() }
+    await client.waitUntilStarted()
     return task
 }

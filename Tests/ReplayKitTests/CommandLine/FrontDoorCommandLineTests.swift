@@ -1,5 +1,6 @@
 import Foundation
 import ReplayKit
+import TestSupport
 import Testing
 
 /// What a person meets first: `--version`, `--help`, and counts written for people.
@@ -57,16 +58,9 @@ import Testing
     }
 
     private func gitHead() throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["git", "-C", packageRoot, "rev-parse", "--short=12", "HEAD"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return "" }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["git", "-C", packageRoot, "rev-parse", "--short=12", "HEAD"],
+            directory: packageRoot, environment: ProcessInfo.processInfo.environment)
+        return run.code == 0 ? run.out.trimmingCharacters(in: .whitespacesAndNewlines) : ""
     }
 }

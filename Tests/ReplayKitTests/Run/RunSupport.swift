@@ -4,6 +4,7 @@ import JSONCore
 import Logging
 import MetaRouter
 import ReplayKit
+import TestSupport
 
 /// A collector started in process for run tests, storing to NDJSON so tests can read back what arrived.
 struct RunTarget {
@@ -156,24 +157,9 @@ func runReplayBinary(
     _ args: [String], in dir: String, stdin: String? = nil,
     env: [String: String] = [:]
 ) throws -> (code: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = try builtBinary("mr-replay")
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    p.environment = env
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try p.run()
-    if let stdin {
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-    }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    let run = try Subprocess.run(
+        try builtBinary("mr-replay"), args, directory: dir, environment: env, input: stdin.map { Data($0.utf8) })
+    return (run.code, run.out, run.err)
 }
 
 /// Finds a product built next to the test bundle.

@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// End to end: the real `mr-replay` binary against a local HTTPS collector whose certificate
@@ -40,15 +41,15 @@ final class TLSRunTests {
 
     /// Writes a config for `https://127.0.0.1:port` with these extra `ingestion` lines and runs
     /// `mr-replay run` with a state directory of its own.
-    func replay(port: Int, _ ingestion: [String], state: String, env: [String: String] = [:]) async throws -> ProcessResult {
+    func replay(port: Int, _ ingestion: [String], state: String, environment: [String: String] = [:]) async throws -> ProcessResult {
         let yaml =
             (["ingestion:", "  host: https://127.0.0.1:\(port)", "  write_key: tls-key", "  timeout_seconds: 3"]
             + ingestion.map { "  " + $0 } + ["retry:", "  max_attempts: 2", "  min_wait_ms: 10", "state_dir: \(state)"])
             .joined(separator: "\n") + "\n"
         try writeFile(dir + "/\(state).yaml", yaml)
-        return try await runProcess(
+        return try await Subprocess.runOnThread(
             try builtBinary("mr-replay"), ["run", "--quiet", "--config", "\(state).yaml", "in.ndjson"],
-            directory: dir, env: env)
+            directory: dir, environment: environment)
     }
 
     @Test func untrustedCertificateStopsTheRunWithExit3() async throws {
@@ -90,7 +91,7 @@ final class TLSRunTests {
             let proxy = try TLSTestProxy()
             defer { proxy.stop() }
             let tls = ["tls:", "  ca_file: ca.pem"]
-            let viaEnv = try await replay(port: port, tls, state: "env", env: ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"])
+            let viaEnv = try await replay(port: port, tls, state: "env", environment: ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"])
             #expect(viaEnv.code == 0, "\(viaEnv.err)")
             #expect(proxy.connectTargets.count >= 1)
             #expect(Set(proxy.connectTargets) == ["127.0.0.1:\(port)"])
@@ -98,14 +99,14 @@ final class TLSRunTests {
 
             let before = proxy.connectTargets.count
             let bypassed = try await replay(
-                port: port, tls, state: "bypass", env: ["https_proxy": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost,127.0.0.1"])
+                port: port, tls, state: "bypass", environment: ["https_proxy": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost,127.0.0.1"])
             #expect(bypassed.code == 0, "\(bypassed.err)")
             #expect(proxy.connectTargets.count == before, "NO_PROXY matched: no CONNECT")
             #expect(server.stats().events == 2 * Self.events)
 
             // The config's proxy wins over a dead one in the environment.
             let configured = try await replay(
-                port: port, tls + ["proxy: http://127.0.0.1:\(proxy.port)"], state: "config", env: ["HTTPS_PROXY": "http://127.0.0.1:1"])
+                port: port, tls + ["proxy: http://127.0.0.1:\(proxy.port)"], state: "config", environment: ["HTTPS_PROXY": "http://127.0.0.1:1"])
             #expect(configured.code == 0, "\(configured.err)")
             #expect(proxy.connectTargets.count > before)
             #expect(server.stats().events == 3 * Self.events)
@@ -137,10 +138,11 @@ final class TLSRunTests {
         #expect(collector.terminationStatus == 0, "\(stats)")
         #expect(stats.contains("\"events\":\(Self.events)"), "\(stats)")
 
-        let half = try await runProcess(try builtBinary("mr-collector"), ["--write-key", "k", "--tls-cert", pki.serverCertFile], directory: dir)
+        let half = try await Subprocess.runOnThread(
+            try builtBinary("mr-collector"), ["--write-key", "k", "--tls-cert", pki.serverCertFile], directory: dir)
         #expect(half.code == 2)
         #expect(half.err.contains("--tls-cert and --tls-key go together"), "\(half.err)")
-        let missing = try await runProcess(
+        let missing = try await Subprocess.runOnThread(
             try builtBinary("mr-collector"), ["--write-key", "k", "--tls-cert", dir + "/nope.pem", "--tls-key", pki.serverKeyFile],
             directory: dir)
         #expect(missing.code == 2)
@@ -154,50 +156,5 @@ final class TLSRunTests {
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)
-    }
-}
-
-/// What a finished process left.
-struct ProcessResult: Sendable {
-    var code: Int32
-    var out: String
-    var err: String
-}
-
-/// Runs `executable` to its end on a thread of its own (not on the concurrency pool, which the
-/// in-process collector needs meanwhile).
-func runProcess(_ executable: URL, _ arguments: [String], directory: String, env: [String: String] = [:]) async throws -> ProcessResult {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            let p = Process()
-            p.executableURL = executable
-            p.arguments = arguments
-            p.currentDirectoryURL = URL(fileURLWithPath: directory)
-            p.environment = env
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            p.standardInput = FileHandle.nullDevice
-            do {
-                try p.run()
-            } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            let errData = Mutex(Data())
-            let errDone = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                let data = err.fileHandleForReading.readDataToEndOfFile()
-                errData.withLock { $0 = data }
-                errDone.signal()
-            }
-            let o = out.fileHandleForReading.readDataToEndOfFile()
-            errDone.wait()
-            p.waitUntilExit()
-            continuation.resume(
-                returning: ProcessResult(
-                    code: p.terminationStatus, out: String(decoding: o, as: UTF8.self),
-                    err: String(decoding: errData.withLock { $0 }, as: UTF8.self)))
-        }
     }
 }
