@@ -8,8 +8,8 @@ import Testing
 struct BodyHandoffTests {
     /// Reads everything on a thread of its own, as mr-replay's reader does. A reader that stops
     /// before the end abandons the body, as `S3ObjectReader` does, so a producer waiting for room
-    /// is woken: on a starved machine the 5 s idle limit can pass between two pushes, and the
-    /// test then fails instead of hanging.
+    /// is woken. The idle limit (30 s) only keeps a broken handoff from hanging the test: under
+    /// the whole suite on 2 cores, 5 s passed between two pushes of the producer task.
     static func drain(_ handoff: BodyHandoff, chunk: Int = 10_000) async -> (bytes: [UInt8], outcome: String) {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
@@ -18,7 +18,7 @@ struct BodyHandoffTests {
                 while true {
                     // `buffer` has `chunk` elements, so its base address is valid for `chunk` bytes.
                     let outcome = buffer.withUnsafeMutableBufferPointer {
-                        handoff.read(into: $0.baseAddress!, count: chunk, idleTimeout: .seconds(5))
+                        handoff.read(into: $0.baseAddress!, count: chunk, idleTimeout: .seconds(30))
                     }
                     let stop: String
                     switch outcome {
@@ -46,7 +46,13 @@ struct BodyHandoffTests {
         handoff.finish(nil)
         let (bytes, outcome) = await drained
         #expect(outcome == "end")
-        #expect(bytes == chunks.flatMap { Array($0.readableBytesView) })
+        // Compared as a Bool: on 800 KB, a failing `==` would have the testing library diff the
+        // two arrays, which takes minutes.
+        let expected = chunks.flatMap { Array($0.readableBytesView) }
+        let firstDifference = zip(bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(
+            bytes.count == expected.count && firstDifference == nil,
+            "\(bytes.count) of \(expected.count) bytes, first difference at \(firstDifference.map(String.init) ?? "none")")
         #expect(handoff.peakBufferedBytes <= (64 << 10) + 4096)
     }
 
