@@ -113,5 +113,5 @@ public final class CollectorServer: Service, Sendable {
 
     /// Returns once the server has counted `count` ingestion requests (at once if it has), or
     /// when the calling task is cancelled: for a caller that must act while requests are in flight.
-    public func waitForRequests(_ count: Int) async { await recorder.waitForRequests(count) }
+    package func waitForRequests(_ count: Int) async { await recorder.waitForRequests(count) }
 }

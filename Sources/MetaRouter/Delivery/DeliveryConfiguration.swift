@@ -25,7 +25,7 @@ public struct DeliveryConfiguration: Sendable {
     public var path: String = "/v1/batch"
     /// The source's write key: sent as Basic auth and spliced into each event.
     public var writeKey: String
-    /// Events per request (clamped to 1...``SegmentLimits/maxBatchEvents``).
+    /// Events per request (clamped to 1...2500, Segment's limit).
     public var maxBatchEvents = 100
     /// Bytes per request, measured on the whole uncompressed body (envelope and `sentAt` included).
     public var maxBatchBytes = SegmentLimits.maxBodyBytes
@@ -65,7 +65,7 @@ public struct DeliveryConfiguration: Sendable {
         self.writeKey = writeKey
     }
 
-    /// ``maxBatchEvents`` clamped to 1...``SegmentLimits/maxBatchEvents``.
+    /// ``maxBatchEvents`` clamped to 1...2500.
     public var effectiveMaxBatchEvents: Int { min(max(maxBatchEvents, 1), SegmentLimits.maxBatchEvents) }
 
     /// The full endpoint URL: ``host`` (without a trailing `/`) followed by ``path``.

@@ -40,6 +40,8 @@ extension DeliveryEngine {
         stop: StopSignal, onStop: StopPolicy, isolation: isolated (any Actor)? = #isolation,
         _ body: () async -> (R, Ending)
     ) async -> (value: R, stats: DeliveryStats) {
+        // Owned by this call, which awaits it below before returning. Not a child task: a
+        // cancellation of the caller must reach the lanes only through `onStop` (the grace).
         let lanes = Task { await self.runLanes() }
         let result = await withTaskGroup(of: Void.self) { watcher in
             watcher.addTask { await self.endOnStop(stop, onStop) }

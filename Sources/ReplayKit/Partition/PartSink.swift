@@ -78,7 +78,7 @@ final class PartSink {
         try zstd.finishFrame(into: &compressed)
         try writeCompressed()
         return PartitionManifest.Part(
-            name: name, bytes: bytesWritten, sha256: PartitionSettings.hex(hasher.finalize()), records: count)
+            name: name, bytes: bytesWritten, sha256: Digest.hex(hasher.finalize()), records: count)
     }
 
     /// Removes the temporary file (a part given up).

@@ -143,7 +143,7 @@ struct PartitionSet: Sendable {
             if n == 0 { break }
             hasher.update(buffer[0..<n])
         }
-        guard PartitionSettings.hex(hasher.finalize()) == part.sha256 else {
+        guard Digest.hex(hasher.finalize()) == part.sha256 else {
             throw UsageError("\(name): its checksum does not match its manifest's (the part is damaged)")
         }
     }

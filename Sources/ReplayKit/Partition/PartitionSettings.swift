@@ -28,28 +28,25 @@ struct PartitionSettings: Sendable, Equatable {
     /// The hex SHA-256 of the settings: equal for a partition and a run that agree.
     var fingerprint: String {
         let text = "shards=\(shards)\n" + configLines.joined(separator: "\n")
-        return Self.hex(Digest.sha256(Array(text.utf8)))
+        return Digest.hex(Digest.sha256(Array(text.utf8)))
     }
 
     /// The partition's device anonymousId, which lines with neither id get: every worker, on any
     /// machine, derives the same one from the partition's inputs (a lowercase UUID in the version
     /// 5 layout).
     static func deviceAnonymousId(inputsFingerprint: String) -> String {
-        var digest = Array(Array(("mr-replay partition device " + inputsFingerprint).utf8).withUnsafeBytes { Digest.sha1($0) }.prefix(16))
+        let name = Array(("mr-replay partition device " + inputsFingerprint).utf8)
+        var digest = Array(name.withUnsafeBytes { Digest.sha1($0) }.prefix(16))
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
-        let c = Array(hex(digest))
+        let c = Array(Digest.hex(digest))
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
     }
     /// The fingerprint of a partition's inputs: each one's key, size and identity, in order.
     static func inputsFingerprint(_ inputs: [(path: String, size: UInt64, identity: String)]) -> String {
         let hasher = SHA256Hasher()
         for input in inputs { hasher.update(Array("\(input.path)\t\(input.size)\t\(input.identity)\n".utf8)) }
-        return hex(hasher.finalize())
-    }
-
-    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        Digest.hex(digest)
+        return Digest.hex(hasher.finalize())
     }
 
     /// The inputs of worker `worker` of `workers`: a contiguous run of the partition's inputs,

@@ -1,16 +1,16 @@
 /// `mr-replay`'s exit statuses, declared once: what cron and scripts read from a command's end.
 /// `--help` and the README list them.
-public enum ExitStatus {
+package enum ExitStatus {
     /// Everything delivered (also at `--limit N`); `validate`: every line valid.
-    public static let delivered: Int32 = 0
+    package static let delivered: Int32 = 0
     /// Completed, but some events were dead-lettered; `validate`: some lines invalid.
-    public static let deadLettered: Int32 = 1
+    package static let deadLettered: Int32 = 1
     /// A usage or config error, or a missing input, bucket or key: nothing was sent.
-    public static let usage: Int32 = 2
+    package static let usage: Int32 = 2
     /// The destination or the object store refused (401, 403, 404, or TLS that a retry cannot
     /// fix); the checkpoint is kept.
-    public static let refused: Int32 = 3
+    package static let refused: Int32 = 3
     /// Interrupted, stopped on transient failures, the state directory held by another run, or a
     /// local failure such as a full disk: a re-run resumes.
-    public static let interrupted: Int32 = 75
+    package static let interrupted: Int32 = 75
 }
