@@ -12,6 +12,8 @@ let package = Package(
         // the package's tests and for apps that embed the engine.
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
         .library(name: "Collector", targets: ["Collector"]),
+        // Runs a collector for the length of a test body (`withRunningServer`).
+        .library(name: "ServerTesting", targets: ["ServerTesting"]),
         .library(name: "ReplayKit", targets: ["ReplayKit"]),
         .library(name: "JSONCore", targets: ["JSONCore"]),
     ],
@@ -120,15 +122,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // How the collector and the count-only sink are started and stopped by callers without a
-        // ServiceGroup of their own (the tests), and how their port is awaited.
-        .target(
-            name: "ServerLifecycle",
-            dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
+        // How the collector's and the count-only sink's port is awaited while their run() starts.
+        .target(name: "ServerLifecycle"),
         .target(
             name: "MetaRouter",
             dependencies: [
@@ -151,6 +146,16 @@ let package = Package(
             ]
         ),
         .target(name: "MetaRouterTesting", dependencies: ["MetaRouter", "JSONCore", "GzipCodec"]),
+        // Runs the collector or the count-only sink for the length of a test body
+        // (`withRunningServer`), in a ServiceGroup of its own.
+        .target(
+            name: "ServerTesting",
+            dependencies: [
+                "Collector", "CountOnlySink",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "Collector",
             dependencies: [
@@ -226,9 +231,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),  // the delivery transport's event loops
-                // A run as a Service (RunService) and the group it runs in.
+                // A run as a Service (RunService); the command builds the group it runs in.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // What both command-line tools share: how errors become exit statuses.
@@ -284,14 +288,14 @@ let package = Package(
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [
-                "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "JSONCore", "GzipCodec",
+                "MetaRouter", "MetaRouterTesting", "ServerTesting", "Timestamps", "Collector", "JSONCore", "GzipCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "CollectorTests",
             dependencies: [
-                "Collector", "CountOnlySink", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
+                "Collector", "CountOnlySink", "ServerTesting", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -303,7 +307,8 @@ let package = Package(
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [
-                "ReplayKit", "MetaRouter", "MetaRouterTesting", "Timestamps", "Collector", "ZstdCodec", "TestSupport",
+                "ReplayKit", "MetaRouter", "MetaRouterTesting", "ServerTesting", "Timestamps", "Collector", "ZstdCodec",
+                "TestSupport",
                 // Graceful shutdowns of a run's ServiceGroup (RunServiceTests).
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -31,8 +31,6 @@ public final class CollectorServer: Service, Sendable {
     let logger: Logger
     private let recorder = StatsRecorder()
     let listening = ListeningPort()
-    /// The in-process runner behind the ``start()``/``shutdown()`` helpers.
-    let embedded = EmbeddedRunner()
 
     /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:

@@ -41,7 +41,6 @@ package final class CountOnlyServer: Service, Sendable {
     private let logger: Logger
     private let recorder = CountOnlyStatsRecorder()
     private let listening = ListeningPort()
-    private let embedded = EmbeddedRunner()
 
     /// Creates a server; nothing happens until ``run()``.
     package init(
@@ -117,18 +116,6 @@ package final class CountOnlyServer: Service, Sendable {
 
     /// A snapshot of the counters (the same as `GET /stats`).
     package func stats() -> CollectorStats { recorder.snapshot() }
-
-    /// Starts serving in the background (a `ServiceGroup` of its own, without signal handling)
-    /// and returns the bound port; for tests. Stop it with ``shutdown()``.
-    /// - Throws: a second call's `alreadyStarted`, or the bind error.
-    package func start() async throws -> Int {
-        try await embedded.startListening(self, logger: logger, listening: listening)
-    }
-
-    /// Stops a server started with ``start()`` and waits until every connection is closed.
-    package func shutdown() async throws {
-        try await embedded.shutdown()
-    }
 }
 
 /// Hands the shutdown promise to the first of graceful shutdown and cancellation only: the

@@ -62,8 +62,8 @@ struct Partition: AsyncParsableCommand {
         let summary: String
         let given = options
         do {
-            summary = try await RunService { stop in try await Partitioner.run(config: config, options: given, stop: stop, logger: logger) }
-                .run(alongside: [SecondSignalExit()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            summary = try await CommandServices(logger: logger).run(
+                RunService { stop in try await Partitioner.run(config: config, options: given, stop: stop, logger: logger) })
         } catch let failure as InputFailure {
             throw CommonOptions.failure(failure)
         } catch let error as UsageError {

@@ -12,6 +12,16 @@ import UnixSignals
 /// 75 without waiting for the run: the checkpoint on disk stays consistent, because it is only
 /// ever replaced atomically. It is the group's first service, so the group's shutdown reaches it
 /// last, once the run and the embedded collector have ended.
+///
+/// Why this service traps the two signals again, beside the group: swift-service-lifecycle
+/// (2.13) cannot say "a second signal exits 75".
+/// - While the group shuts down gracefully it ignores its graceful-shutdown signals; only a
+///   `cancellationSignals` signal moves it on.
+/// - A signal cannot be both: `ServiceGroup.init` requires the two lists to be disjoint. So
+///   SIGINT cannot mean "shut down gracefully" the first time and "cancel" the second.
+/// - Cancelling is not exiting either. A cancelled group still waits for every service to
+///   return, and a request blocked in the kernel, or a `stopGrace` of minutes, keeps it waiting.
+///   At 3 a.m. the operator who signals twice wants the process gone now.
 struct SecondSignalExit: Service {
     /// The exit status of a second signal: interrupted, and a re-run resumes.
     static let exitCode = ExitStatus.interrupted

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Collector
 import Foundation
 import NIOCore
+import ServerTesting
 import Testing
 
 /// The `mr-collector` built with the tests (next to the test bundle, whatever the scratch
@@ -138,12 +139,13 @@ struct CommandTests {
     /// A port in use: exit 3 with a message naming the address; nothing is printed on stdout.
     @Test(arguments: [[], ["--count-only"]])
     func aPortInUseExits3(extra: [String]) async throws {
-        let h = try await Harness.start()
-        let port = h.server.port
-        let (status, text) = try runToExit(["--port", String(port), "--write-key", "k"] + extra)
-        try await h.stop()
-        #expect(status == 3, "\(text)")
-        #expect(text.hasPrefix("mr-collector: cannot listen on 127.0.0.1:\(port)"), "\(text)")
+        try await Harness.run { h in
+            let port = h.server.port
+            let (status, text) = try runToExit(["--port", String(port), "--write-key", "k"] + extra)
+            await h.stop()
+            #expect(status == 3, "\(text)")
+            #expect(text.hasPrefix("mr-collector: cannot listen on 127.0.0.1:\(port)"), "\(text)")
+        }
     }
 
     /// A store that cannot be opened is a config error: exit 2.

@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServerTesting
 import Testing
 
 /// Sends requests over real HTTP to a server at `base`.
@@ -39,56 +40,72 @@ func basic(_ key: String = testKey, password: String = "") -> String {
     "Basic " + Data("\(key):\(password)".utf8).base64EncodedString()
 }
 
-/// Starts a full collector on an ephemeral port and talks to it over real HTTP.
+/// A full collector on an ephemeral port, running for the length of a test body, talked to over
+/// real HTTP.
 struct Harness: HTTPHarness {
     let server: CollectorServer
+    let running: RunningServer
     let client: HTTPClient
     let base: String
 
-    static func start(_ configure: (inout CollectorConfiguration) -> Void = { _ in }) async throws -> Harness {
+    /// Runs `body` with a collector configured by `configure`; it shuts down when `body` ends.
+    static func run<T>(
+        _ configure: (inout CollectorConfiguration) -> Void = { _ in }, body: (Harness) async throws -> T
+    ) async throws -> T {
         var config = CollectorConfiguration(writeKey: testKey)
         configure(&config)
         let server = CollectorServer(configuration: config)
-        let port = try await server.start()
-        #expect(port > 0)
-        let base = await server.baseURL
-        #expect(base == "http://127.0.0.1:\(port)")
-        return Harness(server: server, client: .shared, base: base)
+        return try await withRunningServer(server) { running in
+            #expect(running.port > 0)
+            let base = await server.baseURL
+            #expect(base == "http://127.0.0.1:\(running.port)")
+            return try await body(Harness(server: server, running: running, client: .shared, base: base))
+        }
     }
 
-    func stop() async throws {
-        try await server.shutdown()
+    /// Shuts the collector down before the body ends (it lets requests in flight finish).
+    func stop() async {
+        await running.shutdown()
     }
 }
 
-/// Starts a count-only sink on an ephemeral port and talks to it over real HTTP.
+/// A count-only sink on an ephemeral port, running for the length of a test body, talked to
+/// over real HTTP.
 struct CountOnlyHarness: HTTPHarness {
     let server: CountOnlyServer
+    let running: RunningServer
     let client: HTTPClient
     let base: String
-    let port: Int
-    /// Event loops of its own, when the test asked for a thread count.
-    let loops: MultiThreadedEventLoopGroup?
+    var port: Int { running.port }
 
-    static func start(
-        threads: Int? = nil, _ configure: (inout CountOnlyConfiguration) -> Void = { _ in }
-    ) async throws -> CountOnlyHarness {
+    /// Runs `body` with a sink configured by `configure`, on `threads` event loops of its own
+    /// when given; it shuts down (and its loops with it) when `body` ends.
+    static func run<T>(
+        threads: Int? = nil, _ configure: (inout CountOnlyConfiguration) -> Void = { _ in },
+        body: (CountOnlyHarness) async throws -> T
+    ) async throws -> T {
         var config = CountOnlyConfiguration(writeKey: testKey)
         configure(&config)
         let loops = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server = CountOnlyServer(configuration: config, eventLoopGroup: loops ?? .singleton)
-        let port = try await server.start()
-        #expect(port > 0)
-        let base = await server.baseURL
-        #expect(base == "http://127.0.0.1:\(port)")
-        return CountOnlyHarness(
-            server: server, client: .shared, base: base, port: port,
-            loops: loops)
+        do {
+            let result = try await withRunningServer(server) { running in
+                #expect(running.port > 0)
+                let base = await server.baseURL
+                #expect(base == "http://127.0.0.1:\(running.port)")
+                return try await body(CountOnlyHarness(server: server, running: running, client: .shared, base: base))
+            }
+            try await loops?.shutdownGracefully()
+            return result
+        } catch {
+            try? await loops?.shutdownGracefully()
+            throw error
+        }
     }
 
-    func stop() async throws {
-        try await server.shutdown()
-        try await loops?.shutdownGracefully()
+    /// Shuts the sink down before the body ends, once every connection is closed.
+    func stop() async {
+        await running.shutdown()
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import GzipCodec
 import IngestionChecks
 import NIOCore
+import ServerTesting
 import Testing
 
 /// The two servers that apply the shared ingestion checks.
@@ -11,18 +12,18 @@ enum ServerKind: String, CaseIterable, Sendable {
     case collector
     case countOnly
 
-    /// Starts one with `oversizeStatus`.
-    func start(oversizeStatus: Int) async throws -> any StoppableHarness {
+    /// Runs `body` with one, configured with `oversizeStatus`.
+    func run<T>(oversizeStatus: Int, body: (any StoppableHarness) async throws -> T) async throws -> T {
         switch self {
-        case .collector: return try await Harness.start { $0.oversizeStatus = oversizeStatus }
-        case .countOnly: return try await CountOnlyHarness.start { $0.oversizeStatus = oversizeStatus }
+        case .collector: return try await Harness.run({ $0.oversizeStatus = oversizeStatus }, body: body)
+        case .countOnly: return try await CountOnlyHarness.run({ $0.oversizeStatus = oversizeStatus }, body: body)
         }
     }
 }
 
-/// A harness that can be stopped.
+/// A harness that can be stopped before its body ends.
 protocol StoppableHarness: HTTPHarness {
-    func stop() async throws
+    func stop() async
 }
 
 extension Harness: StoppableHarness {}
@@ -90,13 +91,14 @@ struct RefusedRequest: Sendable, CustomTestStringConvertible {
 @Suite struct SharedChecksTests {
     @Test(arguments: ServerKind.allCases, RefusedRequest.all)
     func bothServersRefuseAlike(kind: ServerKind, request: RefusedRequest) async throws {
-        let h = try await kind.start(oversizeStatus: 413)
-        let answer = try await h.post(
-            request.body, auth: request.auth, gzip: request.gzip, headers: request.headers)
-        try await h.stop()
-        let expected = String(decoding: IngestionRefusal.jsonBody(request.reason), as: UTF8.self)
-        #expect(answer.status == (request.status ?? 413), "\(kind): \(answer.body)")
-        #expect(answer.body == expected, "\(kind)")
+        try await kind.run(oversizeStatus: 413) { h in
+            let answer = try await h.post(
+                request.body, auth: request.auth, gzip: request.gzip, headers: request.headers)
+            await h.stop()
+            let expected = String(decoding: IngestionRefusal.jsonBody(request.reason), as: UTF8.self)
+            #expect(answer.status == (request.status ?? 413), "\(kind): \(answer.body)")
+            #expect(answer.body == expected, "\(kind)")
+        }
     }
 
     /// The same requests through ``IngestionPolicy`` alone, with no server: the verdict the
@@ -117,16 +119,17 @@ struct RefusedRequest: Sendable, CustomTestStringConvertible {
 
     @Test(arguments: ServerKind.allCases)
     func bothServersAcceptPlainAndGzipBatches(kind: ServerKind) async throws {
-        let h = try await kind.start(oversizeStatus: 400)
-        let plain = try await h.post(RefusedRequest.threeEvents)
-        let zipped = try await h.post(try gzip(RefusedRequest.threeEvents), gzip: true)
-        let lowerScheme = "basic " + Data("\(testKey):".utf8).base64EncodedString()
-        let lower = try await h.post(RefusedRequest.threeEvents, auth: lowerScheme)
-        let stats = try await h.get("/stats")
-        try await h.stop()
-        #expect([plain.status, zipped.status, lower.status] as [Int] == [200, 200, 200])
-        #expect(plain.body == "{\"success\":true}")
-        #expect(stats.body.contains("\"events\":9"), "\(stats.body)")
+        try await kind.run(oversizeStatus: 400) { h in
+            let plain = try await h.post(RefusedRequest.threeEvents)
+            let zipped = try await h.post(try gzip(RefusedRequest.threeEvents), gzip: true)
+            let lowerScheme = "basic " + Data("\(testKey):".utf8).base64EncodedString()
+            let lower = try await h.post(RefusedRequest.threeEvents, auth: lowerScheme)
+            let stats = try await h.get("/stats")
+            await h.stop()
+            #expect([plain.status, zipped.status, lower.status] as [Int] == [200, 200, 200])
+            #expect(plain.body == "{\"success\":true}")
+            #expect(stats.body.contains("\"events\":9"), "\(stats.body)")
+        }
     }
 
     @Test func policyPassesAWellFormedBatch() throws {

@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -99,42 +100,48 @@ struct PackageStyleSubmission: Encodable {
         let dir = temporaryPath("-sa")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let h = try await Harness.start { $0.store = .ndjson(dir + "/events.ndjson") }
-        let body = try PackageStyleSubmission.sample().body()
-        let (status, answer) = try await PackageStyleSubmission.post(body, to: h.base + "/simpleanalytics")
-        #expect(status == 200)
-        let message = try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message
-        #expect(message == "stored 2 items and 1 counter")
-        let stats = h.server.stats()
-        try await h.stop()
-        #expect(stats.responses(200) == 1)
-        #expect(stats.events == 0, "payloads are not Segment events")
+        try await Harness.run {
+            $0.store = .ndjson(dir + "/events.ndjson")
+        } body: { h in
+            let body = try PackageStyleSubmission.sample().body()
+            let (status, answer) = try await PackageStyleSubmission.post(body, to: h.base + "/simpleanalytics")
+            #expect(status == 200)
+            let message = try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message
+            #expect(message == "stored 2 items and 1 counter")
+            let stats = h.server.stats()
+            await h.stop()
+            #expect(stats.responses(200) == 1)
+            #expect(stats.events == 0, "payloads are not Segment events")
 
-        // Next to the events store, byte for byte as sent, one line.
-        let stored = try Data(contentsOf: URL(fileURLWithPath: dir + "/events.simpleanalytics.ndjson"))
-        #expect(stored == body + Data([0x0A]))
-        #expect(String(decoding: body, as: UTF8.self).contains("-05:00"), "the package writes the device's zone")
-        let events = (try? String(contentsOfFile: dir + "/events.ndjson", encoding: .utf8)) ?? ""
-        #expect(events.isEmpty)
+            // Next to the events store, byte for byte as sent, one line.
+            let stored = try Data(contentsOf: URL(fileURLWithPath: dir + "/events.simpleanalytics.ndjson"))
+            #expect(stored == body + Data([0x0A]))
+            #expect(String(decoding: body, as: UTF8.self).contains("-05:00"), "the package writes the device's zone")
+            let events = (try? String(contentsOfFile: dir + "/events.ndjson", encoding: .utf8)) ?? ""
+            #expect(events.isEmpty)
+        }
     }
 
     @Test func aPrettyPrintedPayloadIsStoredCompactlyOnItsOwnLine() async throws {
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let h = try await Harness.start { $0.simpleAnalyticsStore = path }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let pretty = try encoder.encode(PackageStyleSubmission.sample())
-        let first = try await PackageStyleSubmission.post(pretty, to: h.base + "/simpleanalytics")
-        let second = try await PackageStyleSubmission.post(
-            try PackageStyleSubmission.sample(device: "device-B").body(), to: h.base + "/simpleanalytics/")
-        try await h.stop()
-        #expect(first.status == 200)
-        #expect(second.status == 200)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 3 && lines[2].isEmpty, "two lines, each ended")
-        #expect(try JSONValue(parsing: String(lines[0])) == JSONValue(parsing: pretty))
-        #expect(lines[1].contains("device-B"))
+        try await Harness.run {
+            $0.simpleAnalyticsStore = path
+        } body: { h in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let pretty = try encoder.encode(PackageStyleSubmission.sample())
+            let first = try await PackageStyleSubmission.post(pretty, to: h.base + "/simpleanalytics")
+            let second = try await PackageStyleSubmission.post(
+                try PackageStyleSubmission.sample(device: "device-B").body(), to: h.base + "/simpleanalytics/")
+            await h.stop()
+            #expect(first.status == 200)
+            #expect(second.status == 200)
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 3 && lines[2].isEmpty, "two lines, each ended")
+            #expect(try JSONValue(parsing: String(lines[0])) == JSONValue(parsing: pretty))
+            #expect(lines[1].contains("device-B"))
+        }
     }
 
     static let malformed: [(body: String, field: String)] = [
@@ -161,29 +168,33 @@ struct PackageStyleSubmission: Encodable {
     @Test func aMalformedPayloadGets400NamingTheFieldAndIsNotStored() async throws {
         let path = temporaryPath(".ndjson")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let h = try await Harness.start { $0.simpleAnalyticsStore = path }
-        for (body, field) in Self.malformed {
-            let (status, answer) = try await PackageStyleSubmission.post(Data(body.utf8), to: h.base + "/simpleanalytics")
-            #expect(status == 400, "\(body)")
-            let message = try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message
-            #expect(message.hasPrefix("invalid SimpleAnalytics payload: \(field) "), "\(body): \(message)")
+        try await Harness.run {
+            $0.simpleAnalyticsStore = path
+        } body: { h in
+            for (body, field) in Self.malformed {
+                let (status, answer) = try await PackageStyleSubmission.post(Data(body.utf8), to: h.base + "/simpleanalytics")
+                #expect(status == 400, "\(body)")
+                let message = try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message
+                #expect(message.hasPrefix("invalid SimpleAnalytics payload: \(field) "), "\(body): \(message)")
+            }
+            let get = try await h.get("/simpleanalytics")
+            #expect(get.status == 405)
+            let gzip = try await h.post("{}", path: "/simpleanalytics", auth: nil, gzip: true)
+            #expect(gzip.status == 415)
+            await h.stop()
+            let stored = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            #expect(stored.isEmpty)
         }
-        let get = try await h.get("/simpleanalytics")
-        #expect(get.status == 405)
-        let gzip = try await h.post("{}", path: "/simpleanalytics", auth: nil, gzip: true)
-        #expect(gzip.status == 415)
-        try await h.stop()
-        let stored = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        #expect(stored.isEmpty)
     }
 
     @Test func withoutAnyStoreThePathAnswers404SoTheAppKeepsItsData() async throws {
-        let h = try await Harness.start()
-        let (status, answer) = try await PackageStyleSubmission.post(
-            try PackageStyleSubmission.sample().body(), to: h.base + "/simpleanalytics")
-        try await h.stop()
-        #expect(status == 404)
-        #expect(try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message.contains("--simpleanalytics-store"))
+        try await Harness.run { h in
+            let (status, answer) = try await PackageStyleSubmission.post(
+                try PackageStyleSubmission.sample().body(), to: h.base + "/simpleanalytics")
+            await h.stop()
+            #expect(status == 404)
+            #expect(try JSONDecoder().decode(PackageStyleSubmission.Answer.self, from: answer).message.contains("--simpleanalytics-store"))
+        }
     }
 
     @Test func theDefaultStoreSitsNextToTheEventStore() {

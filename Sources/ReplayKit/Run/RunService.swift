@@ -2,7 +2,6 @@ import Logging
 import MetaRouter
 import ServiceLifecycle
 import Synchronization
-import UnixSignals
 
 /// A run (``ReplayRunner/run(stop:)``, ``DeadLetterRetry/run(stop:)``) as a swift-service-lifecycle
 /// `Service`: a graceful shutdown of its group is the run's stop request.
@@ -10,8 +9,8 @@ import UnixSignals
 /// Nothing starts in `init`. ``run()`` runs the work with ``stop``; a graceful shutdown, or the
 /// cancellation of the service's task, raises it: the run stops reading, lets in-flight batches
 /// settle, writes its checkpoint and report, and returns. What it returned or threw is kept in
-/// ``outcome``. ``run(alongside:gracefulShutdownSignals:logger:)`` runs it in the group that
-/// `mr-replay` and the tests use.
+/// ``outcome``. The command that runs it builds the `ServiceGroup` around it (`mr-replay`'s
+/// `CommandServices`), with the signals and the companion services it needs.
 package final class RunService<Output: Sendable>: Service {
     /// The run's stop signal, raised by a graceful shutdown or a cancellation (or by a caller).
     package let stop: StopSignal
@@ -45,38 +44,4 @@ package final class RunService<Output: Sendable>: Service {
 
     /// What the work returned or threw, once ``run()`` has ended.
     package var outcome: Result<Output, any Error>? { ended.withLock { $0 } }
-}
-
-extension RunService {
-    /// Runs this service in one `ServiceGroup` after `companions` (services it needs, such as the
-    /// embedded collector) and returns what the work returned, or throws what it threw.
-    ///
-    /// The group shuts down gracefully on `gracefulShutdownSignals`, when its own task's graceful
-    /// shutdown comes, and when the work ends (or a companion ends or fails): this service first
-    /// (a stop request; the group waits until the run has settled and written its report), then
-    /// the companions in reverse order, so they outlive the run. An error of a companion after the
-    /// work ended is logged as a warning: the work's result stands.
-    package func run(
-        alongside companions: [any Service], gracefulShutdownSignals: [UnixSignal] = [], logger: Logger
-    ) async throws -> Output {
-        let services = (companions + [self]).map {
-            ServiceGroupConfiguration.ServiceConfiguration(
-                service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup)
-        }
-        let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
-        var groupError: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            groupError = error
-        }
-        guard let outcome else {
-            // The work never ran to its end: the group stopped before (a companion failed at once).
-            throw groupError ?? CancellationError()
-        }
-        if let groupError, case .success = outcome { logger.warning("\(groupError)") }
-        return try outcome.get()
-    }
 }

@@ -4,6 +4,7 @@ import JSONCore
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOPosix
+import ServerTesting
 import Synchronization
 import Testing
 
@@ -83,37 +84,38 @@ enum Loopback {
         var collectorConfig = CollectorConfiguration(writeKey: writeKey, store: .ndjson(storePath))
         configureCollector(&collectorConfig)
         let server = CollectorServer(configuration: collectorConfig)
-        _ = try await server.start()
-        let base = await server.baseURL
+        return try await withRunningServer(server) { running in
+            let base = await server.baseURL
 
-        var config = fastConfiguration(host: base)
-        configureEngine(&config)
-        try config.validate()
-        let http = HTTPDeliveryTransport(
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            maxConnectionsPerHost: config.concurrency)
-        let transport = ScriptedTransport(forwardingTo: http)
-        let sink = OutcomeSink()
-        let engine = DeliveryEngine(configuration: config, transport: transport, onOutcomes: sink.callback)
-        async let _ = engine.run()
-        var accepted: [UInt64] = []
-        var refused: [UInt64] = []
-        for e in events {
-            if await engine.submit(e) { accepted.append(e.tag) } else { refused.append(e.tag) }
-        }
-        let stats = await engine.finish()
-        await http.shutdown()
-        let collectorStats = server.stats()
-        try await server.shutdown()
+            var config = fastConfiguration(host: base)
+            configureEngine(&config)
+            try config.validate()
+            let http = HTTPDeliveryTransport(
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                maxConnectionsPerHost: config.concurrency)
+            let transport = ScriptedTransport(forwardingTo: http)
+            let sink = OutcomeSink()
+            let engine = DeliveryEngine(configuration: config, transport: transport, onOutcomes: sink.callback)
+            async let _ = engine.run()
+            var accepted: [UInt64] = []
+            var refused: [UInt64] = []
+            for e in events {
+                if await engine.submit(e) { accepted.append(e.tag) } else { refused.append(e.tag) }
+            }
+            let stats = await engine.finish()
+            await http.shutdown()
+            let collectorStats = server.stats()
+            await running.shutdown()
 
-        let text = (try? String(contentsOfFile: storePath, encoding: .utf8)) ?? ""
-        let stored = try text.split(separator: "\n").map { line -> JSONObject in
-            guard let o = try JSONValue(parsing: String(line)).objectValue else { throw StoredLineError() }
-            return o
+            let text = (try? String(contentsOfFile: storePath, encoding: .utf8)) ?? ""
+            let stored = try text.split(separator: "\n").map { line -> JSONObject in
+                guard let o = try JSONValue(parsing: String(line)).objectValue else { throw StoredLineError() }
+                return o
+            }
+            return LoopbackResult(
+                outcomes: sink.all, accepted: accepted, refused: refused, stats: stats,
+                collector: collectorStats, stored: stored, requests: transport.requests)
         }
-        return LoopbackResult(
-            outcomes: sink.all, accepted: accepted, refused: refused, stats: stats,
-            collector: collectorStats, stored: stored, requests: transport.requests)
     }
 }
 

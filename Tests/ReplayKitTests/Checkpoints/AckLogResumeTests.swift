@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -22,12 +23,13 @@ import Testing
 
     /// The reference: what one uninterrupted run sends, by messageId.
     func reference(_ input: String) async throws -> [String: JSONObject] {
-        let target = try await RunTarget.start(dir: dir, name: "reference")
-        try FileManager.default.createDirectory(atPath: "\(dir)/ref", withIntermediateDirectories: true)
-        try seedState("\(dir)/ref/state")
-        let config = try writeRunConfig(dir: "\(dir)/ref", url: target.url)
-        _ = try await replay(config: config, inputs: [input])
-        return try await target.received().events
+        return try await RunTarget.run(dir: dir, name: "reference") { target in
+            try FileManager.default.createDirectory(atPath: "\(dir)/ref", withIntermediateDirectories: true)
+            try seedState("\(dir)/ref/state")
+            let config = try writeRunConfig(dir: "\(dir)/ref", url: target.url)
+            _ = try await replay(config: config, inputs: [input])
+            return try await target.received().events
+        }
     }
 
     @Test func acknowledgedLinesAreReadAgainButNotSent() async throws {
@@ -40,25 +42,26 @@ import Testing
         try seedState("\(dir)/run/state")
         let acked = Array(1...40) + Array(61...70)
         leaveLog(state: "\(dir)/run/state", input: input, lines: acked)
-        let target = try await RunTarget.start(dir: dir, name: "resumed")
-        let config = try writeRunConfig(dir: "\(dir)/run", url: target.url)
-        let report = try await replay(config: config, inputs: [input])
-        let got = try await target.received()
+        try await RunTarget.run(dir: dir, name: "resumed") { target in
+            let config = try writeRunConfig(dir: "\(dir)/run", url: target.url)
+            let report = try await replay(config: config, inputs: [input])
+            let got = try await target.received()
 
-        #expect(report.status == .completed)
-        #expect(report.events.alreadyDelivered == 50)
-        #expect(report.events.delivered == 50)
-        #expect(report.acknowledgments?.foldedLines == 50)
-        #expect(got.events.count == 50)
-        #expect(got.copies.values.allSatisfy { $0 == 1 })
-        // The lines sent are the others (`generateEvents` gives line i + 1 the messageId m-1-i
-        // unless i is a multiple of 3), exactly as the uninterrupted run sent them: carry-forward
-        // from the acknowledged lines (identify and group lines among them) is intact.
-        for i in 0..<100 where i % 3 != 0 {
-            #expect((got.events["m-1-\(i)"] != nil) == !acked.contains(i + 1), "line \(i + 1)")
+            #expect(report.status == .completed)
+            #expect(report.events.alreadyDelivered == 50)
+            #expect(report.events.delivered == 50)
+            #expect(report.acknowledgments?.foldedLines == 50)
+            #expect(got.events.count == 50)
+            #expect(got.copies.values.allSatisfy { $0 == 1 })
+            // The lines sent are the others (`generateEvents` gives line i + 1 the messageId m-1-i
+            // unless i is a multiple of 3), exactly as the uninterrupted run sent them: carry-forward
+            // from the acknowledged lines (identify and group lines among them) is intact.
+            for i in 0..<100 where i % 3 != 0 {
+                #expect((got.events["m-1-\(i)"] != nil) == !acked.contains(i + 1), "line \(i + 1)")
+            }
+            for (id, event) in got.events { #expect(expected[id] == event, "\(id) differs from the uninterrupted run") }
+            #expect(AckLogFiles.generations(in: "\(dir)/run/state/acks").isEmpty, "the log was folded and removed")
         }
-        for (id, event) in got.events { #expect(expected[id] == event, "\(id) differs from the uninterrupted run") }
-        #expect(AckLogFiles.generations(in: "\(dir)/run/state/acks").isEmpty, "the log was folded and removed")
     }
 
     @Test func aLogWrittenForOtherContentIsNotApplied() async throws {
@@ -68,13 +71,14 @@ import Testing
         leaveLog(state: "\(dir)/state", input: input, lines: Array(1...30))
         // The file is replaced before the next run: the log is about what it held before.
         try writeFile(input, generateEvents(count: 30, seed: 2).text)
-        let target = try await RunTarget.start(dir: dir)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let report = try await replay(config: config, inputs: [input])
-        let got = try await target.received()
-        #expect(report.events.delivered == 30)
-        #expect(report.events.alreadyDelivered == 0)
-        #expect(got.events.count == 30)
+        try await RunTarget.run(dir: dir) { target in
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            let report = try await replay(config: config, inputs: [input])
+            let got = try await target.received()
+            #expect(report.events.delivered == 30)
+            #expect(report.events.alreadyDelivered == 0)
+            #expect(got.events.count == 30)
+        }
     }
 
     @Test func freshForgetsTheLog() async throws {
@@ -82,12 +86,13 @@ import Testing
         try writeFile(input, generateEvents(count: 20).text)
         try seedState("\(dir)/state")
         leaveLog(state: "\(dir)/state", input: input, lines: Array(1...20))
-        let target = try await RunTarget.start(dir: dir)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let report = try await replay(config: config, inputs: [input], fresh: true)
-        _ = try await target.received()
-        #expect(report.events.delivered == 20)
-        #expect(AckLogFiles.generations(in: "\(dir)/state/acks").isEmpty)
+        try await RunTarget.run(dir: dir) { target in
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            let report = try await replay(config: config, inputs: [input], fresh: true)
+            _ = try await target.received()
+            #expect(report.events.delivered == 20)
+            #expect(AckLogFiles.generations(in: "\(dir)/state/acks").isEmpty)
+        }
     }
 
     @Test func snapshotMessageIdsAreFoldedAsSettled() throws {

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import MetaRouter
 import ReplayKit
+import ServerTesting
 import Testing
 
 /// Each MetaRouter SDK's offline queue, written as that SDK writes it (``SDKQueue``), replayed
@@ -37,9 +38,10 @@ struct SDKQueueReplayTests {
     ) async throws -> (report: RunReport, events: [String: JSONObject]) {
         let path = dir + "/" + name
         try writeFile(path, text)
-        let target = try await RunTarget.start(dir: dir)
-        let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [path] + more)
-        return (report, try await target.received().events)
+        return try await RunTarget.run(dir: dir) { target in
+            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [path] + more)
+            return (report, try await target.received().events)
+        }
     }
 
     @Test(arguments: SDK.allCases)
@@ -140,12 +142,13 @@ struct SDKQueueReplayTests {
         await client.screen("Home")
         await client.shutdown()
         let text = try String(contentsOfFile: dir + "/queue.v1.json", encoding: .utf8)
-        let target = try await RunTarget.start(dir: dir)
-        let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
-        let got = try await target.received().events.values
-        #expect(report.events.delivered == 5 && report.events.deadLettered == 0 && report.status.exitCode == 0, "\(text)")
-        let alias = try #require(got.first { $0["type"]?.stringValue == "alias" })
-        #expect(alias["userId"]?.stringValue == "user-42-new" && alias["anonymousId"]?.stringValue == anonymousId)
-        #expect(alias["groupId"]?.stringValue == "acct-7" && alias["previousId"] == nil, "the SDKs' shape")
+        try await RunTarget.run(dir: dir) { target in
+            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
+            let got = try await target.received().events.values
+            #expect(report.events.delivered == 5 && report.events.deadLettered == 0 && report.status.exitCode == 0, "\(text)")
+            let alias = try #require(got.first { $0["type"]?.stringValue == "alias" })
+            #expect(alias["userId"]?.stringValue == "user-42-new" && alias["anonymousId"]?.stringValue == anonymousId)
+            #expect(alias["groupId"]?.stringValue == "acct-7" && alias["previousId"] == nil, "the SDKs' shape")
+        }
     }
 }

@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import Logging
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -35,18 +36,18 @@ import Testing
         var config = CollectorConfiguration(writeKey: "unused")
         config.simpleAnalyticsStore = path
         let server = CollectorServer(configuration: config, logger: Logger(label: "sa-intake"))
-        _ = try await server.start()
-        let url = await server.baseURL + "/simpleanalytics"
-        for body in bodies {
-            var request = URLRequest(url: URL(string: url)!)
-            request.httpMethod = "POST"
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            let (data, response) = try await URLSession(configuration: .default).data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect(try JSONValue(parsing: Array(data)).objectValue?["message"]?.stringValue != nil)
+        try await withRunningServer(server) { _ in
+            let url = await server.baseURL + "/simpleanalytics"
+            for body in bodies {
+                var request = URLRequest(url: URL(string: url)!)
+                request.httpMethod = "POST"
+                request.httpBody = Data(body.utf8)
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                let (data, response) = try await URLSession(configuration: .default).data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                #expect(try JSONValue(parsing: Array(data)).objectValue?["message"]?.stringValue != nil)
+            }
         }
-        try await server.shutdown()
     }
 
     /// Replays `inputs` into a fresh collector under `dir/name`; returns the report and what arrived.
@@ -54,11 +55,12 @@ import Testing
         -> (RunReport, [String: JSONObject], [String: Int])
     {
         try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: true)
-        let target = try await RunTarget.start(dir: dir + "/" + name)
-        let config = try writeRunConfig(dir: dir + "/" + name, url: target.url)
-        let report = try await replay(config: config, inputs: inputs)
-        let got = try await target.received()
-        return (report, got.events, got.copies)
+        return try await RunTarget.run(dir: dir + "/" + name) { target in
+            let config = try writeRunConfig(dir: dir + "/" + name, url: target.url)
+            let report = try await replay(config: config, inputs: inputs)
+            let got = try await target.received()
+            return (report, got.events, got.copies)
+        }
     }
 
     static func byName(_ events: [String: JSONObject]) -> [String: JSONObject] {
@@ -178,20 +180,21 @@ import Testing
         try await Self.withDirectory { dir in
             let path = dir + "/sa.ndjson"
             try writeFile(path, Self.iPhone + "\n")
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            let first = try await replay(config: config, inputs: [path])
-            #expect(first.events.delivered == 3)
-            let handle = try #require(FileHandle(forWritingAtPath: path))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data((Self.mac + "\n").utf8))
-            try handle.close()
-            let second = try await replay(config: config, inputs: [path])
-            #expect(second.events.read == 1)
-            #expect(second.events.delivered == 1)
-            let got = try await target.received()
-            #expect(got.events.count == 4)
-            #expect(got.copies.values.allSatisfy { $0 == 1 })
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                let first = try await replay(config: config, inputs: [path])
+                #expect(first.events.delivered == 3)
+                let handle = try #require(FileHandle(forWritingAtPath: path))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data((Self.mac + "\n").utf8))
+                try handle.close()
+                let second = try await replay(config: config, inputs: [path])
+                #expect(second.events.read == 1)
+                #expect(second.events.delivered == 1)
+                let got = try await target.received()
+                #expect(got.events.count == 4)
+                #expect(got.copies.values.allSatisfy { $0 == 1 })
+            }
         }
     }
 

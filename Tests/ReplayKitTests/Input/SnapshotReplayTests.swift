@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import ReplayKit
+import ServerTesting
 import Testing
 
 /// Offline queues written as the SDK writes them, replayed end to end into the test collector.
@@ -62,20 +63,21 @@ struct SnapshotReplayTests {
             let data = try SDKSnapshot.encode(events, eventsFirst: eventsFirst)
             #expect(String(decoding: data, as: UTF8.self).contains(#"https:\/\/shop"#), "JSONEncoder escapes slashes")
             try Self.write(data, dir + "/queue.v1.json")
-            let target = try await RunTarget.start(dir: dir)
-            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
-            #expect(report.status == .completed)
-            #expect(report.events.delivered == 20)
-            let got = try await target.received()
-            for e in events {
-                let o = try #require(got.events[e.messageId], "\(e.messageId) arrived")
-                #expect(o["timestamp"]?.stringValue == e.timestamp)
-                #expect(o["properties"]?.objectValue?["big"]?.encodedString == "\(9_007_199_254_740_993 + Int64(Self.index(e)))")
-                #expect(o["properties"]?.objectValue?["url"]?.stringValue?.hasPrefix("https://shop.example.com/p/") == true)
-                let context = o["context"]?.objectValue
-                #expect(context?["library"]?.objectValue?["name"]?.stringValue == "metarouter-ios", "the SDK's own library is kept")
-                #expect(context?["providers"] != nil && context?["page"] != nil)
-                #expect(o["integrations"]?.objectValue?["All"] == .bool(true))
+            try await RunTarget.run(dir: dir) { target in
+                let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
+                #expect(report.status == .completed)
+                #expect(report.events.delivered == 20)
+                let got = try await target.received()
+                for e in events {
+                    let o = try #require(got.events[e.messageId], "\(e.messageId) arrived")
+                    #expect(o["timestamp"]?.stringValue == e.timestamp)
+                    #expect(o["properties"]?.objectValue?["big"]?.encodedString == "\(9_007_199_254_740_993 + Int64(Self.index(e)))")
+                    #expect(o["properties"]?.objectValue?["url"]?.stringValue?.hasPrefix("https://shop.example.com/p/") == true)
+                    let context = o["context"]?.objectValue
+                    #expect(context?["library"]?.objectValue?["name"]?.stringValue == "metarouter-ios", "the SDK's own library is kept")
+                    #expect(context?["providers"] != nil && context?["page"] != nil)
+                    #expect(o["integrations"]?.objectValue?["All"] == .bool(true))
+                }
             }
         }
     }
@@ -88,18 +90,20 @@ struct SnapshotReplayTests {
             let path = dir + "/queue.v1.json"
             let v: SDKSnapshot.Value = version == "2" ? .int(2) : .string("1")
             try Self.write(try SDKSnapshot.encode(Self.recentEvents(3), version: v), path)
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            let error = await #expect(throws: UsageError.self) { _ = try await replay(config: config, inputs: [path]) }
-            let text = error.map { "\($0)" } ?? ""
-            #expect(text.contains(path) && text.contains("version \(version)") && text.contains("reads version 1"), "\(text)")
-            #expect(try await target.received().events.isEmpty)
-            let checkpoint = try? String(contentsOfFile: dir + "/state/checkpoint.json", encoding: .utf8)
-            #expect(checkpoint?.contains("queue.v1.json") != true, "the file is not marked as read")
-            let summary = try Validator.validate(config: try testConfig(), inputs: [InputSource(path: path, kind: .snapshot)])
-            #expect(summary.reasons == ["unsupported_snapshot": 1] && !summary.allValid)
-            #expect(throws: UsageError.self) {
-                try DryRunner.run(config: try testConfig(stateDir: dir + "/dry"), inputs: [InputSource(path: path, kind: .snapshot)], outputFD: -1)
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                let error = await #expect(throws: UsageError.self) { _ = try await replay(config: config, inputs: [path]) }
+                let text = error.map { "\($0)" } ?? ""
+                #expect(text.contains(path) && text.contains("version \(version)") && text.contains("reads version 1"), "\(text)")
+                #expect(try await target.received().events.isEmpty)
+                let checkpoint = try? String(contentsOfFile: dir + "/state/checkpoint.json", encoding: .utf8)
+                #expect(checkpoint?.contains("queue.v1.json") != true, "the file is not marked as read")
+                let summary = try Validator.validate(config: try testConfig(), inputs: [InputSource(path: path, kind: .snapshot)])
+                #expect(summary.reasons == ["unsupported_snapshot": 1] && !summary.allValid)
+                #expect(throws: UsageError.self) {
+                    try DryRunner.run(
+                        config: try testConfig(stateDir: dir + "/dry"), inputs: [InputSource(path: path, kind: .snapshot)], outputFD: -1)
+                }
             }
         }
     }
@@ -112,17 +116,18 @@ struct SnapshotReplayTests {
             let breakAt = Self.start(of: events[12].messageId, in: whole)
             let cut = whole.prefix(breakAt + 40)
             try Self.write(cut, dir + "/queue.v1.json")
-            let target = try await RunTarget.start(dir: dir)
-            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
-            #expect(report.events.delivered == 12)
-            #expect(report.deadLetterReasons == ["damaged_snapshot": 1])
-            #expect(report.events.read == report.events.delivered + report.events.deadLettered)
-            #expect(report.status == .completedWithDrops)
-            #expect(report.warnings.contains { $0.contains("damaged at byte \(breakAt)") }, "\(report.warnings)")
-            let got = try await target.received()
-            #expect(Set(got.events.keys) == Set(events.prefix(12).map(\.messageId)))
-            let record = try #require(try Self.deadLetters(dir).first)
-            #expect(record["raw"]?.stringValue == String(decoding: cut[breakAt...], as: UTF8.self), "the rest, byte for byte")
+            try await RunTarget.run(dir: dir) { target in
+                let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
+                #expect(report.events.delivered == 12)
+                #expect(report.deadLetterReasons == ["damaged_snapshot": 1])
+                #expect(report.events.read == report.events.delivered + report.events.deadLettered)
+                #expect(report.status == .completedWithDrops)
+                #expect(report.warnings.contains { $0.contains("damaged at byte \(breakAt)") }, "\(report.warnings)")
+                let got = try await target.received()
+                #expect(Set(got.events.keys) == Set(events.prefix(12).map(\.messageId)))
+                let record = try #require(try Self.deadLetters(dir).first)
+                #expect(record["raw"]?.stringValue == String(decoding: cut[breakAt...], as: UTF8.self), "the rest, byte for byte")
+            }
         }
     }
 
@@ -138,18 +143,19 @@ struct SnapshotReplayTests {
             let whole = try SDKSnapshot.encode(events)
             let path = dir + "/device-7.queue.v1.json"
             try Self.write(whole.prefix(Self.start(of: events[12].messageId, in: whole) + 40), path)
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            let first = try await replay(config: config, inputs: [path])
-            #expect(first.events.delivered == 12)
-            let unchanged = try await replay(config: config, inputs: [path])
-            #expect(unchanged.events.read == 0, "the damaged rest is not dead-lettered again while the file is the same")
-            try Self.write(whole, path)
-            let second = try await replay(config: config, inputs: [path])
-            #expect(second.events.delivered == 8)
-            let got = try await target.received()
-            #expect(Set(got.events.keys) == Set(events.map(\.messageId)))
-            #expect(got.copies.values.allSatisfy { $0 == 1 }, "every event arrives exactly once")
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                let first = try await replay(config: config, inputs: [path])
+                #expect(first.events.delivered == 12)
+                let unchanged = try await replay(config: config, inputs: [path])
+                #expect(unchanged.events.read == 0, "the damaged rest is not dead-lettered again while the file is the same")
+                try Self.write(whole, path)
+                let second = try await replay(config: config, inputs: [path])
+                #expect(second.events.delivered == 8)
+                let got = try await target.received()
+                #expect(Set(got.events.keys) == Set(events.map(\.messageId)))
+                #expect(got.copies.values.allSatisfy { $0 == 1 }, "every event arrives exactly once")
+            }
         }
     }
 
@@ -157,17 +163,18 @@ struct SnapshotReplayTests {
         try await Self.withDirectory { dir in
             let path = dir + "/queue.v1.json"
             try Self.write(try SDKSnapshot.encode(Self.recentEvents(10)), path)
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            #expect(try await replay(config: config, inputs: [path]).events.delivered == 10)
-            // The device sent 0..<5 itself, then queued 10..<15: the SDK rewrote the file.
-            try Self.write(try SDKSnapshot.encode(Self.recentEvents(10, start: 5)), path)
-            let second = try await replay(config: config, inputs: [path])
-            #expect(second.events.alreadyDelivered == 5)
-            #expect(second.events.delivered == 5)
-            #expect(second.warnings.contains { $0.contains("rewritten") })
-            let got = try await target.received()
-            #expect(got.events.count == 15 && got.copies.values.allSatisfy { $0 == 1 })
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                #expect(try await replay(config: config, inputs: [path]).events.delivered == 10)
+                // The device sent 0..<5 itself, then queued 10..<15: the SDK rewrote the file.
+                try Self.write(try SDKSnapshot.encode(Self.recentEvents(10, start: 5)), path)
+                let second = try await replay(config: config, inputs: [path])
+                #expect(second.events.alreadyDelivered == 5)
+                #expect(second.events.delivered == 5)
+                #expect(second.warnings.contains { $0.contains("rewritten") })
+                let got = try await target.received()
+                #expect(got.events.count == 15 && got.copies.values.allSatisfy { $0 == 1 })
+            }
         }
     }
 
@@ -182,17 +189,18 @@ struct SnapshotReplayTests {
             let cut = whole.prefix(breakAt + 1_200_000)
             try Self.write(cut, dir + "/overflow.v1.json")
             #expect(InputResolver.source(for: dir + "/overflow.v1.json").kind == .snapshot, "recognised by name")
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            let report = try await replay(config: config, inputs: [dir + "/overflow.v1.json"])
-            #expect(report.events.delivered == 40)
-            #expect(report.events.deadLettered == 1)
-            let record = try #require(try Self.deadLetters(dir).first)
-            let side = try #require(record["raw_file"]?.stringValue)
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: side))
-            #expect(bytes == cut[breakAt...], "the side file holds every byte from the break to the end")
-            #expect(record["raw_bytes"]?.encodedString == "\(cut.count - breakAt)")
-            _ = try await target.received()
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                let report = try await replay(config: config, inputs: [dir + "/overflow.v1.json"])
+                #expect(report.events.delivered == 40)
+                #expect(report.events.deadLettered == 1)
+                let record = try #require(try Self.deadLetters(dir).first)
+                let side = try #require(record["raw_file"]?.stringValue)
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: side))
+                #expect(bytes == cut[breakAt...], "the side file holds every byte from the break to the end")
+                #expect(record["raw_bytes"]?.encodedString == "\(cut.count - breakAt)")
+                _ = try await target.received()
+            }
         }
     }
 
@@ -206,13 +214,14 @@ struct SnapshotReplayTests {
             try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: path)
             let summary = try Validator.validate(config: try testConfig(), inputs: [InputSource(path: path, kind: .snapshot)])
             #expect(summary.skipped == ["expired": 1] && summary.valid == 1 && summary.allValid)
-            let target = try await RunTarget.start(dir: dir)
-            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [path])
-            #expect(report.events.expired == 1 && report.events.delivered == 1 && report.status == .completed)
-            #expect(Set(try await target.received().events.keys) == [events[1].messageId])
-            // Off: both are sent.
-            let off = try ConfigLoader.load(text: "inputs:\n  max_event_age: off\n", file: "t", environment: [:])
-            #expect(try Validator.validate(config: off, inputs: [InputSource(path: path, kind: .snapshot)]).valid == 2)
+            try await RunTarget.run(dir: dir) { target in
+                let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [path])
+                #expect(report.events.expired == 1 && report.events.delivered == 1 && report.status == .completed)
+                #expect(Set(try await target.received().events.keys) == [events[1].messageId])
+                // Off: both are sent.
+                let off = try ConfigLoader.load(text: "inputs:\n  max_event_age: off\n", file: "t", environment: [:])
+                #expect(try Validator.validate(config: off, inputs: [InputSource(path: path, kind: .snapshot)]).valid == 2)
+            }
         }
     }
 
@@ -232,10 +241,11 @@ struct SnapshotReplayTests {
             events[5].context["consent"] = .object(["isUserSubjectToGDPR": .bool(true), "hasConsentForDataUsage": .bool(false)])
             for i in 6..<8 { events[i].context["consent"] = .object(["isUserSubjectToGDPR": .bool(true), "hasConsentForDataUsage": .bool(true)]) }
             try Self.write(try SDKSnapshot.encode(events), dir + "/queue.v1.json")
-            let target = try await RunTarget.start(dir: dir)
-            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
-            #expect(report.events.consentDropped == 6 && report.events.delivered == 2 && report.status == .completed)
-            #expect(Set(try await target.received().events.keys) == Set(events[6...].map(\.messageId)))
+            try await RunTarget.run(dir: dir) { target in
+                let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json"])
+                #expect(report.events.consentDropped == 6 && report.events.delivered == 2 && report.status == .completed)
+                #expect(Set(try await target.received().events.keys) == Set(events[6...].map(\.messageId)))
+            }
         }
     }
 
@@ -243,12 +253,13 @@ struct SnapshotReplayTests {
         try await Self.withDirectory { dir in
             try writeFile(dir + "/queue.v1.json", "")
             try writeFile(dir + "/blank.ndjson", "\n  \n")
-            let target = try await RunTarget.start(dir: dir)
-            let report = try await replay(
-                config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json", dir + "/blank.ndjson"])
-            #expect(report.status == .completed)
-            #expect(report.warnings.filter { $0.contains("is empty") }.count == 2, "\(report.warnings)")
-            _ = try await target.received()
+            try await RunTarget.run(dir: dir) { target in
+                let report = try await replay(
+                    config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/queue.v1.json", dir + "/blank.ndjson"])
+                #expect(report.status == .completed)
+                #expect(report.warnings.filter { $0.contains("is empty") }.count == 2, "\(report.warnings)")
+                _ = try await target.received()
+            }
         }
     }
 
@@ -260,18 +271,19 @@ struct SnapshotReplayTests {
             try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
             let (first, _) = generateEvents(count: 10)
             try writeFile(logs + "/app.ndjson", first)
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeRunConfig(dir: dir, url: target.url)
-            #expect(try await replay(config: config, inputs: [logs]).events.delivered == 10)
-            let (tail, _) = generateEvents(count: 3, seed: 50)
-            try writeFile(logs + "/app.ndjson", first + tail)
-            try FileManager.default.moveItem(atPath: logs + "/app.ndjson", toPath: logs + "/app-1.ndjson")
-            let (fresh, _) = generateEvents(count: 4, seed: 70)
-            try writeFile(logs + "/app.ndjson", fresh)
-            let second = try await replay(config: config, inputs: [logs])
-            #expect(second.events.delivered == 7, "3 new lines of the rotated file and 4 of the new one")
-            #expect(second.warnings.contains { $0.contains("rotated") }, "\(second.warnings)")
-            _ = try await target.received()
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeRunConfig(dir: dir, url: target.url)
+                #expect(try await replay(config: config, inputs: [logs]).events.delivered == 10)
+                let (tail, _) = generateEvents(count: 3, seed: 50)
+                try writeFile(logs + "/app.ndjson", first + tail)
+                try FileManager.default.moveItem(atPath: logs + "/app.ndjson", toPath: logs + "/app-1.ndjson")
+                let (fresh, _) = generateEvents(count: 4, seed: 70)
+                try writeFile(logs + "/app.ndjson", fresh)
+                let second = try await replay(config: config, inputs: [logs])
+                #expect(second.events.delivered == 7, "3 new lines of the rotated file and 4 of the new one")
+                #expect(second.warnings.contains { $0.contains("rotated") }, "\(second.warnings)")
+                _ = try await target.received()
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import Logging
+import ServerTesting
 import Testing
 import Timestamps
 import ZstdCodec
@@ -250,20 +251,22 @@ extension VendorExportRunTests {
             process.waitUntilExit()
             path += ".gz"
         }
-        let target = try await RunTarget.start(dir: dir)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        var reports: [RunReport] = []
-        for limit in [250, 300, nil] {
-            var options = RunOptions(inputs: [path])
-            (options.stateDirectory, options.progress, options.limit) = ("\(dir)/state", .off, limit)
-            var logger = Logger(label: "test-run")
-            logger.logLevel = .error
-            reports.append(try await replayInGroup(config: try ConfigLoader.load(path: config, environment: [:]), options: options, logger: logger))
+        try await RunTarget.run(dir: dir) { target in
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            var reports: [RunReport] = []
+            for limit in [250, 300, nil] {
+                var options = RunOptions(inputs: [path])
+                (options.stateDirectory, options.progress, options.limit) = ("\(dir)/state", .off, limit)
+                var logger = Logger(label: "test-run")
+                logger.logLevel = .error
+                reports.append(
+                    try await replayInGroup(config: try ConfigLoader.load(path: config, environment: [:]), options: options, logger: logger))
+            }
+            let got = try await target.received()
+            #expect(reports.map(\.events.delivered) == [250, 300, 350])
+            #expect(got.events.count == 900 && got.copies.values.allSatisfy { $0 == 1 }, "each event once")
+            #expect(got.events["m-5"]?["event"]?.stringValue == "Order, \"big\"")
         }
-        let got = try await target.received()
-        #expect(reports.map(\.events.delivered) == [250, 300, 350])
-        #expect(got.events.count == 900 && got.copies.values.allSatisfy { $0 == 1 }, "each event once")
-        #expect(got.events["m-5"]?["event"]?.stringValue == "Order, \"big\"")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -56,32 +57,33 @@ extension PartitionTests {
                   - drop: {event: Opened}
                   - set: {path: context.library.name, value: migration}
                 """
-        let target = try await RunTarget.start(dir: dir, name: "sharded")
-        let config = try runConfig("conf", url: target.url, yaml: yaml)
-        _ = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: shards, workers: 2, segmentBytes: 8 << 10)
-        var reports: [RunReport] = []
-        var deadLetters: [String] = []
-        for k in 0..<shards {
-            let state = "\(dir)/state/shard-\(k)"
-            let shard = try Shard(index: k, count: shards)
-            reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state, limit: 100))
-            reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state))
-            deadLetters += try deadLetterLines(state)
+        try await RunTarget.run(dir: dir, name: "sharded") { target in
+            let config = try runConfig("conf", url: target.url, yaml: yaml)
+            _ = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: shards, workers: 2, segmentBytes: 8 << 10)
+            var reports: [RunReport] = []
+            var deadLetters: [String] = []
+            for k in 0..<shards {
+                let state = "\(dir)/state/shard-\(k)"
+                let shard = try Shard(index: k, count: shards)
+                reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state, limit: 100))
+                reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state))
+                deadLetters += try deadLetterLines(state)
+            }
+            let got = try await target.received()
+            let set = try PartitionSet(
+                store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: shards,
+                config: try ConfigLoader.load(path: config, environment: [:]))
+            let (expected, one, oneDeadLetters) = try await oneRun(inputs, device: set.deviceAnonymousId, yaml: yaml)
+            #expect(one.events.delivered > 1_500 && one.events.deadLettered > 200 && one.events.filtered > 100, "\(one.events)")
+            #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
+            #expect(got.events.count == expected.count, "\(got.events.count) of \(expected.count) events")
+            let differing = expected.filter { got.events[$0.key] != $0.value }
+            #expect(differing.isEmpty, "\(differing.count) events differ, e.g. \(differing.first.map { "\($0.value)" } ?? "")")
+            #expect(deadLetters.sorted() == oneDeadLetters.sorted())
+            #expect(reports.map(\.events.filtered).reduce(0, +) == one.events.filtered, "records without events, dropped events")
+            let carried = expected.values.filter { $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }
+            #expect(carried.count > 50, "groups learned inside jobs, across shards")
+            #expect(expected.values.allSatisfy { $0["context"]?.objectValue?["library"]?.objectValue?["name"]?.stringValue == "migration" })
         }
-        let got = try await target.received()
-        let set = try PartitionSet(
-            store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: shards,
-            config: try ConfigLoader.load(path: config, environment: [:]))
-        let (expected, one, oneDeadLetters) = try await oneRun(inputs, device: set.deviceAnonymousId, yaml: yaml)
-        #expect(one.events.delivered > 1_500 && one.events.deadLettered > 200 && one.events.filtered > 100, "\(one.events)")
-        #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
-        #expect(got.events.count == expected.count, "\(got.events.count) of \(expected.count) events")
-        let differing = expected.filter { got.events[$0.key] != $0.value }
-        #expect(differing.isEmpty, "\(differing.count) events differ, e.g. \(differing.first.map { "\($0.value)" } ?? "")")
-        #expect(deadLetters.sorted() == oneDeadLetters.sorted())
-        #expect(reports.map(\.events.filtered).reduce(0, +) == one.events.filtered, "records without events, dropped events")
-        let carried = expected.values.filter { $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }
-        #expect(carried.count > 50, "groups learned inside jobs, across shards")
-        #expect(expected.values.allSatisfy { $0["context"]?.objectValue?["library"]?.objectValue?["name"]?.stringValue == "migration" })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -40,71 +41,74 @@ import Testing
     ) async throws -> ([String: JSONObject], RunReport, [String]) {
         try FileManager.default.createDirectory(atPath: "\(dir)/one", withIntermediateDirectories: true)
         try writeFile("\(dir)/one/device-anonymous-id", device)
-        let whole = try await RunTarget.start(dir: dir, name: "whole")
-        let config = try runConfig("oneconf", url: whole.url, yaml: yaml)
-        let report = try await replay(config: config, inputs: inputs, stateDir: "\(dir)/one")
-        return (try await whole.received().events, report, try deadLetterLines("\(dir)/one"))
+        return try await RunTarget.run(dir: dir, name: "whole") { whole in
+            let config = try runConfig("oneconf", url: whole.url, yaml: yaml)
+            let report = try await replay(config: config, inputs: inputs, stateDir: "\(dir)/one")
+            return (try await whole.received().events, report, try deadLetterLines("\(dir)/one"))
+        }
     }
 
     @Test(arguments: [2, 4, 16])
     func partitionedShardsSendWhatOneRunSendsFieldForField(shards: Int) async throws {
         let inputs = try writeInputs()
-        let target = try await RunTarget.start(dir: dir, name: "sharded")
-        let config = try runConfig("conf", url: target.url)
-        let summaries = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: shards, workers: 2)
-        #expect(summaries.allSatisfy { $0.contains("finished") }, "\(summaries)")
-        var reports: [RunReport] = []
-        var deadLetters: [String] = []
-        for k in 0..<shards {
-            let state = "\(dir)/state/shard-\(k)"
-            reports.append(
-                try await replayPartition(config: config, location: "\(dir)/parts", shard: try Shard(index: k, count: shards), stateDir: state))
-            deadLetters += try deadLetterLines(state)
+        try await RunTarget.run(dir: dir, name: "sharded") { target in
+            let config = try runConfig("conf", url: target.url)
+            let summaries = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: shards, workers: 2)
+            #expect(summaries.allSatisfy { $0.contains("finished") }, "\(summaries)")
+            var reports: [RunReport] = []
+            var deadLetters: [String] = []
+            for k in 0..<shards {
+                let state = "\(dir)/state/shard-\(k)"
+                reports.append(
+                    try await replayPartition(config: config, location: "\(dir)/parts", shard: try Shard(index: k, count: shards), stateDir: state))
+                deadLetters += try deadLetterLines(state)
+            }
+            let got = try await target.received()
+            let set = try PartitionSet(
+                store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: shards,
+                config: try ConfigLoader.load(path: config, environment: [:]))
+            let (expected, one, oneDeadLetters) = try await oneRun(inputs, device: set.deviceAnonymousId)
+            #expect(one.events.delivered > 2_000 && one.events.deadLettered > 300 && one.events.consentDropped > 0)
+            #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
+            #expect(got.events.count == expected.count, "\(got.events.count) of \(expected.count) events")
+            let differing = expected.filter { got.events[$0.key] != $0.value }
+            #expect(differing.isEmpty, "\(differing.count) events differ, e.g. \(differing.first.map { "\($0.value)" } ?? "")")
+            #expect(deadLetters.sorted() == oneDeadLetters.sorted(), "each dead letter is one shard's, named by its file and line")
+            #expect(reports.map(\.events.delivered).reduce(0, +) == one.events.delivered)
+            #expect(reports.map(\.events.consentDropped).reduce(0, +) == one.events.consentDropped)
+            #expect(reports.map(\.events.read).reduce(0, +) == one.events.read)
+            #expect(reports.map(\.events.skippedBlank).reduce(0, +) == one.events.skippedBlank)
+            for (k, r) in reports.enumerated() {
+                #expect(r.status == .completedWithDrops || r.status == .completed, "\(r.stopReason ?? "")")
+                #expect(r.shard == "\(k)/\(shards)" && r.shardBy == "partition")
+            }
+            #expect(reports.filter { $0.events.delivered > 0 }.count == shards, "every shard owns some identities")
+            let carried = expected.values.filter { $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }
+            #expect(carried.count > 50, "the log exercises groups read across shards")
         }
-        let got = try await target.received()
-        let set = try PartitionSet(
-            store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: shards,
-            config: try ConfigLoader.load(path: config, environment: [:]))
-        let (expected, one, oneDeadLetters) = try await oneRun(inputs, device: set.deviceAnonymousId)
-        #expect(one.events.delivered > 2_000 && one.events.deadLettered > 300 && one.events.consentDropped > 0)
-        #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
-        #expect(got.events.count == expected.count, "\(got.events.count) of \(expected.count) events")
-        let differing = expected.filter { got.events[$0.key] != $0.value }
-        #expect(differing.isEmpty, "\(differing.count) events differ, e.g. \(differing.first.map { "\($0.value)" } ?? "")")
-        #expect(deadLetters.sorted() == oneDeadLetters.sorted(), "each dead letter is one shard's, named by its file and line")
-        #expect(reports.map(\.events.delivered).reduce(0, +) == one.events.delivered)
-        #expect(reports.map(\.events.consentDropped).reduce(0, +) == one.events.consentDropped)
-        #expect(reports.map(\.events.read).reduce(0, +) == one.events.read)
-        #expect(reports.map(\.events.skippedBlank).reduce(0, +) == one.events.skippedBlank)
-        for (k, r) in reports.enumerated() {
-            #expect(r.status == .completedWithDrops || r.status == .completed, "\(r.stopReason ?? "")")
-            #expect(r.shard == "\(k)/\(shards)" && r.shardBy == "partition")
-        }
-        #expect(reports.filter { $0.events.delivered > 0 }.count == shards, "every shard owns some identities")
-        let carried = expected.values.filter { $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }
-        #expect(carried.count > 50, "the log exercises groups read across shards")
     }
 
     @Test func aStoppedShardResumesAndSendsEachEventOnce() async throws {
         let inputs = try writeInputs()
-        let target = try await RunTarget.start(dir: dir, name: "sharded")
-        let config = try runConfig("conf", url: target.url)
-        _ = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: 2, workers: 3)
-        var reports: [RunReport] = []
-        for k in 0..<2 {
-            let shard = try Shard(index: k, count: 2)
-            let state = "\(dir)/state/shard-\(k)"
-            reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state, limit: 300))
-            reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state))
+        try await RunTarget.run(dir: dir, name: "sharded") { target in
+            let config = try runConfig("conf", url: target.url)
+            _ = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: 2, workers: 3)
+            var reports: [RunReport] = []
+            for k in 0..<2 {
+                let shard = try Shard(index: k, count: 2)
+                let state = "\(dir)/state/shard-\(k)"
+                reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state, limit: 300))
+                reports.append(try await replayPartition(config: config, location: "\(dir)/parts", shard: shard, stateDir: state))
+            }
+            let got = try await target.received()
+            let set = try PartitionSet(
+                store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: 2,
+                config: try ConfigLoader.load(path: config, environment: [:]))
+            let (expected, _, _) = try await oneRun(inputs, device: set.deviceAnonymousId)
+            #expect(reports[0].events.delivered == 300 && reports[1].events.resumedPast >= 300, "the second run resumes past the first's")
+            #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
+            #expect(got.events == expected, "resumed shards send what one run sends")
         }
-        let got = try await target.received()
-        let set = try PartitionSet(
-            store: try LocalPartitionStore(directory: "\(dir)/parts"), shard: 0, shards: 2,
-            config: try ConfigLoader.load(path: config, environment: [:]))
-        let (expected, _, _) = try await oneRun(inputs, device: set.deviceAnonymousId)
-        #expect(reports[0].events.delivered == 300 && reports[1].events.resumedPast >= 300, "the second run resumes past the first's")
-        #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event is sent twice")
-        #expect(got.events == expected, "resumed shards send what one run sends")
     }
 
     // MARK: - What stops a shard before it sends
@@ -131,67 +135,75 @@ import Testing
     }
 
     @Test func aMissingPartStopsTheShard() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, _) = try await partitioned(target)
-        try FileManager.default.removeItem(atPath: "\(dir)/parts/" + PartitionLayout.transitions(worker: 1, segment: 0))
-        try await expectRefusal(target, config: config, "the part is missing")
+        try await RunTarget.run(dir: dir) { target in
+            let (config, _) = try await partitioned(target)
+            try FileManager.default.removeItem(atPath: "\(dir)/parts/" + PartitionLayout.transitions(worker: 1, segment: 0))
+            try await expectRefusal(target, config: config, "the part is missing")
+        }
     }
 
     @Test func aDamagedPartStopsTheShard() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, _) = try await partitioned(target)
-        let path = "\(dir)/parts/" + PartitionLayout.part(worker: 0, segment: 0, shard: 0, of: 2)
-        var bytes = try #require(FileManager.default.contents(atPath: path))
-        bytes[bytes.count / 2] ^= 0x20
-        try bytes.write(to: URL(fileURLWithPath: path))
-        try await expectRefusal(target, config: config, "checksum does not match")
+        try await RunTarget.run(dir: dir) { target in
+            let (config, _) = try await partitioned(target)
+            let path = "\(dir)/parts/" + PartitionLayout.part(worker: 0, segment: 0, shard: 0, of: 2)
+            var bytes = try #require(FileManager.default.contents(atPath: path))
+            bytes[bytes.count / 2] ^= 0x20
+            try bytes.write(to: URL(fileURLWithPath: path))
+            try await expectRefusal(target, config: config, "checksum does not match")
+        }
     }
 
     @Test func aCutPartStopsTheShard() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, _) = try await partitioned(target)
-        let path = "\(dir)/parts/" + PartitionLayout.part(worker: 1, segment: 0, shard: 0, of: 2)
-        let bytes = try #require(FileManager.default.contents(atPath: path))
-        try bytes.prefix(bytes.count - 10).write(to: URL(fileURLWithPath: path))
-        try await expectRefusal(target, config: config, "cut short or replaced")
+        try await RunTarget.run(dir: dir) { target in
+            let (config, _) = try await partitioned(target)
+            let path = "\(dir)/parts/" + PartitionLayout.part(worker: 1, segment: 0, shard: 0, of: 2)
+            let bytes = try #require(FileManager.default.contents(atPath: path))
+            try bytes.prefix(bytes.count - 10).write(to: URL(fileURLWithPath: path))
+            try await expectRefusal(target, config: config, "cut short or replaced")
+        }
     }
 
     @Test func aManifestOfAnotherConfigStopsTheShard() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        _ = try await partitioned(target)
-        let other = try runConfig("other", url: target.url, yaml: #"enrichment: { identity: { logout_events: ["Bye"] } }"#)
-        try await expectRefusal(target, config: other, "was made with another config")
+        try await RunTarget.run(dir: dir) { target in
+            _ = try await partitioned(target)
+            let other = try runConfig("other", url: target.url, yaml: #"enrichment: { identity: { logout_events: ["Bye"] } }"#)
+            try await expectRefusal(target, config: other, "was made with another config")
+        }
     }
 
     @Test func anInputChangedBetweenTheStagesStopsTheShard() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, inputs) = try await partitioned(target)
-        let handle = try #require(FileHandle(forWritingAtPath: inputs[1]))
-        handle.seekToEndOfFile()
-        handle.write(Data("{\"type\":\"track\",\"event\":\"Late\",\"anonymousId\":\"x\"}\n".utf8))
-        try handle.close()
-        try await expectRefusal(target, config: config, "changed since it was partitioned")
+        try await RunTarget.run(dir: dir) { target in
+            let (config, inputs) = try await partitioned(target)
+            let handle = try #require(FileHandle(forWritingAtPath: inputs[1]))
+            handle.seekToEndOfFile()
+            handle.write(Data("{\"type\":\"track\",\"event\":\"Late\",\"anonymousId\":\"x\"}\n".utf8))
+            try handle.close()
+            try await expectRefusal(target, config: config, "changed since it was partitioned")
+        }
     }
 
     @Test func aWorkerStillRunningIsWaitedForOrReported() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, _) = try await partitioned(target)
-        try FileManager.default.removeItem(atPath: "\(dir)/parts/" + PartitionLayout.manifest(worker: 1, of: 2))
-        await #expect(throws: PartitionNotReady.self) {
-            _ = try await replayPartition(config: config, location: "\(dir)/parts", shard: try Shard(index: 0, count: 2), stateDir: "\(dir)/s0")
+        try await RunTarget.run(dir: dir) { target in
+            let (config, _) = try await partitioned(target)
+            try FileManager.default.removeItem(atPath: "\(dir)/parts/" + PartitionLayout.manifest(worker: 1, of: 2))
+            await #expect(throws: PartitionNotReady.self) {
+                _ = try await replayPartition(config: config, location: "\(dir)/parts", shard: try Shard(index: 0, count: 2), stateDir: "\(dir)/s0")
+            }
+            #expect(try await target.received().events.isEmpty)
         }
-        #expect(try await target.received().events.isEmpty)
     }
 
     @Test func aFinishedWorkerRunAgainDoesNothing() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (config, inputs) = try await partitioned(target)
-        let manifest = "\(dir)/parts/" + PartitionLayout.manifest(worker: 0, of: 2)
-        let before = try FileManager.default.attributesOfItem(atPath: manifest)[.modificationDate] as? Date
-        let again = try await partitionInputs(config: config, inputs: inputs, output: "\(dir)/parts", shards: 2, workers: 2, segmentBytes: 8 << 10)
-        #expect(again.allSatisfy { $0.contains("already finished") }, "\(again)")
-        #expect(try FileManager.default.attributesOfItem(atPath: manifest)[.modificationDate] as? Date == before)
-        _ = try await target.received()
+        try await RunTarget.run(dir: dir) { target in
+            let (config, inputs) = try await partitioned(target)
+            let manifest = "\(dir)/parts/" + PartitionLayout.manifest(worker: 0, of: 2)
+            let before = try FileManager.default.attributesOfItem(atPath: manifest)[.modificationDate] as? Date
+            let again = try await partitionInputs(
+                config: config, inputs: inputs, output: "\(dir)/parts", shards: 2, workers: 2, segmentBytes: 8 << 10)
+            #expect(again.allSatisfy { $0.contains("already finished") }, "\(again)")
+            #expect(try FileManager.default.attributesOfItem(atPath: manifest)[.modificationDate] as? Date == before)
+            _ = try await target.received()
+        }
     }
 
     @Test func workersShareTheInputsByContiguousRunsOfAboutEqualBytes() {
@@ -205,17 +217,18 @@ import Testing
     }
 
     @Test func theShardsShareTheRateBudgetByTheirLines() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let loaded = try ConfigLoader.load(path: try await partitioned(target).config, environment: [:])
-        var configuration = try DeliveryTarget.deliveryConfiguration(loaded, host: "http://127.0.0.1:1")
-        configuration.eventsPerSecond = 1000
-        #expect(ReplayRunner.sharingRate(configuration, partition: nil).eventsPerSecond == 1000)
-        let store = try LocalPartitionStore(directory: "\(dir)/parts")
-        let sets = try (0..<2).map { try PartitionSet(store: store, shard: $0, shards: 2, config: loaded) }
-        let rates = sets.map { ReplayRunner.sharingRate(configuration, partition: $0).eventsPerSecond }
-        #expect(abs(rates.reduce(0, +) - 1000) < 0.001, "the shards together get the budget: \(rates)")
-        #expect(rates.allSatisfy { $0 > 300 }, "each gets its lines' share: \(rates)")
-        #expect(sets[0].shardLines + sets[1].shardLines == sets[0].totalLines)
-        _ = try await target.received()
+        try await RunTarget.run(dir: dir) { target in
+            let loaded = try ConfigLoader.load(path: try await partitioned(target).config, environment: [:])
+            var configuration = try DeliveryTarget.deliveryConfiguration(loaded, host: "http://127.0.0.1:1")
+            configuration.eventsPerSecond = 1000
+            #expect(ReplayRunner.sharingRate(configuration, partition: nil).eventsPerSecond == 1000)
+            let store = try LocalPartitionStore(directory: "\(dir)/parts")
+            let sets = try (0..<2).map { try PartitionSet(store: store, shard: $0, shards: 2, config: loaded) }
+            let rates = sets.map { ReplayRunner.sharingRate(configuration, partition: $0).eventsPerSecond }
+            #expect(abs(rates.reduce(0, +) - 1000) < 0.001, "the shards together get the budget: \(rates)")
+            #expect(rates.allSatisfy { $0 > 300 }, "each gets its lines' share: \(rates)")
+            #expect(sets[0].shardLines + sets[1].shardLines == sets[0].totalLines)
+            _ = try await target.received()
+        }
     }
 }

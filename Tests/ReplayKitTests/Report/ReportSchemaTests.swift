@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -98,42 +99,44 @@ private func repositoryFile(_ relative: String) -> String {
 
     @Test func aRunWithFaultsRejectionsAndDeadLettersConforms() async throws {
         let faults = FaultConfiguration(seed: 3, failureRate: 0.2, failureStatus: 503, throttleRate: 0.1, retryAfter: 0, resetRate: 0.05)
-        let target = try await RunTarget.start(dir: dir, faults: faults)
-        let (text, _) = generateEvents(count: 400, bigEveryNth: 100)
-        try writeFile("\(dir)/in.ndjson", text + "not json\n\n")
-        let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
-        try writeFile(
-            config,
-            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-                of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
+        try await RunTarget.run(dir: dir, faults: faults) { target in
+            let (text, _) = generateEvents(count: 400, bigEveryNth: 100)
+            try writeFile("\(dir)/in.ndjson", text + "not json\n\n")
+            let config = try writeRunConfig(dir: dir, url: target.url, extra: "privacy: { drop_properties: [] }")
+            try writeFile(
+                config,
+                try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                    of: "  max_events: 50", with: "  max_events: 50\n  max_event_bytes: 100000\n  max_bytes: 2000000"))
 
-        let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"], shard: try Shard(index: 0, count: 1))
-        _ = try await target.received()
+            let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"], shard: try Shard(index: 0, count: 1))
+            _ = try await target.received()
 
-        #expect(report.status == .completedWithDrops, "\(report.summary)")
-        #expect(report.events.deadLettered > 1 && report.deadLetterReasons["invalid_json"] == 1)
-        #expect(report.deadLetterReasons["rejected_400"] ?? 0 > 0)
-        #expect(report.batches.retried > 0 && report.batches.split > 0)
-        #expect(!report.batches.problems.isEmpty && report.batches.problemSummary != nil)
-        #expect(report.shard == "0/1")
-        try expectConforms(report, stateDir: "\(dir)/state")
+            #expect(report.status == .completedWithDrops, "\(report.summary)")
+            #expect(report.events.deadLettered > 1 && report.deadLetterReasons["invalid_json"] == 1)
+            #expect(report.deadLetterReasons["rejected_400"] ?? 0 > 0)
+            #expect(report.batches.retried > 0 && report.batches.split > 0)
+            #expect(!report.batches.problems.isEmpty && report.batches.problemSummary != nil)
+            #expect(report.shard == "0/1")
+            try expectConforms(report, stateDir: "\(dir)/state")
+        }
     }
 
     @Test func aRunThatStoppedWithPendingEventsConforms() async throws {
-        let outage = try await RunTarget.start(dir: dir, faults: FaultConfiguration(down: DownWindow(start: .zero, duration: .seconds(3600))))
-        try writeFile("\(dir)/in.ndjson", generateEvents(count: 120).text)
-        let config = try writeRunConfig(dir: dir, url: outage.url)
-        try writeFile(
-            config,
-            try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-                of: "max_attempts: 100", with: "max_attempts: 2"))
+        try await RunTarget.run(dir: dir, faults: FaultConfiguration(down: DownWindow(start: .zero, duration: .seconds(3600)))) { outage in
+            try writeFile("\(dir)/in.ndjson", generateEvents(count: 120).text)
+            let config = try writeRunConfig(dir: dir, url: outage.url)
+            try writeFile(
+                config,
+                try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                    of: "max_attempts: 100", with: "max_attempts: 2"))
 
-        let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
-        _ = try await outage.received()
+            let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+            _ = try await outage.received()
 
-        #expect(report.status == .stoppedTransient, "\(report.summary)")
-        #expect(report.stopReason != nil && report.events.pending > 0)
-        #expect(report.batches.problems.contains { $0.outcome.result == "pending" })
-        try expectConforms(report, stateDir: "\(dir)/state")
+            #expect(report.status == .stoppedTransient, "\(report.summary)")
+            #expect(report.stopReason != nil && report.events.pending > 0)
+            #expect(report.batches.problems.contains { $0.outcome.result == "pending" })
+            try expectConforms(report, stateDir: "\(dir)/state")
+        }
     }
 }

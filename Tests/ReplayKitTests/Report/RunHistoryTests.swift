@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -66,59 +67,61 @@ import Testing
     }
 
     @Test func eachRunWritesItsReportAndTheOldestArePruned() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let input = "\(dir)/in.ndjson"
-        let config = try writeRunConfig(dir: dir, url: target.url, extra: "reports:\n  keep: 2")
-        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
-        try writeFile("\(reports)/notes.json", "{}")  // not a history file: never pruned
+        try await RunTarget.run(dir: dir) { target in
+            let input = "\(dir)/in.ndjson"
+            let config = try writeRunConfig(dir: dir, url: target.url, extra: "reports:\n  keep: 2")
+            try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+            try writeFile("\(reports)/notes.json", "{}")  // not a history file: never pruned
 
-        var runs: [RunReport] = []
-        for round in 0..<3 {
-            try writeFile(input, generateEvents(count: 30 * (round + 1), seed: 5).text)  // the file grows
-            runs.append(try await replay(config: config, inputs: [input]))
+            var runs: [RunReport] = []
+            for round in 0..<3 {
+                try writeFile(input, generateEvents(count: 30 * (round + 1), seed: 5).text)  // the file grows
+                runs.append(try await replay(config: config, inputs: [input]))
+            }
+            _ = try await target.received()
+
+            #expect(runs.map(\.events.delivered) == [30, 30, 30])
+            #expect(Set(runs.map(\.runId)).count == 3)
+            let expected = runs.suffix(2).map { RunHistory.fileName(startedAt: $0.startedAt, runId: $0.runId) }
+            #expect(try historyFiles() == (expected + ["notes.json"]).sorted())
+            // The newest history file is the same report as report.json.
+            let latest = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(expected[1])"))
+            #expect(latest == (try Data(contentsOf: URL(fileURLWithPath: "\(dir)/state/report.json"))))
+            let decoded = try JSONDecoder().decode(RunReport.self, from: latest)
+            #expect(decoded.runId == runs[2].runId && decoded.schemaVersion == RunReport.currentSchemaVersion)
+            #expect(decoded.settings["reports.keep"] == "2")
+
+            let status = try StatusReader.read(stateDirectory: "\(dir)/state")
+            #expect(status.recentRuns.map(\.runId) == [runs[2].runId, runs[1].runId])
+            #expect(status.recentRuns.map(\.delivered) == [30, 30])
+            #expect(status.recentRuns.first?.exitCode == 0 && status.recentRuns.first?.status == "completed")
+            #expect(try StatusReader.read(stateDirectory: "\(dir)/state", runs: 1).recentRuns.count == 1)
+            let text = StatusReader.text(status)
+            #expect(text.contains("recent runs (newest first):"))
+            let line = try #require(text.split(separator: "\n").first { $0.contains(runs[2].runId) })
+            #expect(line.contains("completed (exit 0)") && line.contains("30 delivered, 0 dead-lettered"), "\(line)")
+            #expect(line.hasPrefix("  " + runs[2].startedAt.prefix(19) + "Z"), "\(line)")
         }
-        _ = try await target.received()
-
-        #expect(runs.map(\.events.delivered) == [30, 30, 30])
-        #expect(Set(runs.map(\.runId)).count == 3)
-        let expected = runs.suffix(2).map { RunHistory.fileName(startedAt: $0.startedAt, runId: $0.runId) }
-        #expect(try historyFiles() == (expected + ["notes.json"]).sorted())
-        // The newest history file is the same report as report.json.
-        let latest = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(expected[1])"))
-        #expect(latest == (try Data(contentsOf: URL(fileURLWithPath: "\(dir)/state/report.json"))))
-        let decoded = try JSONDecoder().decode(RunReport.self, from: latest)
-        #expect(decoded.runId == runs[2].runId && decoded.schemaVersion == RunReport.currentSchemaVersion)
-        #expect(decoded.settings["reports.keep"] == "2")
-
-        let status = try StatusReader.read(stateDirectory: "\(dir)/state")
-        #expect(status.recentRuns.map(\.runId) == [runs[2].runId, runs[1].runId])
-        #expect(status.recentRuns.map(\.delivered) == [30, 30])
-        #expect(status.recentRuns.first?.exitCode == 0 && status.recentRuns.first?.status == "completed")
-        #expect(try StatusReader.read(stateDirectory: "\(dir)/state", runs: 1).recentRuns.count == 1)
-        let text = StatusReader.text(status)
-        #expect(text.contains("recent runs (newest first):"))
-        let line = try #require(text.split(separator: "\n").first { $0.contains(runs[2].runId) })
-        #expect(line.contains("completed (exit 0)") && line.contains("30 delivered, 0 dead-lettered"), "\(line)")
-        #expect(line.hasPrefix("  " + runs[2].startedAt.prefix(19) + "Z"), "\(line)")
     }
 
     @Test func keepZeroWritesNoHistoryAndAFailingHistoryIsAWarning() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let input = "\(dir)/in.ndjson"
-        try writeFile(input, generateEvents(count: 10).text)
-        let none = try await replay(config: try writeRunConfig(dir: dir, url: target.url, extra: "reports: { keep: 0 }"), inputs: [input])
-        #expect(none.events.delivered == 10)
-        #expect(!FileManager.default.fileExists(atPath: reports))
-        #expect(FileManager.default.fileExists(atPath: "\(dir)/state/report.json"))
+        try await RunTarget.run(dir: dir) { target in
+            let input = "\(dir)/in.ndjson"
+            try writeFile(input, generateEvents(count: 10).text)
+            let none = try await replay(config: try writeRunConfig(dir: dir, url: target.url, extra: "reports: { keep: 0 }"), inputs: [input])
+            #expect(none.events.delivered == 10)
+            #expect(!FileManager.default.fileExists(atPath: reports))
+            #expect(FileManager.default.fileExists(atPath: "\(dir)/state/report.json"))
 
-        // reports/ cannot be created: the run still ends with its report, which says so.
-        try writeFile(reports, "a file where the directory should be")
-        try writeFile(input, generateEvents(count: 20).text)
-        let blocked = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [input])
-        _ = try await target.received()
-        #expect(blocked.status == .completed)
-        let onDisk = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: "\(dir)/state/report.json")))
-        #expect(onDisk.warnings.contains { $0.hasPrefix("cannot write the run history in \(reports)") }, "\(onDisk.warnings)")
-        #expect(try StatusReader.read(stateDirectory: "\(dir)/state").recentRuns == [])
+            // reports/ cannot be created: the run still ends with its report, which says so.
+            try writeFile(reports, "a file where the directory should be")
+            try writeFile(input, generateEvents(count: 20).text)
+            let blocked = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [input])
+            _ = try await target.received()
+            #expect(blocked.status == .completed)
+            let onDisk = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: "\(dir)/state/report.json")))
+            #expect(onDisk.warnings.contains { $0.hasPrefix("cannot write the run history in \(reports)") }, "\(onDisk.warnings)")
+            #expect(try StatusReader.read(stateDirectory: "\(dir)/state").recentRuns == [])
+        }
     }
 }

@@ -19,5 +19,5 @@ func replayInGroup(config: ReplayConfig, options: RunOptions, logger: Logger, st
     if let collector { url = { try await collector.baseURL() } }
     let runner = ReplayRunner(config: config, options: options, logger: logger, embeddedCollector: url)
     let service = RunService(stop: stop) { stop in try await runner.run(stop: stop) }
-    return try await service.run(alongside: collector.map { [$0] } ?? [], logger: logger)
+    return try await service.runInGroup(after: collector.map { [$0] } ?? [], logger: logger)
 }

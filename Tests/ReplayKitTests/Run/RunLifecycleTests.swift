@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
 import ReplayKit
+import ServerTesting
 import Synchronization
 import Testing
 
@@ -54,28 +55,29 @@ import Testing
     @Test func cancellingTheRunTaskStopsItCleanly() async throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let target = try await RunTarget.start(dir: dir)
-        let (text, valid) = generateEvents(count: 10_000)
-        try writeFile("\(dir)/in.ndjson", text)
-        let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
-        let stored = try FileWatch(dir)  // the run writes its checkpoint under dir/state
-        let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
-        // Cancel once the run's checkpoint (written every second) has passed settled events: the run
-        // has delivered some and is mid-way at 4,000 events/s. (Events stored by the collector are
-        // not yet settled by the run: a cancel then could land before any answer was taken.)
-        let arrived = await stored.wait(
-            until: { readCheckpointMirror("\(dir)/state")?.inputs.values.contains { $0.offset > 0 } == true },
-            then: { run.cancel() })
-        #expect(arrived == .held)
-        let first = try await run.value
-        #expect(first.status == .interrupted)
-        #expect(first.events.delivered > 0)
-        #expect(first.events.delivered < valid)
-        #expect(FileManager.default.fileExists(atPath: "\(dir)/state/report.json"))
-        let second = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
-        #expect(second.status == .completed)
-        let got = try await target.received()
-        #expect(Set(got.events.keys).count == valid, "every event arrives, none lost at the stop")
+        try await RunTarget.run(dir: dir) { target in
+            let (text, valid) = generateEvents(count: 10_000)
+            try writeFile("\(dir)/in.ndjson", text)
+            let config = try writeRunConfig(dir: dir, url: target.url, extra: "rate_limit:\n  events_per_second: 4000")
+            let stored = try FileWatch(dir)  // the run writes its checkpoint under dir/state
+            let run = Task { try await replay(config: config, inputs: ["\(dir)/in.ndjson"]) }
+            // Cancel once the run's checkpoint (written every second) has passed settled events: the run
+            // has delivered some and is mid-way at 4,000 events/s. (Events stored by the collector are
+            // not yet settled by the run: a cancel then could land before any answer was taken.)
+            let arrived = await stored.wait(
+                until: { readCheckpointMirror("\(dir)/state")?.inputs.values.contains { $0.offset > 0 } == true },
+                then: { run.cancel() })
+            #expect(arrived == .held)
+            let first = try await run.value
+            #expect(first.status == .interrupted)
+            #expect(first.events.delivered > 0)
+            #expect(first.events.delivered < valid)
+            #expect(FileManager.default.fileExists(atPath: "\(dir)/state/report.json"))
+            let second = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+            #expect(second.status == .completed)
+            let got = try await target.received()
+            #expect(Set(got.events.keys).count == valid, "every event arrives, none lost at the stop")
+        }
     }
 }
 

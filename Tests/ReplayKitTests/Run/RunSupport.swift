@@ -4,28 +4,34 @@ import JSONCore
 import Logging
 import MetaRouter
 import ReplayKit
+import ServerTesting
 import TestSupport
 
-/// A collector started in process for run tests, storing to NDJSON so tests can read back what arrived.
+/// A collector running in process for the length of a run test's body, storing to NDJSON so the
+/// test can read back what arrived.
 struct RunTarget {
     let server: CollectorServer
+    let running: RunningServer
     let url: String
     let store: String
 
-    static func start(
+    /// Runs `body` with a collector storing to `dir/name.ndjson`; it shuts down when `body` ends.
+    static func run<T>(
         dir: String, name: String = "collected", writeKey: String = "test-key", strict: Bool = false,
-        faults: FaultConfiguration = .none
-    ) async throws -> RunTarget {
+        faults: FaultConfiguration = .none, body: (RunTarget) async throws -> T
+    ) async throws -> T {
         let store = "\(dir)/\(name).ndjson"
         let config = CollectorConfiguration(writeKey: writeKey, store: .ndjson(store), strict: strict, faults: faults)
         let server = CollectorServer(configuration: config, logger: Logger(label: "test-collector"))
-        _ = try await server.start()
-        return RunTarget(server: server, url: await server.baseURL, store: store)
+        return try await withRunningServer(server) { running in
+            try await body(RunTarget(server: server, running: running, url: await server.baseURL, store: store))
+        }
     }
 
-    /// The stored events by messageId, with `sentAt` and `writeKey` removed, and how many copies arrived.
+    /// The stored events by messageId, with `sentAt` and `writeKey` removed, and how many copies
+    /// arrived: read once the collector has shut down (and flushed its store).
     func received() async throws -> (events: [String: JSONObject], copies: [String: Int]) {
-        try await server.shutdown()
+        await running.shutdown()
         return try RunTarget.read(store)
     }
 

@@ -1,5 +1,6 @@
 import Collector
 import Foundation
+import ServerTesting
 import Synchronization
 import TestSupport
 import Testing
@@ -29,14 +30,7 @@ final class TLSRunTests {
         configuration.tls = CollectorTLS(
             certificateFile: pki.serverCertFile, privateKeyFile: pki.serverKeyFile, clientCAFile: mutual ? pki.caFile : nil)
         let server = CollectorServer(configuration: configuration)
-        let port = try await server.start()
-        do {
-            try await body(server, port)
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await withRunningServer(server) { running in try await body(server, running.port) }
     }
 
     /// Writes a config for `https://127.0.0.1:port` with these extra `ingestion` lines and runs

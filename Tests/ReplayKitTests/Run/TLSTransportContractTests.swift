@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import MetaRouter
 import NIOPosix
+import ServerTesting
 import Testing
 
 /// The TLS part of the transport contract (Tests/MetaRouterTests/Delivery/TransportContractTests
@@ -48,24 +49,23 @@ import Testing
         configuration.tls = CollectorTLS(
             certificateFile: pki.serverCertFile, privateKeyFile: pki.serverKeyFile, clientCAFile: mutual ? pki.caFile : nil)
         let server = CollectorServer(configuration: configuration)
-        let port = try await server.start()
-        let url = "https://\(host):\(port)/v1/batch"
-        let transport = kind.make(security, url: url)
-        if kind == .lean, case .asyncHTTPClient = transport { Issue.record("an https:// host without a proxy gets the lean transport") }
-        let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","messageId":"m1","timestamp":"2024-01-01T00:00:00Z"}]}"#
-        let request = DeliveryRequest(
-            url: url,
-            headers: [
-                ("Authorization", "Basic " + Data("tls-key:".utf8).base64EncodedString()),
-                ("Content-Type", "application/json"),
-            ],
-            // What is checked is trust, not speed: a loaded CI machine needs more than a few seconds for a handshake.
-            body: Array(body.utf8), timeout: .seconds(30))
-        let response = await transport.send(request)
-        await transport.shutdown()
-        let events = server.stats().events
-        try await server.shutdown()
-        return (response, events)
+        return try await withRunningServer(server) { running in
+            let url = "https://\(host):\(running.port)/v1/batch"
+            let transport = kind.make(security, url: url)
+            if kind == .lean, case .asyncHTTPClient = transport { Issue.record("an https:// host without a proxy gets the lean transport") }
+            let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","messageId":"m1","timestamp":"2024-01-01T00:00:00Z"}]}"#
+            let request = DeliveryRequest(
+                url: url,
+                headers: [
+                    ("Authorization", "Basic " + Data("tls-key:".utf8).base64EncodedString()),
+                    ("Content-Type", "application/json"),
+                ],
+                // What is checked is trust, not speed: a loaded CI machine needs more than a few seconds for a handshake.
+                body: Array(body.utf8), timeout: .seconds(30))
+            let response = await transport.send(request)
+            await transport.shutdown()
+            return (response, server.stats().events)
+        }
     }
 
     @Test(arguments: Kind.allCases, ["127.0.0.1", "localhost"])

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
+import ServerTesting
 import Testing
 import Timestamps
 
@@ -117,93 +118,97 @@ import Timestamps
     }
 
     @Test func eventsOutsideTheWindowCountAsFilteredAndAreNotSent() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (path, ids) = try writeMinutes(120)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        // 10:30 (inclusive) to 11:15 (exclusive): minutes 30...74.
-        let window = try TimeWindow(since: "2024-05-01T10:30:00Z", until: "2024-05-01T11:15:00Z")
-        let report = try await run(config, [path], window: window)
-        let got = try await target.received()
-        #expect(Set(got.events.keys) == Set(ids[30..<75]))
-        #expect(report.events.delivered == 45)
-        #expect(report.events.filtered == 75)
-        #expect(report.inputs.first?.filtered == 75)
-        #expect(report.inputs.first?.skipped["outside_window"] == nil, "counted once, as filtered")
-        #expect(report.events.read == report.events.delivered + report.events.filtered)
-        #expect(report.status == .completed)
-        #expect(report.summary.contains("45 delivered, 0 dead-lettered, 75 filtered"), "\(report.summary)")
-        let mirror = try String(contentsOfFile: "\(dir)/state/checkpoint.json", encoding: .utf8)
-        #expect(mirror.contains("\"since\" : \"2024-05-01T10:30:00.000Z\""), "\(mirror)")
+        try await RunTarget.run(dir: dir) { target in
+            let (path, ids) = try writeMinutes(120)
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            // 10:30 (inclusive) to 11:15 (exclusive): minutes 30...74.
+            let window = try TimeWindow(since: "2024-05-01T10:30:00Z", until: "2024-05-01T11:15:00Z")
+            let report = try await run(config, [path], window: window)
+            let got = try await target.received()
+            #expect(Set(got.events.keys) == Set(ids[30..<75]))
+            #expect(report.events.delivered == 45)
+            #expect(report.events.filtered == 75)
+            #expect(report.inputs.first?.filtered == 75)
+            #expect(report.inputs.first?.skipped["outside_window"] == nil, "counted once, as filtered")
+            #expect(report.events.read == report.events.delivered + report.events.filtered)
+            #expect(report.status == .completed)
+            #expect(report.summary.contains("45 delivered, 0 dead-lettered, 75 filtered"), "\(report.summary)")
+            let mirror = try String(contentsOfFile: "\(dir)/state/checkpoint.json", encoding: .utf8)
+            #expect(mirror.contains("\"since\" : \"2024-05-01T10:30:00.000Z\""), "\(mirror)")
+        }
     }
 
     /// `--limit N` hands exactly N events over (all delivered here) and ends as a complete run
     /// with its checkpoint after the N-th event; the next run continues right after it.
     @Test func limitStopsAfterExactlyNDeliveredAndTheNextRunContinues() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (path, ids) = try writeMinutes(300)
-        try writeFile(path, "\n" + (try String(contentsOfFile: path, encoding: .utf8)))  // a blank first line
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let first = try await run(config, [path], limit: 70)
-        #expect(first.events.delivered == 70)
-        #expect(first.status == .completed && first.status.exitCode == 0)
-        #expect(first.stopReason?.contains("--limit 70") == true, "\(first.summary)")
-        #expect(first.inputs.first?.checkpointLine == 71, "the blank line and the first 70 events")
-        #expect(first.inputs.first?.completed == false)
-        let second = try await run(config, [path], limit: 70)
-        #expect(second.events.delivered == 70)
-        let rest = try await run(config, [path])
-        #expect(rest.events.delivered == 160)
-        #expect(rest.stopReason == nil)
-        #expect(rest.inputs.first?.completed == true)
-        let got = try await target.received()
-        #expect(Set(got.events.keys) == Set(ids))
-        #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event was sent twice")
+        try await RunTarget.run(dir: dir) { target in
+            let (path, ids) = try writeMinutes(300)
+            try writeFile(path, "\n" + (try String(contentsOfFile: path, encoding: .utf8)))  // a blank first line
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            let first = try await run(config, [path], limit: 70)
+            #expect(first.events.delivered == 70)
+            #expect(first.status == .completed && first.status.exitCode == 0)
+            #expect(first.stopReason?.contains("--limit 70") == true, "\(first.summary)")
+            #expect(first.inputs.first?.checkpointLine == 71, "the blank line and the first 70 events")
+            #expect(first.inputs.first?.completed == false)
+            let second = try await run(config, [path], limit: 70)
+            #expect(second.events.delivered == 70)
+            let rest = try await run(config, [path])
+            #expect(rest.events.delivered == 160)
+            #expect(rest.stopReason == nil)
+            #expect(rest.inputs.first?.completed == true)
+            let got = try await target.received()
+            #expect(Set(got.events.keys) == Set(ids))
+            #expect(got.copies.values.allSatisfy { $0 == 1 }, "no event was sent twice")
+        }
     }
 
     /// A limited, windowed run leaves a checkpoint; the next run without --since/--until keeps
     /// the stored window, and so does one that asks for the same window.
     @Test func resumeKeepsTheStoredWindow() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (path, ids) = try writeMinutes(120)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let window = try TimeWindow(since: "2024-05-01T10:30:00Z", until: "2024-05-01T11:15:00Z")
-        let first = try await run(config, [path], window: window, limit: 20)
-        #expect(first.events.delivered == 20)
-        let second = try await run(config, [path], limit: 10)  // no window given: the stored one applies
-        #expect(second.events.delivered == 10)
-        #expect(second.warnings.contains { $0.contains("time window: \(window)") }, "\(second.warnings)")
-        let third = try await run(config, [path], window: try TimeWindow(since: "2024-05-01T12:30+02:00", until: "2024-05-01T11:15Z"))
-        #expect(third.events.delivered == 15)
-        #expect(third.events.filtered == 45, "lines 61-120 are read: minutes 75-119 are outside")
-        let got = try await target.received()
-        #expect(Set(got.events.keys) == Set(ids[30..<75]))
+        try await RunTarget.run(dir: dir) { target in
+            let (path, ids) = try writeMinutes(120)
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            let window = try TimeWindow(since: "2024-05-01T10:30:00Z", until: "2024-05-01T11:15:00Z")
+            let first = try await run(config, [path], window: window, limit: 20)
+            #expect(first.events.delivered == 20)
+            let second = try await run(config, [path], limit: 10)  // no window given: the stored one applies
+            #expect(second.events.delivered == 10)
+            #expect(second.warnings.contains { $0.contains("time window: \(window)") }, "\(second.warnings)")
+            let third = try await run(config, [path], window: try TimeWindow(since: "2024-05-01T12:30+02:00", until: "2024-05-01T11:15Z"))
+            #expect(third.events.delivered == 15)
+            #expect(third.events.filtered == 45, "lines 61-120 are read: minutes 75-119 are outside")
+            let got = try await target.received()
+            #expect(Set(got.events.keys) == Set(ids[30..<75]))
+        }
     }
 
     /// A different window (or one where the checkpoint had none) is refused before anything is
     /// sent, saying what is stored, what was asked and how to start fresh; --fresh starts over.
     @Test func resumeWithADifferentWindowIsRefused() async throws {
-        let target = try await RunTarget.start(dir: dir)
-        let (path, _) = try writeMinutes(60)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        let stored = try TimeWindow(since: "2024-05-01T10:10:00Z", until: nil)
-        _ = try await run(config, [path], window: stored, limit: 5)
-        let other = try TimeWindow(since: "2024-05-01T10:20:00Z", until: nil)
-        do {
-            _ = try await run(config, [path], window: other)
-            Issue.record("a different window was accepted")
-        } catch let error as UsageError {
-            #expect(error.description.contains("since 2024-05-01T10:10:00.000Z"), "\(error)")
-            #expect(error.description.contains("since 2024-05-01T10:20:00.000Z"), "\(error)")
-            #expect(error.description.contains("--fresh"), "\(error)")
+        try await RunTarget.run(dir: dir) { target in
+            let (path, _) = try writeMinutes(60)
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            let stored = try TimeWindow(since: "2024-05-01T10:10:00Z", until: nil)
+            _ = try await run(config, [path], window: stored, limit: 5)
+            let other = try TimeWindow(since: "2024-05-01T10:20:00Z", until: nil)
+            do {
+                _ = try await run(config, [path], window: other)
+                Issue.record("a different window was accepted")
+            } catch let error as UsageError {
+                #expect(error.description.contains("since 2024-05-01T10:10:00.000Z"), "\(error)")
+                #expect(error.description.contains("since 2024-05-01T10:20:00.000Z"), "\(error)")
+                #expect(error.description.contains("--fresh"), "\(error)")
+            }
+            let fresh = try await run(config, [path], window: other, fresh: true)
+            #expect(fresh.events.delivered == 40)
+            // A checkpoint made without a window refuses one too.
+            let plain = try writeMinutes(10, name: "plain.ndjson").path
+            try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: true)
+            let plainConfig = try writeRunConfig(dir: dir + "/plain", url: target.url)
+            #expect(try await run(plainConfig, [plain], limit: 3).events.delivered == 3)
+            await #expect(throws: UsageError.self) { _ = try await self.run(plainConfig, [plain], window: other) }
+            _ = try await target.received()
         }
-        let fresh = try await run(config, [path], window: other, fresh: true)
-        #expect(fresh.events.delivered == 40)
-        // A checkpoint made without a window refuses one too.
-        let plain = try writeMinutes(10, name: "plain.ndjson").path
-        try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: true)
-        let plainConfig = try writeRunConfig(dir: dir + "/plain", url: target.url)
-        #expect(try await run(plainConfig, [plain], limit: 3).events.delivered == 3)
-        await #expect(throws: UsageError.self) { _ = try await self.run(plainConfig, [plain], window: other) }
-        _ = try await target.received()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import ReplayKit
+import ServerTesting
 import Testing
 
 extension S3Tests {
@@ -30,52 +31,54 @@ extension S3Tests {
             let gz = try writeEventsFile(dir, "a.gz", s3Events("ka", count: 6000), gzip: true)
             let plain = try writeEventsFile(dir, "b.ndjson", s3Events("kb", count: 6000))
             try await moto.put(bucket: "kill-bucket", ["in/a-events.ndjson.gz": gz, "in/b-events.ndjson": plain])
-            let target = try await RunTarget.start(dir: dir)
-            let config = try writeS3RunConfig(
-                dir: "\(dir)/run", url: target.url, moto: moto, extra: "rate_limit: { events_per_second: 3000 }")
-            let args = ["run", "--config", config, "--quiet", "s3://kill-bucket/in/"]
-            let env = moto.environment(home: dir)
-            var kills = 0
-            // First killed inside the gzip object, then inside the plain one, each right after a
-            // checkpoint showed it read part way.
-            let watch = try FileWatch("\(dir)/run")  // and the state directory the run creates in it
-            for url in ["s3://kill-bucket/in/a-events.ndjson.gz", "s3://kill-bucket/in/b-events.ndjson"] {
-                let p = try launchReplay(args, in: dir, env: env)
-                if await killAtPartialCheckpoint(url, stateDir: "\(dir)/run/state", p, watch: watch) { kills += 1 }
+            try await RunTarget.run(dir: dir) { target in
+                let config = try writeS3RunConfig(
+                    dir: "\(dir)/run", url: target.url, moto: moto, extra: "rate_limit: { events_per_second: 3000 }")
+                let args = ["run", "--config", config, "--quiet", "s3://kill-bucket/in/"]
+                let env = moto.environment(home: dir)
+                var kills = 0
+                // First killed inside the gzip object, then inside the plain one, each right after a
+                // checkpoint showed it read part way.
+                let watch = try FileWatch("\(dir)/run")  // and the state directory the run creates in it
+                for url in ["s3://kill-bucket/in/a-events.ndjson.gz", "s3://kill-bucket/in/b-events.ndjson"] {
+                    let p = try launchReplay(args, in: dir, env: env)
+                    if await killAtPartialCheckpoint(url, stateDir: "\(dir)/run/state", p, watch: watch) { kills += 1 }
+                }
+                #expect(kills == 2, "both kills must land mid-object")
+                let final = try await runReplay(args, in: dir, env: env)
+                #expect(final.code == 0, "\(final.err)")
+                let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
+                #expect((Int(report["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0) > 0)
+                expectExactlyOnce(
+                    try await target.received(), s3EventIds("ka", count: 6000).union(s3EventIds("kb", count: 6000)),
+                    duplicatesUpTo: 2 * 3000)
+                let status = try await runReplay(["status", "--state-dir", "\(dir)/run/state"], in: dir, env: env)
+                #expect(status.out.contains("s3://kill-bucket/in/b-events.ndjson: completed"), "\(status.out)")
             }
-            #expect(kills == 2, "both kills must land mid-object")
-            let final = try await runReplay(args, in: dir, env: env)
-            #expect(final.code == 0, "\(final.err)")
-            let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
-            #expect((Int(report["events"]?.objectValue?["resumed_past"]?.encodedString ?? "0") ?? 0) > 0)
-            expectExactlyOnce(
-                try await target.received(), s3EventIds("ka", count: 6000).union(s3EventIds("kb", count: 6000)),
-                duplicatesUpTo: 2 * 3000)
-            let status = try await runReplay(["status", "--state-dir", "\(dir)/run/state"], in: dir, env: env)
-            #expect(status.out.contains("s3://kill-bucket/in/b-events.ndjson: completed"), "\(status.out)")
         }
 
         @Test func aChangedETagRestartsTheObjectWithAWarningOrIsRefusedWithExit2() async throws {
             let moto = try S3Moto.shared
             let url = "s3://change-bucket/c/events.ndjson"
             try await moto.put(bucket: "change-bucket", ["c/events.ndjson": try writeEventsFile(dir, "v1", s3Events("v1", count: 2000))])
-            let target = try await RunTarget.start(dir: dir)
-            let env = moto.environment(home: dir)
-            let restart = try writeS3RunConfig(dir: "\(dir)/restart", url: target.url, moto: moto)
-            let refuse = try writeS3RunConfig(dir: "\(dir)/refuse", url: target.url, moto: moto, inputsExtra: "  on_changed: refuse")
-            for config in [restart, refuse] {
-                let first = try await runReplay(["run", "--config", config, "--quiet", "--limit", "500", url], in: dir, env: env)
-                #expect(first.code == 0, "\(first.err)")
+            try await RunTarget.run(dir: dir) { target in
+                let env = moto.environment(home: dir)
+                let restart = try writeS3RunConfig(dir: "\(dir)/restart", url: target.url, moto: moto)
+                let refuse = try writeS3RunConfig(dir: "\(dir)/refuse", url: target.url, moto: moto, inputsExtra: "  on_changed: refuse")
+                for config in [restart, refuse] {
+                    let first = try await runReplay(["run", "--config", config, "--quiet", "--limit", "500", url], in: dir, env: env)
+                    #expect(first.code == 0, "\(first.err)")
+                }
+                try await moto.put(bucket: "change-bucket", ["c/events.ndjson": try writeEventsFile(dir, "v2", s3Events("v2", count: 2000))])
+                let restarted = try await runReplay(["run", "--config", restart, "--quiet", url], in: dir, env: env)
+                #expect(restarted.code == 0, "\(restarted.err)")
+                #expect(restarted.err.contains("\(url): changed under its checkpoint") && restarted.err.contains("ETag"), "\(restarted.err)")
+                let refused = try await runReplay(["run", "--config", refuse, "--quiet", url], in: dir, env: env)
+                #expect(refused.code == 2)
+                #expect(refused.err.contains("\(url) changed under its checkpoint") && refused.err.contains("ETag"), "\(refused.err)")
+                let got = try await target.received()
+                #expect(s3EventIds("v2", count: 2000).isSubset(of: Set(got.events.keys)), "the new version is read from its start")
             }
-            try await moto.put(bucket: "change-bucket", ["c/events.ndjson": try writeEventsFile(dir, "v2", s3Events("v2", count: 2000))])
-            let restarted = try await runReplay(["run", "--config", restart, "--quiet", url], in: dir, env: env)
-            #expect(restarted.code == 0, "\(restarted.err)")
-            #expect(restarted.err.contains("\(url): changed under its checkpoint") && restarted.err.contains("ETag"), "\(restarted.err)")
-            let refused = try await runReplay(["run", "--config", refuse, "--quiet", url], in: dir, env: env)
-            #expect(refused.code == 2)
-            #expect(refused.err.contains("\(url) changed under its checkpoint") && refused.err.contains("ETag"), "\(refused.err)")
-            let got = try await target.received()
-            #expect(s3EventIds("v2", count: 2000).isSubset(of: Set(got.events.keys)), "the new version is read from its start")
         }
 
         @Test func aForbiddenBucketOrBadCredentialsExit3NamingTheBucketAndTheCredentialSource() async throws {
@@ -112,38 +115,39 @@ extension S3Tests {
             try await moto.put(bucket: "stall-bucket", ["s/events.ndjson": try writeEventsFile(dir, "stall", s3Events("st", count: 5000))])
             let proxy = try await S3FaultProxy.start(
                 upstream: moto.endpoint, path: "/stall-bucket/s/events.ndjson", fault: .stall, afterBytes: 200_000)
-            let target = try await RunTarget.start(dir: dir)
-            // An idle timeout far longer than the test waits: only the stop can end the read.
-            let config = try writeS3RunConfig(
-                dir: "\(dir)/run", url: target.url, moto: moto, endpoint: proxy.endpoint, extra: "")
-            try writeFile(
-                config,
-                try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
-                    of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
-            let env = moto.environment(home: dir)
-            let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
-            // The read stalls: the proxy holds back everything after 200,000 bytes. A run that
-            // ends before that (a failure) ends the wait too, and the checks below report it.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await proxy.applied.wait() }
-                group.addTask { await p.ended.wait() }
-                await group.next()
-                group.cancelAll()
+            try await RunTarget.run(dir: dir) { target in
+                // An idle timeout far longer than the test waits: only the stop can end the read.
+                let config = try writeS3RunConfig(
+                    dir: "\(dir)/run", url: target.url, moto: moto, endpoint: proxy.endpoint, extra: "")
+                try writeFile(
+                    config,
+                    try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                        of: "idle_timeout_seconds: 5", with: "idle_timeout_seconds: 600"))
+                let env = moto.environment(home: dir)
+                let p = try launchReplay(["run", "--config", config, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
+                // The read stalls: the proxy holds back everything after 200,000 bytes. A run that
+                // ends before that (a failure) ends the wait too, and the checks below report it.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await proxy.applied.wait() }
+                    group.addTask { await p.ended.wait() }
+                    await group.next()
+                    group.cancelAll()
+                }
+                #expect(proxy.faulted && p.isRunning, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
+                p.send(SIGTERM)
+                let signalled = ContinuousClock.now
+                await p.waitForExit()
+                #expect(ContinuousClock.now - signalled < .seconds(20), "the stalled read woke on the stop")
+                #expect(p.status == 75, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
+                let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
+                #expect(report["status"] == "interrupted")
+                try await proxy.stop()
+                let direct = try writeS3RunConfig(dir: "\(dir)/run", url: target.url, moto: moto)
+                let finished = try await runReplay(["run", "--config", direct, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
+                #expect(finished.code == 0, "\(finished.err)")
+                // What was in flight when the stop came may arrive twice (its answer came too late).
+                expectExactlyOnce(try await target.received(), s3EventIds("st", count: 5000), duplicatesUpTo: 2000)
             }
-            #expect(proxy.faulted && p.isRunning, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
-            p.send(SIGTERM)
-            let signalled = ContinuousClock.now
-            await p.waitForExit()
-            #expect(ContinuousClock.now - signalled < .seconds(20), "the stalled read woke on the stop")
-            #expect(p.status == 75, "\((try? String(contentsOfFile: p.stderrPath, encoding: .utf8)) ?? "")")
-            let report = try #require(try JSONValue(parsing: String(contentsOfFile: "\(dir)/run/state/report.json", encoding: .utf8)).objectValue)
-            #expect(report["status"] == "interrupted")
-            try await proxy.stop()
-            let direct = try writeS3RunConfig(dir: "\(dir)/run", url: target.url, moto: moto)
-            let finished = try await runReplay(["run", "--config", direct, "--quiet", "s3://stall-bucket/s/events.ndjson"], in: dir, env: env)
-            #expect(finished.code == 0, "\(finished.err)")
-            // What was in flight when the stop came may arrive twice (its answer came too late).
-            expectExactlyOnce(try await target.received(), s3EventIds("st", count: 5000), duplicatesUpTo: 2000)
         }
 
         @Test func validateAndADryRunReadS3Objects() async throws {

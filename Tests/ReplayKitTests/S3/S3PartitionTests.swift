@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import TestSupport
 import Testing
 
@@ -45,29 +46,30 @@ extension S3Tests {
                 objects["raw/part-\(k).ndjson"] = try writeEventsFile(dir, "part-\(k).ndjson", s3Events("p\(k)", count: 400))
             }
             try await moto.put(bucket: "backfill-bucket", objects)
-            let target = try await RunTarget.start(dir: dir)
-            let path = try writeS3RunConfig(dir: "\(dir)/conf", url: target.url, moto: moto)
-            let env = moto.environment(home: dir)
-            let summaries = try await partitionInputs(
-                config: path, inputs: ["s3://backfill-bucket/raw/"], output: "s3://backfill-bucket/parts/", shards: 3, workers: 2,
-                segmentBytes: 16 << 10, environment: env)
-            #expect(summaries.allSatisfy { $0.contains("finished") }, "\(summaries)")
-            var delivered = 0
-            for k in 0..<3 {
-                let report = try await replayPartition(
-                    config: path, location: "s3://backfill-bucket/parts/", shard: try Shard(index: k, count: 3), stateDir: "\(dir)/s\(k)",
-                    environment: env)
-                #expect(report.status == .completed, "\(report.stopReason ?? "")")
-                delivered += report.events.delivered
+            try await RunTarget.run(dir: dir) { target in
+                let path = try writeS3RunConfig(dir: "\(dir)/conf", url: target.url, moto: moto)
+                let env = moto.environment(home: dir)
+                let summaries = try await partitionInputs(
+                    config: path, inputs: ["s3://backfill-bucket/raw/"], output: "s3://backfill-bucket/parts/", shards: 3, workers: 2,
+                    segmentBytes: 16 << 10, environment: env)
+                #expect(summaries.allSatisfy { $0.contains("finished") }, "\(summaries)")
+                var delivered = 0
+                for k in 0..<3 {
+                    let report = try await replayPartition(
+                        config: path, location: "s3://backfill-bucket/parts/", shard: try Shard(index: k, count: 3), stateDir: "\(dir)/s\(k)",
+                        environment: env)
+                    #expect(report.status == .completed, "\(report.stopReason ?? "")")
+                    delivered += report.events.delivered
+                }
+                #expect(delivered == 1200)
+                let ids = Set((0..<3).flatMap { k in (0..<400).map { "p\(k)-\($0)" } })
+                expectExactlyOnce(try await target.received(), ids)
+                let config = try ConfigLoader.load(path: path, environment: env)
+                let status = try await S3HTTPClient.withClient { http in
+                    try await PartitionStatus.readOnThread(location: "s3://backfill-bucket/parts/", config: config, http: http)
+                }
+                #expect(status.workers.allSatisfy { $0.state == "finished" } && status.shardsFinished == 3 && status.delivered == 1200)
             }
-            #expect(delivered == 1200)
-            let ids = Set((0..<3).flatMap { k in (0..<400).map { "p\(k)-\($0)" } })
-            expectExactlyOnce(try await target.received(), ids)
-            let config = try ConfigLoader.load(path: path, environment: env)
-            let status = try await S3HTTPClient.withClient { http in
-                try await PartitionStatus.readOnThread(location: "s3://backfill-bucket/parts/", config: config, http: http)
-            }
-            #expect(status.workers.allSatisfy { $0.state == "finished" } && status.shardsFinished == 3 && status.delivered == 1200)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -67,37 +68,41 @@ struct ShardScaleOutTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try writeFile(dir + "/in.ndjson", Self.crossShardLog())
         let yaml = #"enrichment: { identity: { logout_events: ["Signed Out"] } }"#
-        let sharded = try await RunTarget.start(dir: dir, name: "sharded")
-        let shardConfig = try writeRunConfig(dir: dir, url: sharded.url, extra: yaml)
-        var reports: [RunReport] = []
-        var shardDeadLetters: [String] = []
-        for k in 0..<shards {
-            let shard = try Shard(index: k, count: shards)
-            let stateDir = "\(dir)/state/\(shard.directoryName)"
-            reports.append(try await replay(config: shardConfig, inputs: [dir + "/in.ndjson"], stateDir: stateDir, shard: shard))
-            shardDeadLetters += try Self.deadLetters(stateDir)
+        try await RunTarget.run(dir: dir, name: "sharded") { sharded in
+            let shardConfig = try writeRunConfig(dir: dir, url: sharded.url, extra: yaml)
+            var reports: [RunReport] = []
+            var shardDeadLetters: [String] = []
+            for k in 0..<shards {
+                let shard = try Shard(index: k, count: shards)
+                let stateDir = "\(dir)/state/\(shard.directoryName)"
+                reports.append(try await replay(config: shardConfig, inputs: [dir + "/in.ndjson"], stateDir: stateDir, shard: shard))
+                shardDeadLetters += try Self.deadLetters(stateDir)
+            }
+            let device = try String(contentsOfFile: dir + "/state/device-anonymous-id", encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: true)
+            try writeFile(dir + "/one/device-anonymous-id", device)
+            try await RunTarget.run(dir: dir, name: "whole") { whole in
+                let one = try await replay(
+                    config: try writeRunConfig(dir: dir, url: whole.url, extra: yaml), inputs: [dir + "/in.ndjson"], stateDir: dir + "/one")
+                let a = try await sharded.received(), b = try await whole.received()
+                #expect(one.events.delivered > 2_000 && one.events.deadLettered > 300)
+                #expect(a.copies.values.allSatisfy { $0 == 1 }, "no event is sent by two shards")
+                #expect(a.events.count == b.events.count && a.events == b.events, "the shards' union is the unsharded run, field for field")
+                #expect(shardDeadLetters.sorted() == (try Self.deadLetters(dir + "/one")).sorted(), "each dead letter is one shard's")
+                #expect(reports.map(\.events.deadLettered).reduce(0, +) == one.events.deadLettered)
+                #expect(reports.map(\.events.consentDropped).reduce(0, +) == one.events.consentDropped && one.events.consentDropped > 0)
+                for (k, r) in reports.enumerated() {
+                    #expect(r.events.delivered > 0, "every shard owns some identities")
+                    #expect(r.events.read == one.events.read && r.events.skippedBlank == one.events.skippedBlank)
+                    #expect(r.events.delivered + r.events.deadLettered + r.events.filtered + r.events.consentDropped == one.events.read)
+                    #expect(r.shard == "\(k)/\(shards)" && r.shardBy == "identity")
+                }
+                let carried = b.events.values.filter {
+                    $0["type"]?.stringValue == "track" && $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil
+                }
+                #expect(carried.count > 50, "the log exercises groups read across shards")
+            }
         }
-        let device = try String(contentsOfFile: dir + "/state/device-anonymous-id", encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: true)
-        try writeFile(dir + "/one/device-anonymous-id", device)
-        let whole = try await RunTarget.start(dir: dir, name: "whole")
-        let one = try await replay(
-            config: try writeRunConfig(dir: dir, url: whole.url, extra: yaml), inputs: [dir + "/in.ndjson"], stateDir: dir + "/one")
-        let a = try await sharded.received(), b = try await whole.received()
-        #expect(one.events.delivered > 2_000 && one.events.deadLettered > 300)
-        #expect(a.copies.values.allSatisfy { $0 == 1 }, "no event is sent by two shards")
-        #expect(a.events.count == b.events.count && a.events == b.events, "the shards' union is the unsharded run, field for field")
-        #expect(shardDeadLetters.sorted() == (try Self.deadLetters(dir + "/one")).sorted(), "each dead letter is one shard's")
-        #expect(reports.map(\.events.deadLettered).reduce(0, +) == one.events.deadLettered)
-        #expect(reports.map(\.events.consentDropped).reduce(0, +) == one.events.consentDropped && one.events.consentDropped > 0)
-        for (k, r) in reports.enumerated() {
-            #expect(r.events.delivered > 0, "every shard owns some identities")
-            #expect(r.events.read == one.events.read && r.events.skippedBlank == one.events.skippedBlank)
-            #expect(r.events.delivered + r.events.deadLettered + r.events.filtered + r.events.consentDropped == one.events.read)
-            #expect(r.shard == "\(k)/\(shards)" && r.shardBy == "identity")
-        }
-        let carried = b.events.values.filter { $0["type"]?.stringValue == "track" && $0["event"]?.stringValue == "Paid" && $0["groupId"] != nil }
-        #expect(carried.count > 50, "the log exercises groups read across shards")
     }
 
     @Test func theShardKeyIsThePreparedEventsLaneKey() throws {
@@ -132,28 +137,29 @@ struct ShardScaleOutTests {
             try writeFile(dir + "/in/part-\(f).ndjson", text)
             total += valid
         }
-        let target = try await RunTarget.start(dir: dir)
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        var owned: [String] = []
-        for k in 0..<4 {
-            let shard = try Shard(index: k, count: 4, mode: .file)
-            let report = try await replay(config: config, inputs: [dir + "/in/"], stateDir: "\(dir)/state/\(shard.directoryName)", shard: shard)
-            #expect(report.status == .completed && report.shardBy == "file" && report.events.filtered == 0)
-            #expect(report.inputsOfOtherShards == 12 - report.inputs.count)
-            owned += report.inputs.map(\.path)
-            let status = try StatusReader.read(stateDirectory: "\(dir)/state")
-            let text = StatusReader.text(status)
-            #expect(text.contains("shard \(k)/4 by file: owns the \(report.inputs.count) input(s) below"), "\(text)")
-        }
-        #expect(owned.count == 12 && Set(owned).count == 12, "every file is read by exactly one shard")
-        let got = try await target.received()
-        #expect(got.events.count == total && got.copies.values.allSatisfy { $0 == 1 })
-        // The same file goes to the same shard wherever its directory is mounted.
-        let moved = InputSource(path: "/elsewhere/in/part-3.ndjson", kind: .ndjson)
-        let here = InputSource(path: dir + "/in/part-3.ndjson", kind: .ndjson)
-        for k in 0..<4 {
-            let shard = try Shard(index: k, count: 4, mode: .file)
-            #expect(shard.contains(input: moved) == shard.contains(input: here))
+        try await RunTarget.run(dir: dir) { target in
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            var owned: [String] = []
+            for k in 0..<4 {
+                let shard = try Shard(index: k, count: 4, mode: .file)
+                let report = try await replay(config: config, inputs: [dir + "/in/"], stateDir: "\(dir)/state/\(shard.directoryName)", shard: shard)
+                #expect(report.status == .completed && report.shardBy == "file" && report.events.filtered == 0)
+                #expect(report.inputsOfOtherShards == 12 - report.inputs.count)
+                owned += report.inputs.map(\.path)
+                let status = try StatusReader.read(stateDirectory: "\(dir)/state")
+                let text = StatusReader.text(status)
+                #expect(text.contains("shard \(k)/4 by file: owns the \(report.inputs.count) input(s) below"), "\(text)")
+            }
+            #expect(owned.count == 12 && Set(owned).count == 12, "every file is read by exactly one shard")
+            let got = try await target.received()
+            #expect(got.events.count == total && got.copies.values.allSatisfy { $0 == 1 })
+            // The same file goes to the same shard wherever its directory is mounted.
+            let moved = InputSource(path: "/elsewhere/in/part-3.ndjson", kind: .ndjson)
+            let here = InputSource(path: dir + "/in/part-3.ndjson", kind: .ndjson)
+            for k in 0..<4 {
+                let shard = try Shard(index: k, count: 4, mode: .file)
+                #expect(shard.contains(input: moved) == shard.contains(input: here))
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import ServerTesting
 import Testing
 
 @testable import ReplayKit
@@ -98,35 +99,37 @@ struct IdentityPrivacyTests {
             lines.append("{" + kind + ids + message + Self.ts + "}")
         }
         try writeFile(dir + "/in.ndjson", lines.joined(separator: "\n") + "\n")
-        let sharded = try await RunTarget.start(dir: dir, name: "sharded")
-        let shardConfig = try writeRunConfig(dir: dir, url: sharded.url)
-        let reports = try await withThrowingTaskGroup(of: RunReport.self) { group in
-            for k in 0..<3 {
-                let shard = try Shard(index: k, count: 3)
-                group.addTask {
-                    try await replay(
-                        config: shardConfig, inputs: [dir + "/in.ndjson"], stateDir: "\(dir)/state/\(shard.directoryName)", shard: shard)
+        try await RunTarget.run(dir: dir, name: "sharded") { sharded in
+            let shardConfig = try writeRunConfig(dir: dir, url: sharded.url)
+            let reports = try await withThrowingTaskGroup(of: RunReport.self) { group in
+                for k in 0..<3 {
+                    let shard = try Shard(index: k, count: 3)
+                    group.addTask {
+                        try await replay(
+                            config: shardConfig, inputs: [dir + "/in.ndjson"], stateDir: "\(dir)/state/\(shard.directoryName)", shard: shard)
+                    }
                 }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            let device = try String(contentsOfFile: dir + "/state/device-anonymous-id", encoding: .utf8)
+            for k in 0..<3 {
+                let shardDevice = try IdentityStore(stateDirectory: "\(dir)/state/shard-\(k)-of-3")
+                #expect(shardDevice.deviceAnonymousId + "\n" == device, "every shard uses the one device anonymousId")
+                shardDevice.close()
+            }
+            try await RunTarget.run(dir: dir, name: "whole") { whole in
+                try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: true)
+                try writeFile(dir + "/one/device-anonymous-id", device)
+                let one = try await replay(config: try writeRunConfig(dir: dir, url: whole.url), inputs: [dir + "/in.ndjson"], stateDir: dir + "/one")
+                #expect(one.events.delivered == 3_000)
+                #expect(reports.map(\.events.delivered).reduce(0, +) == 3_000)
+                #expect(reports.allSatisfy { $0.events.delivered + $0.events.filtered == 3_000 })
+                let a = try await sharded.received(), b = try await whole.received()
+                #expect(extraCopiesAreResentBatches(a.copies, reports), "no event is sent by two shards: \(a.copies.filter { $0.value > 1 })")
+                #expect(a.events.count == 3_000 && a.events == b.events, "the shards' union is the unsharded run, event for event")
+                #expect(reports.allSatisfy { $0.events.delivered > 300 }, "userId-only traffic spreads over the shards")
+            }
         }
-        let device = try String(contentsOfFile: dir + "/state/device-anonymous-id", encoding: .utf8)
-        for k in 0..<3 {
-            let shardDevice = try IdentityStore(stateDirectory: "\(dir)/state/shard-\(k)-of-3")
-            #expect(shardDevice.deviceAnonymousId + "\n" == device, "every shard uses the one device anonymousId")
-            shardDevice.close()
-        }
-        let whole = try await RunTarget.start(dir: dir, name: "whole")
-        try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: true)
-        try writeFile(dir + "/one/device-anonymous-id", device)
-        let one = try await replay(config: try writeRunConfig(dir: dir, url: whole.url), inputs: [dir + "/in.ndjson"], stateDir: dir + "/one")
-        #expect(one.events.delivered == 3_000)
-        #expect(reports.map(\.events.delivered).reduce(0, +) == 3_000)
-        #expect(reports.allSatisfy { $0.events.delivered + $0.events.filtered == 3_000 })
-        let a = try await sharded.received(), b = try await whole.received()
-        #expect(extraCopiesAreResentBatches(a.copies, reports), "no event is sent by two shards: \(a.copies.filter { $0.value > 1 })")
-        #expect(a.events.count == 3_000 && a.events == b.events, "the shards' union is the unsharded run, event for event")
-        #expect(reports.allSatisfy { $0.events.delivered > 300 }, "userId-only traffic spreads over the shards")
     }
 
     @Test(arguments: [
@@ -174,24 +177,25 @@ struct IdentityPrivacyTests {
             )
         }
         try writeFile(dir + "/in.ndjson", lines.joined(separator: "\n") + "\n")
-        let target = try await RunTarget.start(dir: dir)
-        let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/in.ndjson"])
-        #expect(report.status == .completed && report.status.exitCode == 0)
-        #expect(report.events.consentDropped == 10 && report.events.delivered == 30 && report.events.deadLettered == 0)
-        #expect(report.privacy["consent_dropped"] == 10)
-        _ = try await target.received()
-        // Nothing of a refused event is on disk in the state directory: not the dead letters, not the report.
-        let state = dir + "/state"
-        for name in try FileManager.default.subpathsOfDirectory(atPath: state) where name != "identity.sqlite" {
-            guard let data = FileManager.default.contents(atPath: state + "/" + name) else { continue }
-            #expect(!String(decoding: data, as: UTF8.self).contains(marker) || name == "collected.ndjson", "\(name)")
+        try await RunTarget.run(dir: dir) { target in
+            let report = try await replay(config: try writeRunConfig(dir: dir, url: target.url), inputs: [dir + "/in.ndjson"])
+            #expect(report.status == .completed && report.status.exitCode == 0)
+            #expect(report.events.consentDropped == 10 && report.events.delivered == 30 && report.events.deadLettered == 0)
+            #expect(report.privacy["consent_dropped"] == 10)
+            _ = try await target.received()
+            // Nothing of a refused event is on disk in the state directory: not the dead letters, not the report.
+            let state = dir + "/state"
+            for name in try FileManager.default.subpathsOfDirectory(atPath: state) where name != "identity.sqlite" {
+                guard let data = FileManager.default.contents(atPath: state + "/" + name) else { continue }
+                #expect(!String(decoding: data, as: UTF8.self).contains(marker) || name == "collected.ndjson", "\(name)")
+            }
+            let required = try testConfig("privacy:\n  require_consent: true\n")
+            let e = Enricher(config: required, identity: try IdentityStore(stateDirectory: nil))
+            #expect(enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts)}"#) == .skipped(.consentDropped))
+            #expect(
+                enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts),"context":{"consent":{"isUserSubjectToGDPR":false}}}"#)
+                    != .skipped(.consentDropped))
         }
-        let required = try testConfig("privacy:\n  require_consent: true\n")
-        let e = Enricher(config: required, identity: try IdentityStore(stateDirectory: nil))
-        #expect(enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts)}"#) == .skipped(.consentDropped))
-        #expect(
-            enrich(e, #"{"type":"page","anonymousId":"a",\#(Self.ts),"context":{"consent":{"isUserSubjectToGDPR":false}}}"#)
-                != .skipped(.consentDropped))
     }
 
     @Test func theSameStateAgainstAnotherDestinationIsRefused() async throws {
@@ -199,18 +203,21 @@ struct IdentityPrivacyTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (text, _) = generateEvents(count: 20)
         try writeFile(dir + "/in.ndjson", text)
-        let first = try await RunTarget.start(dir: dir, name: "first", writeKey: "key-one")
-        #expect(
-            try await replay(config: try writeRunConfig(dir: dir, url: first.url, writeKey: "key-one"), inputs: [dir + "/in.ndjson"]).events.delivered
-                == 20)
-        _ = try await first.received()
-        let second = try await RunTarget.start(dir: dir, name: "second", writeKey: "key-two")
-        let config = try writeRunConfig(dir: dir, url: second.url, writeKey: "key-two")
-        let error = await #expect(throws: UsageError.self) { _ = try await replay(config: config, inputs: [dir + "/in.ndjson"]) }
-        #expect(error.map { "\($0)".contains("belongs to") && !"\($0)".contains("key-one") } == true, "\(String(describing: error))")
-        let fresh = try await replay(config: config, inputs: [dir + "/in.ndjson"], fresh: true)
-        #expect(fresh.events.delivered == 20)
-        #expect(try await second.received().events.count == 20)
+        try await RunTarget.run(dir: dir, name: "first", writeKey: "key-one") { first in
+            #expect(
+                try await replay(config: try writeRunConfig(dir: dir, url: first.url, writeKey: "key-one"), inputs: [dir + "/in.ndjson"]).events
+                    .delivered
+                    == 20)
+            _ = try await first.received()
+            try await RunTarget.run(dir: dir, name: "second", writeKey: "key-two") { second in
+                let config = try writeRunConfig(dir: dir, url: second.url, writeKey: "key-two")
+                let error = await #expect(throws: UsageError.self) { _ = try await replay(config: config, inputs: [dir + "/in.ndjson"]) }
+                #expect(error.map { "\($0)".contains("belongs to") && !"\($0)".contains("key-one") } == true, "\(String(describing: error))")
+                let fresh = try await replay(config: config, inputs: [dir + "/in.ndjson"], fresh: true)
+                #expect(fresh.events.delivered == 20)
+                #expect(try await second.received().events.count == 20)
+            }
+        }
     }
 
     @Test func historicalFields() throws {

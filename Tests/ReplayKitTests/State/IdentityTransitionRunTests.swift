@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import ReplayKit
+import ServerTesting
 import TestSupport
 import Testing
 
@@ -43,26 +44,27 @@ import Testing
             Self.line("m14", #""type":"identify","anonymousId":"A","userId":"U1""#),  // login as U1 again
             Self.line("m15", #""type":"screen","anonymousId":"A","name":"Cart""#),
         ]
-        let target = try await RunTarget.start(dir: dir)
-        try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
-        let config = try writeRunConfig(dir: dir, url: target.url, extra: logoutConfig)
-        let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
-        let got = try await target.received()
-        #expect(report.events.delivered == lines.count, "\(report.summary)")
-        let id = ids(got.events)
-        #expect(id.count == lines.count)
-        for m in ["m4", "m5", "m6", "m7"] { #expect(id[m]?.user == "U1" && id[m]?.group == "G1", "\(m)") }
-        for m in ["m8", "m9"] { #expect(id[m]?.user == nil && id[m]?.group == nil, "\(m) is after the logout") }
-        #expect(id["m10"]?.user == "U3", "another anonymousId stays logged in")
-        for m in ["m11", "m12", "m13"] { #expect(id[m]?.user == "U2" && id[m]?.group == nil, "\(m)") }
-        #expect(id["m14"]?.user == "U1" && id["m14"]?.group == "G1")
-        #expect(id["m15"]?.user == "U1" && id["m15"]?.group == "G1")
-        // Nothing of U1 (id, group, traits) reaches an event after U1's logout until U1 logs in again.
-        for m in ["m8", "m9", "m11", "m12", "m13"] {
-            let text = JSONValue.object(try #require(got.events[m])).encodedString
-            #expect(!text.contains("U1") && !text.contains("G1") && !text.contains("u1@example.com"), "\(m): \(text)")
+        try await RunTarget.run(dir: dir) { target in
+            try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
+            let config = try writeRunConfig(dir: dir, url: target.url, extra: logoutConfig)
+            let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+            let got = try await target.received()
+            #expect(report.events.delivered == lines.count, "\(report.summary)")
+            let id = ids(got.events)
+            #expect(id.count == lines.count)
+            for m in ["m4", "m5", "m6", "m7"] { #expect(id[m]?.user == "U1" && id[m]?.group == "G1", "\(m)") }
+            for m in ["m8", "m9"] { #expect(id[m]?.user == nil && id[m]?.group == nil, "\(m) is after the logout") }
+            #expect(id["m10"]?.user == "U3", "another anonymousId stays logged in")
+            for m in ["m11", "m12", "m13"] { #expect(id[m]?.user == "U2" && id[m]?.group == nil, "\(m)") }
+            #expect(id["m14"]?.user == "U1" && id["m14"]?.group == "G1")
+            #expect(id["m15"]?.user == "U1" && id["m15"]?.group == "G1")
+            // Nothing of U1 (id, group, traits) reaches an event after U1's logout until U1 logs in again.
+            for m in ["m8", "m9", "m11", "m12", "m13"] {
+                let text = JSONValue.object(try #require(got.events[m])).encodedString
+                #expect(!text.contains("U1") && !text.contains("G1") && !text.contains("u1@example.com"), "\(m): \(text)")
+            }
+            #expect(got.events["m12"]?["traits"] == nil, "traits are never carried")
         }
-        #expect(got.events["m12"]?["traits"] == nil, "traits are never carried")
     }
 
     @Test func aliasMovesCarryForwardIncludingTheGroup() async throws {
@@ -75,15 +77,16 @@ import Testing
             Self.line("a6", #""type":"alias","previousId":"anon-9","userId":"V""#),
             Self.line("a7", #""type":"page","anonymousId":"anon-9","name":"Home""#),
         ]
-        let target = try await RunTarget.start(dir: dir)
-        try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
-        let config = try writeRunConfig(dir: dir, url: target.url)
-        _ = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
-        let id = ids(try await target.received().events)
-        #expect(id["a3"]?.user == "U" && id["a3"]?.group == "G")
-        #expect(id["a4"]?.user == "U" && id["a4"]?.group == "G")
-        #expect(id["a5"]?.user == "U" && id["a5"]?.group == "G")
-        #expect(id["a7"]?.user == "V" && id["a7"]?.group == nil)
+        try await RunTarget.run(dir: dir) { target in
+            try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
+            let config = try writeRunConfig(dir: dir, url: target.url)
+            _ = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+            let id = ids(try await target.received().events)
+            #expect(id["a3"]?.user == "U" && id["a3"]?.group == "G")
+            #expect(id["a4"]?.user == "U" && id["a4"]?.group == "G")
+            #expect(id["a5"]?.user == "U" && id["a5"]?.group == "G")
+            #expect(id["a7"]?.user == "V" && id["a7"]?.group == nil)
+        }
     }
 
     /// A log split in two: the second run (over the grown file) continues from the identities
@@ -108,29 +111,31 @@ import Testing
             Self.line("s6", #""type":"track","anonymousId":"A","event":"Viewed""#),
         ]
         let input = "\(dir)/in.ndjson"
-        let target1 = try await RunTarget.start(dir: dir, name: "first")
-        try writeFile(input, first.joined(separator: "\n") + "\n")
-        let config1 = try writeRunConfig(dir: dir, url: target1.url, extra: logoutConfig)
-        let r1 = try await replay(config: config1, inputs: [input])
-        #expect(try await target1.received().events.count == first.count)
-        #expect(r1.events.delivered == first.count)
+        try await RunTarget.run(dir: dir, name: "first") { target1 in
+            try writeFile(input, first.joined(separator: "\n") + "\n")
+            let config1 = try writeRunConfig(dir: dir, url: target1.url, extra: logoutConfig)
+            let r1 = try await replay(config: config1, inputs: [input])
+            #expect(try await target1.received().events.count == first.count)
+            #expect(r1.events.delivered == first.count)
 
-        let target2 = try await RunTarget.start(dir: dir, name: "second")
-        let handle = try #require(FileHandle(forWritingAtPath: input))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data((second.joined(separator: "\n") + "\n").utf8))
-        try handle.close()
-        let config2 = try writeRunConfig(dir: dir, url: target2.url, extra: logoutConfig)
-        let r2 = try await replay(config: config2, inputs: [input])
-        let got = try await target2.received()
-        #expect(r2.events.delivered == second.count, "only the new lines are read")
-        #expect(Set(got.events.keys) == Set((1...second.count).map { "s\($0)" }))
-        let id = ids(got.events)
-        #expect(id["s1"]?.user == nil && id["s1"]?.group == nil, "logged out in the first run")
-        #expect(id["s2"]?.user == "U4", "logged in as someone else in the first run")
-        #expect(id["s3"]?.user == "U3", "aliased in the first run")
-        #expect(id["s4"]?.user == "U5" && id["s4"]?.group == "G2", "alias moved U1's group to U5")
-        #expect(id["s6"]?.user == "U6" && id["s6"]?.group == nil)
+            try await RunTarget.run(dir: dir, name: "second") { target2 in
+                let handle = try #require(FileHandle(forWritingAtPath: input))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data((second.joined(separator: "\n") + "\n").utf8))
+                try handle.close()
+                let config2 = try writeRunConfig(dir: dir, url: target2.url, extra: logoutConfig)
+                let r2 = try await replay(config: config2, inputs: [input])
+                let got = try await target2.received()
+                #expect(r2.events.delivered == second.count, "only the new lines are read")
+                #expect(Set(got.events.keys) == Set((1...second.count).map { "s\($0)" }))
+                let id = ids(got.events)
+                #expect(id["s1"]?.user == nil && id["s1"]?.group == nil, "logged out in the first run")
+                #expect(id["s2"]?.user == "U4", "logged in as someone else in the first run")
+                #expect(id["s3"]?.user == "U3", "aliased in the first run")
+                #expect(id["s4"]?.user == "U5" && id["s4"]?.group == "G2", "alias moved U1's group to U5")
+                #expect(id["s6"]?.user == "U6" && id["s6"]?.group == nil)
+            }
+        }
     }
 
     /// A backfill in which most lines have only an anonymousId: a few identifies, logouts and
@@ -159,19 +164,21 @@ import Testing
                 expected.updateValue(current[anon], forKey: id)
             }
         }
-        let target = try await RunTarget.start(dir: dir)
-        try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
-        let config = try writeRunConfig(dir: dir, url: target.url, extra: logoutConfig)
-        let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
-        let got = try await target.received()
-        #expect(report.events.delivered == lines.count)
-        var mismatches: [String] = []
-        for (id, want) in expected where got.events[id]?["userId"]?.stringValue != want {
-            mismatches.append("\(id): want \(want ?? "none"), got \(got.events[id]?["userId"]?.stringValue ?? "none")")
+        try await RunTarget.run(dir: dir) { target in
+            try writeFile("\(dir)/in.ndjson", lines.joined(separator: "\n") + "\n")
+            let config = try writeRunConfig(dir: dir, url: target.url, extra: logoutConfig)
+            let report = try await replay(config: config, inputs: ["\(dir)/in.ndjson"])
+            let got = try await target.received()
+            #expect(report.events.delivered == lines.count)
+            var mismatches: [String] = []
+            for (id, want) in expected where got.events[id]?["userId"]?.stringValue != want {
+                mismatches.append("\(id): want \(want ?? "none"), got \(got.events[id]?["userId"]?.stringValue ?? "none")")
+            }
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+            let withoutUser = expected.values.filter { $0 == nil }.count
+            #expect(
+                withoutUser > 100 && withoutUser < lines.count - 100, "the log has logged-in and logged-out stretches (\(withoutUser) without a user)"
+            )
         }
-        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
-        let withoutUser = expected.values.filter { $0 == nil }.count
-        #expect(
-            withoutUser > 100 && withoutUser < lines.count - 100, "the log has logged-in and logged-out stretches (\(withoutUser) without a user)")
     }
 }

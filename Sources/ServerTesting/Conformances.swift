@@ -1,0 +1,6 @@
+import Collector
+import CountOnlySink
+
+extension CollectorServer: ListeningService {}
+
+extension CountOnlyServer: ListeningService {}
