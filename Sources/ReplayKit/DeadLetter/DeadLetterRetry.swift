@@ -77,8 +77,8 @@ public final class DeadLetterRetry: Sendable {
         report.files = DeadLetterFiles(path: state.deadLetterPath).all()
         let enricher = Enricher(config: config, identity: identity)
         let embeddedURL = try await config.embeddedCollectorURL(from: embeddedCollector)
-        let target = DeliveryTarget(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath)
-        do {
+        try await DeliveryTarget.with(config: config, embeddedURL: embeddedURL, collectedPath: state.collectedPath) {
+            target in
             let delivery = try target.deliveryConfiguration(config)
             var sequence: UInt64 = 0
             for file in report.files {
@@ -88,11 +88,7 @@ public final class DeadLetterRetry: Sendable {
                     file: file, enricher: enricher, sequence: &sequence, engine: (delivery, target), stop: stop,
                     report: &report)
             }
-        } catch {
-            await target.shutdown()
-            throw error
         }
-        await target.shutdown()
         if report.status == .completed, !report.deadLetteredAgain.isEmpty { report.status = .completedWithDrops }
         return report
     }

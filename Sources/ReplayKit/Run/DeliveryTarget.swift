@@ -10,7 +10,7 @@ import NIOPosix
 struct DeliveryTarget: Sendable {
     /// The base URL events go to.
     let host: String
-    /// The HTTP transport the engine sends with; shut down at the end of the run.
+    /// The HTTP transport the engine sends with; shut down when ``with(config:embeddedURL:collectedPath:eventLoopGroup:_:)``'s body ends.
     let transport: HTTPTransport
     /// What the report names as the destination.
     let description: String
@@ -23,7 +23,7 @@ struct DeliveryTarget: Sendable {
     /// configuration's TLS and proxy settings (`config.ingestion.security`); the embedded
     /// collector, plain http on loopback, gets neither. The transport runs on one event loop of
     /// `eventLoopGroup`, which the engine shares (docs/delivery.md, "Threads").
-    init(
+    private init(
         config: ReplayConfig, embeddedURL: String?, collectedPath: String,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
@@ -71,8 +71,23 @@ struct DeliveryTarget: Sendable {
             eventLoop: transport.eventLoop, onOutcomes: onOutcomes)
     }
 
-    /// Shuts down the HTTP transport.
-    func shutdown() async {
-        await transport.shutdown()
+    /// Makes the target for `config` (see ``init(config:embeddedURL:collectedPath:eventLoopGroup:)``),
+    /// runs `body` with it, and shuts its HTTP transport down when `body` returns or throws: the
+    /// transport belongs to the run that sends with it, and lives exactly as long as its body.
+    static func with<T>(
+        config: ReplayConfig, embeddedURL: String?, collectedPath: String,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        _ body: (DeliveryTarget) async throws -> T
+    ) async throws -> T {
+        let target = DeliveryTarget(
+            config: config, embeddedURL: embeddedURL, collectedPath: collectedPath, eventLoopGroup: eventLoopGroup)
+        do {
+            let result = try await body(target)
+            await target.transport.shutdown()
+            return result
+        } catch {
+            await target.transport.shutdown()
+            throw error
+        }
     }
 }

@@ -5,7 +5,8 @@ import Timestamps
 
 extension ReplayRunner {
     /// Sends every event of the plan to `target` and returns the report (without its timing).
-    /// Closes the identity store, the dead-letter file and the target.
+    /// Closes the identity store and the dead-letter file (the target's transport is its
+    /// owner's, ``DeliveryTarget/with(config:embeddedURL:collectedPath:eventLoopGroup:_:)``).
     func deliver(
         _ opened: OpenedState, target: DeliveryTarget, stop: StopSignal, started: Date, startInstant: ContinuousClock.Instant
     ) async throws -> (RunReport, RunTimeline) {
@@ -18,7 +19,6 @@ extension ReplayRunner {
                 journalPath: opened.state.journalPath, acks: AckLog(directory: opened.state.ackDirectory, inputs: opened.plan.ackInputs))
         } catch {
             opened.identity.close()
-            await target.shutdown()
             throw error is UsageError ? error : UsageError("\(config.sourcePath ?? "config"): \(error)")
         }
         startReport(runState, opened: opened, target: target, started: started)
@@ -221,7 +221,6 @@ extension ReplayRunner {
         } catch {
             stateFailure = stateFailure ?? "cannot write the dead-letter file \(opened.state.deadLetterPath): \(error)"
         }
-        await target.shutdown()
         var report = runState.counters.withLock { c -> RunReport in
             var r = c.report
             r.inputs = c.perInput

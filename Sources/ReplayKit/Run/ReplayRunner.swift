@@ -60,8 +60,10 @@ public final class ReplayRunner: Sendable {
     /// Everything the run starts is a child task of this call: the progress line, the stop
     /// watcher and the checkpoints written while the engine drains. The embedded collector is the
     /// caller's (``EmbeddedCollectorURL``); the run asks for its address once it holds the state
-    /// directory. The HTTP client of `s3://` inputs and partitions is the run's: made when one is
-    /// read and shut down before this returns.
+    /// directory. The HTTP clients are the run's: the delivery transport lives as long as the
+    /// delivery (``DeliveryTarget/with(config:embeddedURL:collectedPath:eventLoopGroup:_:)``), and
+    /// the client of `s3://` inputs and partitions is made when one is read; both are shut down
+    /// before this returns.
     public func run(stop: StopSignal = StopSignal()) async throws -> RunReport {
         try await withTaskCancellationHandler {
             try await S3HTTPClient.withClient(eventLoopGroup: eventLoopGroup) { http in
@@ -92,11 +94,12 @@ public final class ReplayRunner: Sendable {
             opened.identity.close()
             throw error
         }
-        let target = DeliveryTarget(
+        var (report, timeline) = try await DeliveryTarget.with(
             config: config, embeddedURL: embeddedURL, collectedPath: opened.state.collectedPath,
-            eventLoopGroup: eventLoopGroup)
-        var (report, timeline) = try await deliver(
-            opened, target: target, stop: stop, started: started, startInstant: startInstant)
+            eventLoopGroup: eventLoopGroup
+        ) { target in
+            try await deliver(opened, target: target, stop: stop, started: started, startInstant: startInstant)
+        }
         report.finish(startInstant: startInstant)
         do {
             try opened.state.writePage(ReportPage.render(report: report, timeline: timeline))
