@@ -271,8 +271,18 @@ let package = Package(
             ],
             plugins: ["BuildInfoPlugin"]
         ),
-        // What the test targets share (not shipped): one seeded generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the test targets share (not shipped): one seeded generator, one way to run a
+        // program, and the test certificates made at run time.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                // Test certificates made at run time (TLSTestPKI).
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests"]),
         .testTarget(
@@ -288,7 +298,8 @@ let package = Package(
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [
-                "MetaRouter", "MetaRouterTesting", "ServerTesting", "Timestamps", "Collector", "JSONCore", "GzipCodec",
+                "MetaRouter", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps", "Collector", "JSONCore",
+                "GzipCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -316,10 +327,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                // Test certificates made at run time (TLSTests).
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

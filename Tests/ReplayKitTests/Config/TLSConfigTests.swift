@@ -1,6 +1,7 @@
 import Foundation
 import MetaRouter
 import ReplayKit
+import TestSupport
 import Testing
 
 /// `ingestion.tls`, `ingestion.proxy` and `ingestion.no_proxy`: what they load into, and the

@@ -3,10 +3,10 @@ import Foundation
 import MetaRouter
 import NIOPosix
 import ServerTesting
+import TestSupport
 import Testing
 
-/// The TLS part of the transport contract (Tests/MetaRouterTests/Delivery/TransportContractTests
-/// has the rest), run against both transports and a local HTTPS collector whose certificates are
+/// The TLS part of the transport contract (TransportContractTests has the rest), run against both transports and a local HTTPS collector whose certificates are
 /// made at test time (``TLSTestPKI``): trusting the test CA through `ca_file` delivers; a CA
 /// nobody trusts, and a mutual-TLS server refusing a client without a certificate, answer
 /// `.tlsFailure` (which stops the engine) rather than a network error it would retry.
@@ -34,7 +34,8 @@ import Testing
     let dir: String
     let pki: TLSTestPKI
     init() throws {
-        dir = try makeTempDir()
+        dir = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         pki = try TLSTestPKI(dir: dir)
     }
     deinit { try? FileManager.default.removeItem(atPath: dir) }

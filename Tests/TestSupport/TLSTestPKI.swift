@@ -7,20 +7,20 @@ import X509
 /// written as PEM files into a directory: a test CA, a server certificate it signs for
 /// `localhost` and `127.0.0.1`, a client certificate it signs, and a second CA that signed
 /// neither (for "not trusted").
-struct TLSTestPKI {
+package struct TLSTestPKI {
     /// The test CA's certificate.
-    let caFile: String
+    package let caFile: String
     /// Another CA, unrelated to every certificate here.
-    let otherCAFile: String
+    package let otherCAFile: String
     /// The server certificate (signed by the test CA) and its key.
-    let serverCertFile: String
-    let serverKeyFile: String
+    package let serverCertFile: String
+    package let serverKeyFile: String
     /// A client certificate (signed by the test CA) and its key.
-    let clientCertFile: String
-    let clientKeyFile: String
+    package let clientCertFile: String
+    package let clientKeyFile: String
 
     /// Makes the certificates and writes them into `dir`.
-    init(dir: String) throws {
+    package init(dir: String) throws {
         let now = Date()
         let ca = try Self.authority(name: "mr-replay test CA", now: now)
         let other = try Self.authority(name: "some other CA", now: now)
