@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "CollectorTests",
             dependencies: [
-                "Collector", "CountOnlySink", "ServerTesting", "IngestionChecks", "GzipCodec", "JSONCore", "CSQLite",
+                "Collector", "CountOnlySink", "ServerTesting", "IngestionChecks", "GzipCodec", "JSONCore", "SQLiteSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -93,6 +93,22 @@ extension SQLiteDatabase {
         }
     }
 
+    /// Every row, each as its columns' text (nil for NULL).
+    /// - Throws: ``SQLiteError`` with the database's path and SQLite's message.
+    package func queryRows(_ sql: String, _ params: [String] = []) throws -> [[String?]] {
+        let s = try statement(sql)
+        bindTexts(s, params)
+        defer { sqlite3_reset(s) }
+        let columns = sqlite3_column_count(s)
+        var rows: [[String?]] = []
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { return rows }
+            guard rc == SQLITE_ROW else { throw lastError() }
+            rows.append((0..<columns).map { column in sqlite3_column_text(s, column).map { String(cString: $0) } })
+        }
+    }
+
     /// Steps a statement that returns no rows that matter, then resets it.
     private func step(_ s: OpaquePointer) throws {
         let rc = sqlite3_step(s)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Collector
 import CountOnlySink
 import Foundation
+import GzipCodec
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -148,6 +149,11 @@ extension HTTPHarness {
         let text = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: text))
     }
+}
+
+/// Gzips `bytes` (as clients do with `Content-Encoding: gzip`).
+func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    try GzipCodec.compress(bytes)
 }
 
 /// A fresh temporary file path.
