@@ -112,13 +112,15 @@ let package = Package(
         .target(name: "ZstdCodec", dependencies: ["CZstd"]),
         // What the collector and the count-only sink check and count, in one implementation:
         // write key, paths, limits, batch shape, the SimpleAnalytics payload, the `/stats` body.
+        // The SimpleAnalytics Swift package's submissions, checked field by field: the one check
+        // the collector's /simpleanalytics endpoint and mr-replay's SimpleAnalytics input share.
+        .target(name: "SimpleAnalytics", dependencies: ["JSONCore", "Timestamps"]),
         .target(
             name: "IngestionChecks",
             dependencies: [
                 "SegmentAPI",
                 "GzipCodec",
                 "JSONCore",
-                "Timestamps",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -163,6 +165,7 @@ let package = Package(
                 "JSONCore",
                 "SQLiteSupport",
                 "IngestionChecks",
+                "SimpleAnalytics",
                 "ServerLifecycle",
                 "FileDescriptorIO",
                 .product(name: "Logging", package: "swift-log"),
@@ -212,7 +215,7 @@ let package = Package(
                 "JSONCore",
                 "MetaRouter",
                 "Timestamps",
-                "IngestionChecks",
+                "SimpleAnalytics",
                 "CYAML",
                 "SQLiteSupport",
                 "GzipCodec",

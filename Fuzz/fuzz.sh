@@ -58,15 +58,15 @@ target_jsoncore() {
 # the dry runner, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
 # S3 input types the file inputs' code names), MetaRouter from
-# the folders that need no NIO (metarouter_core), IngestionChecks from its SimpleAnalytics payload
-# check alone, SQLiteSupport (the identity store's SQLite wrapper) and Digests (libcrypto) whole,
+# the folders that need no NIO (metarouter_core), SimpleAnalytics (the payload check),
+# SQLiteSupport (the identity store's SQLite wrapper) and Digests (libcrypto) whole,
 # and the package's `GzipCodec` (NIO and compress-nio) is replaced by a stand-in (Fuzz/Support).
 target_linepreparer() {
   module JSONCore Sources/JSONCore
   metarouter_core
   module Digests Sources/Digests
   module GzipCodec Fuzz/Support/GzipCodec
-  module IngestionChecks Sources/IngestionChecks/SimpleAnalyticsPayload.swift
+  module SimpleAnalytics Sources/SimpleAnalytics
   module SQLiteSupport Sources/SQLiteSupport
   module ZstdCodec Sources/ZstdCodec
   module VendorExports Sources/VendorExports Sources/VendorExports/{Support,Recipes}

@@ -18,7 +18,7 @@ LAYERS = [
     ('servers', ['Collector', 'CountOnlySink']),
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
-    ('shared', ['IngestionChecks', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
+    ('shared', ['IngestionChecks', 'SimpleAnalytics', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
                 'FileDescriptorIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI']),
     ('C shims', ['CPrefetch', 'CSHA1']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto']),

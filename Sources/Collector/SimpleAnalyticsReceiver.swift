@@ -3,6 +3,7 @@ import IngestionChecks
 import JSONCore
 import NIOCore
 import SegmentAPI
+import SimpleAnalytics
 
 /// The collector's SimpleAnalytics endpoint, `POST {base}/simpleanalytics`: takes the payloads
 /// the SimpleAnalytics Swift package submits, checks them (``SimpleAnalyticsPayload``), keeps

@@ -1,6 +1,6 @@
 import Foundation
-import IngestionChecks
 import JSONCore
+import SimpleAnalytics
 
 /// SimpleAnalytics payloads as an input of mr-replay: each payload is turned into its events
 /// here, in the reading stage, so everything after it (enrichment, privacy rules, delivery,

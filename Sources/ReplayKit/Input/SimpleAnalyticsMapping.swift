@@ -1,6 +1,6 @@
-import IngestionChecks
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import SimpleAnalytics
 import Timestamps
 
 /// How a SimpleAnalytics payload becomes MetaRouter events (the table in docs/enrichment.md):
