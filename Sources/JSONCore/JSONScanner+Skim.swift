@@ -188,3 +188,61 @@ extension JSONScanner {
         return p
     }
 }
+
+/// Trusting skims: jumping over values by their brackets and quotes alone, validating nothing (not
+/// even escapes), for bytes that were validated before, or whose shape is all a caller checks.
+/// They never read outside the buffer. The request-body check, the collector's batch splitter and
+/// the disk-queue snapshot reader walk JSON with these, and nothing else in the package does.
+extension JSONScanner {
+    /// Whether the byte at the current offset is `byte`; if it is, moves past it.
+    @inline(__always)
+    package mutating func consume(_ byte: UInt8) -> Bool {
+        guard i < end, base[i] == byte else { return false }
+        i += 1
+        return true
+    }
+
+    /// Jumps over a string at the current offset (which must be `"`) and returns its content's
+    /// range; nil when the buffer ends first.
+    package mutating func skipStringTrusting() -> Range<Int>? {
+        guard i < end, base[i] == UInt8(ascii: "\""), let close = closingQuote(from: i + 1) else { return nil }
+        let content = (i + 1)..<close.at
+        i = close.at + 1
+        return content
+    }
+
+    /// Jumps over one value at the current offset; false at the end of the buffer, or when a
+    /// string, object or array is not closed before it. Anything else is a scalar: the byte at the
+    /// offset and every byte after it up to the next `,`, `}`, `]` or whitespace (or the end).
+    package mutating func skipValueTrusting() -> Bool {
+        guard i < end else { return false }
+        switch base[i] {
+        case UInt8(ascii: "\""): return skipStringTrusting() != nil
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return skipContainer()
+        default:
+            i += 1
+            _ = skipScalar()
+            return true
+        }
+    }
+
+    /// Jumps over the array at the current offset (which must be `[`), handing `element` the
+    /// range of each element (from its first to its last byte, whitespace around it left out).
+    /// A comma before the `]` is let pass. False when two elements have no comma between them,
+    /// or the array is not closed before the buffer ends.
+    package mutating func skipArrayTrusting(element: (Range<Int>) -> Void) -> Bool {
+        guard consume(UInt8(ascii: "[")) else { return false }
+        skipWhitespace()
+        if consume(UInt8(ascii: "]")) { return true }
+        while true {
+            let start = i
+            guard skipValueTrusting() else { return false }
+            element(start..<i)
+            skipWhitespace()
+            if consume(UInt8(ascii: "]")) { return true }
+            guard consume(UInt8(ascii: ",")) else { return false }
+            skipWhitespace()
+            if consume(UInt8(ascii: "]")) { return true }
+        }
+    }
+}

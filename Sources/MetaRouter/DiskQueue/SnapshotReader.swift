@@ -293,45 +293,23 @@ package struct SnapshotReader {
         }
     }
 
-    /// Where the value starting at `start` ends, found by its brackets and quotes (not by
-    /// validating it), or nil when the stream ends first. A scalar ends before the next `,`,
-    /// `]`, `}` or whitespace.
+    /// Where the value starting at `start` ends, found by JSONCore's trusting skim (its brackets
+    /// and quotes, not by validating it), or nil when the stream ends first. A scalar ends before
+    /// the next `,`, `]`, `}` or whitespace. When the buffered window ends inside the value, more
+    /// is read and the value is skimmed again from its start.
     private mutating func delimit(_ start: Int) throws -> Int? {
         let opening = byte(start)
-        var depth = 0
-        var inString = opening == UInt8(ascii: "\"")
-        var escaped = false
-        var k = start + 1
-        if opening == UInt8(ascii: "{") || opening == UInt8(ascii: "[") { depth = 1 }
-        let scalar = !inString && depth == 0
+        let scalar = opening != UInt8(ascii: "\"") && opening != UInt8(ascii: "{") && opening != UInt8(ascii: "[")
         while true {
-            while k < base + storage.count {
-                let c = storage[k - base]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if c == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if c == UInt8(ascii: "\"") {
-                        inString = false
-                        if depth == 0 { return k + 1 }
-                    }
-                } else if scalar {
-                    switch c {
-                    case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return k
-                    default: break
-                    }
-                } else if c == UInt8(ascii: "\"") {
-                    inString = true
-                } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                    depth += 1
-                } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                    depth -= 1
-                    if depth == 0 { return k + 1 }
-                }
-                k += 1
+            let windowEnd = base + storage.count
+            // Safe: `start` is inside the buffered window, and the scanner lives only in the closure.
+            let end: Int? = storage.withUnsafeBufferPointer { buf in
+                var scanner = JSONScanner(UnsafeBufferPointer(rebasing: buf[(start - base)...]))
+                return scanner.skipValueTrusting() ? start + scanner.offset : nil
             }
-            guard try fill() else { return scalar ? k : nil }
+            // A closed string or container is whole; a scalar that reaches the window's end may go on.
+            if let end, !scalar || end < windowEnd { return end }
+            guard try fill() else { return end }
         }
     }
 
