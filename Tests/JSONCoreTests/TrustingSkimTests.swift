@@ -40,9 +40,10 @@ struct TrustingSkimTests {
 
     /// Quotes and brackets inside strings, escaped quotes, nesting, and whitespace around.
     @Test func jumpsOverStringsAndNesting() {
-        #expect(Self.elements(#"[ "a\"]" , "{[" ,{"k":["]",{}]}, 1.5e3,true ]"#) == [
-            #""a\"]""#, #""{[""#, #"{"k":["]",{}]}"#, "1.5e3", "true",
-        ])
+        #expect(
+            Self.elements(#"[ "a\"]" , "{[" ,{"k":["]",{}]}, 1.5e3,true ]"#) == [
+                #""a\"]""#, #""{[""#, #"{"k":["]",{}]}"#, "1.5e3", "true",
+            ])
         #expect(Self.elements("[]") == [])
         #expect(Self.elements("[ \n ]") == [])
         #expect(Self.elements("[1,]") == ["1"], "a comma before the ] is let pass")
