@@ -275,10 +275,14 @@ let package = Package(
             plugins: ["BuildInfoPlugin"]
         ),
         // What the test targets share (not shipped): one seeded generator, one way to run a
-        // program, and the test certificates made at run time.
+        // program, moto and its fault proxy, a latch, and the test certificates made at run time.
         .target(
             name: "TestSupport",
             dependencies: [
+                // The fault proxy (FaultProxy).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // Test certificates made at run time (TLSTestPKI).
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -335,6 +339,7 @@ let package = Package(
         .testTarget(
             name: "ObjectStorageTests",
             dependencies: [
+                "TestSupport",
                 "ObjectStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 /// The exact requests this reader makes, signed by this package and by botocore's own S3 signer
@@ -84,9 +85,9 @@ struct BotocoreSignerTests {
                 "timestamp": SigV4.timestamp(date),
             ])
         }
-        let python = try await Subprocess.python()
-        let output = try await Subprocess.run(
-            python, [Subprocess.script("botocore_sign.py")],
+        let python = try await Moto.python()
+        let output = try await Subprocess.output(
+            python, [Moto.script("botocore_sign.py")],
             input: try JSONSerialization.data(withJSONObject: input))
         let answers = try #require(try JSONSerialization.jsonObject(with: output) as? [[String: Any]])
         #expect(answers.count == Self.cases.count)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 extension MotoTests {
@@ -89,7 +90,7 @@ extension MotoTests {
         /// test's client has a short one.)
         @Test func transientFailuresRunOut() async throws {
             // Held, not released: a moto server another test starts cannot take the port.
-            let (port, reserved) = try MotoServer.reservePort()
+            let (port, reserved) = try LoopbackPort.reserve()
             defer { close(reserved) }
             let recording = RecordingTiming()
             let httpClient = HTTPClient(

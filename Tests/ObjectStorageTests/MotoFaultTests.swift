@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 extension MotoTests {
@@ -48,7 +49,7 @@ extension MotoTests {
             let moto = try MotoFixture.shared
             // Every connection stalls: whichever one the GET goes out on (a loaded pool may open
             // a second), and any reopen, the read can only end by the stop.
-            let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: .stall, afterBytes: 50_000, everyConnection: true)
+            let proxy = try await FaultProxy.start(upstreamPort: moto.open.port, fault: .stall, afterBytes: 50_000, target: .everyConnection)
             defer { Task { try? await proxy.stop() } }
             let client = try moto.client(settings: {
                 $0.endpoint = "http://127.0.0.1:\(proxy.port)"

@@ -66,4 +66,27 @@ package enum Subprocess {
             }
         }
     }
+
+    /// A program that ended with a status other than 0, and what it wrote on standard error.
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+
+        package init(description: String) { self.description = description }
+    }
+
+    /// Runs `executable` with `arguments` and the test process's environment, `input` on its
+    /// standard input, on a thread of its own; returns its standard output.
+    /// - Throws: ``Failure`` naming the program, its status and the end of its standard error,
+    ///   when it does not exit 0.
+    @discardableResult
+    package static func output(_ executable: String, _ arguments: [String], input: Data = Data()) async throws -> Data {
+        let result = try await runOnThread(
+            URL(fileURLWithPath: executable), arguments, directory: FileManager.default.currentDirectoryPath,
+            environment: ProcessInfo.processInfo.environment, input: input)
+        guard result.code == 0 else {
+            let name = arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? executable
+            throw Failure(description: "\(name) exited with \(result.code): \(result.err.suffix(2000))")
+        }
+        return Data(result.out.utf8)
+    }
 }

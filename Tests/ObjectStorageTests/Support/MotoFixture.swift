@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import ObjectStorage
+import TestSupport
 import Testing
 
 /// The moto servers and HTTP client the live tests share, started once for the ``MotoTests``
@@ -48,7 +49,7 @@ struct MotoFixture: Sendable {
     }
 
     static func start() async throws -> MotoFixture {
-        let python = try await Subprocess.python()
+        let python = try await Moto.python()
         var configuration = HTTPClient.Configuration()
         configuration.timeout.read = nil
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import ObjectStorage
+import TestSupport
 
 /// What reading an object to its end gave.
 struct ReadResult: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 import ServerTesting
+import TestSupport
 import Testing
 import Timestamps
 import ZstdCodec

@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 import ServerTesting
+import TestSupport
 import Testing
 
 @testable import ReplayKit

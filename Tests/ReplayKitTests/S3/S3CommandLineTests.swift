@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 extension S3Tests {
@@ -113,8 +114,9 @@ extension S3Tests {
         @Test(.timeLimit(.minutes(3))) func aStopSignalWakesAReadStalledOnTheNetwork() async throws {
             let moto = try S3Moto.shared
             try await moto.put(bucket: "stall-bucket", ["s/events.ndjson": try writeEventsFile(dir, "stall", s3Events("st", count: 5000))])
-            let proxy = try await S3FaultProxy.start(
-                upstream: moto.endpoint, path: "/stall-bucket/s/events.ndjson", fault: .stall, afterBytes: 200_000)
+            let proxy = try await FaultProxy.start(
+                upstreamPort: moto.port, fault: .stall, afterBytes: 200_000,
+                target: .wholeObject(requestLine: "GET /stall-bucket/s/events.ndjson ", refuseReopens: false))
             try await RunTarget.run(dir: dir) { target in
                 // An idle timeout far longer than the test waits: only the stop can end the read.
                 let config = try writeS3RunConfig(
@@ -128,7 +130,7 @@ extension S3Tests {
                 // The read stalls: the proxy holds back everything after 200,000 bytes. A run that
                 // ends before that (a failure) ends the wait too, and the checks below report it.
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await proxy.applied.wait() }
+                    group.addTask { await proxy.waitForFault() }
                     group.addTask { await p.ended.wait() }
                     await group.next()
                     group.cancelAll()

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 extension S3Tests {
@@ -73,8 +74,9 @@ extension S3Tests {
             let moto = try S3Moto.shared
             let file = try writeEventsFile(dir, "reset.ndjson", s3Events("reset", count: 5000))
             try await moto.put(bucket: "reset-bucket", ["r/events.ndjson": file])
-            let proxy = try await S3FaultProxy.start(
-                upstream: moto.endpoint, path: "/reset-bucket/r/events.ndjson", fault: .cut, afterBytes: 300_000)
+            let proxy = try await FaultProxy.start(
+                upstreamPort: moto.port, fault: .cut, afterBytes: 300_000,
+                target: .wholeObject(requestLine: "GET /reset-bucket/r/events.ndjson ", refuseReopens: false))
             try await RunTarget.run(dir: dir) { target in
                 let config = try writeS3RunConfig(dir: "\(dir)/run", url: target.url, moto: moto, endpoint: proxy.endpoint)
                 let report = try await replayS3(
@@ -97,9 +99,9 @@ extension S3Tests {
             let moto = try S3Moto.shared
             let file = try writeEventsFile(dir, "flaky.ndjson", s3Events("flaky", count: 5000))
             try await moto.put(bucket: "flaky-bucket", ["f/events.ndjson": file])
-            let proxy = try await S3FaultProxy.start(
-                upstream: moto.endpoint, path: "/flaky-bucket/f/events.ndjson", fault: .cut, afterBytes: 400_000,
-                refuseReopens: true)
+            let proxy = try await FaultProxy.start(
+                upstreamPort: moto.port, fault: .cut, afterBytes: 400_000,
+                target: .wholeObject(requestLine: "GET /flaky-bucket/f/events.ndjson ", refuseReopens: true))
             try await RunTarget.run(dir: dir) { target in
                 let config = try writeS3RunConfig(dir: "\(dir)/flaky", url: target.url, moto: moto, endpoint: proxy.endpoint)
                 let environment = moto.environment(home: dir)

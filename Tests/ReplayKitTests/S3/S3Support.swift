@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 import ReplayKit
+import TestSupport
 import Testing
 
 /// The S3 tests, against moto's S3 server on loopback (``S3Moto``): the suites in S3/*.swift

@@ -3,7 +3,7 @@ import Synchronization
 /// A one-way signal from a fake (a proxy, a transport) to the test waiting for it: ``open()``
 /// from any thread wakes every ``wait()``, and later waits return at once. A cancelled wait
 /// returns too, so a test that gives up is never left parked.
-final class Latch: Sendable {
+package final class Latch: Sendable {
     private struct State {
         var isOpen = false
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -12,13 +12,13 @@ final class Latch: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Whether ``open()`` was called.
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    package var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Opens the latch and wakes every waiter; later calls do nothing.
-    func open() {
+    package func open() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.isOpen = true
             defer { s.waiters = [:] }
@@ -28,7 +28,7 @@ final class Latch: Sendable {
     }
 
     /// Returns once the latch is open (at once if it is), or when the calling task is cancelled.
-    func wait() async {
+    package func wait() async {
         let id = state.withLock { s -> Int in
             s.nextWaiter += 1
             return s.nextWaiter
