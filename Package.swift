@@ -322,6 +322,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "IngestionChecksTests", dependencies: ["IngestionChecks", "JSONCore", "TestSupport"]),
+        // mr-replay's command line, run as the built binary.
+        .testTarget(name: "MRReplayTests", dependencies: ["ReplayKit", "JSONCore", "TestSupport"]),
         .testTarget(
             name: "ReplayKitTests",
             dependencies: [

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
+import TestSupport
 import Testing
 
 @testable import ReplayKit

@@ -4,6 +4,7 @@ import Logging
 import MetaRouter
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 /// `mr-replay dead-letter list|retry` and the dead-letter file's rotation by size.

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import TestSupport
 import Testing
 
 @testable import ReplayKit

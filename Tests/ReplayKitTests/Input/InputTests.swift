@@ -1,5 +1,6 @@
 import Foundation
 import ReplayKit
+import TestSupport
 import Testing
 
 @Suite final class InputTests {

@@ -3,6 +3,7 @@ import JSONCore
 import MetaRouter
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 /// Each MetaRouter SDK's offline queue, written as that SDK writes it (``SDKQueue``), replayed

@@ -3,6 +3,7 @@ import Foundation
 import JSONCore
 import Logging
 import ServerTesting
+import TestSupport
 import Testing
 
 @testable import ReplayKit

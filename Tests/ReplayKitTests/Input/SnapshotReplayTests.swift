@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 /// Offline queues written as the SDK writes them, replayed end to end into the test collector.

@@ -1,5 +1,6 @@
 import Foundation
 import ReplayKit
+import TestSupport
 import Testing
 
 /// The batch journal survives `kill -9`: the real binary is killed mid-run against a collector

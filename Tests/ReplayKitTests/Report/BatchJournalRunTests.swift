@@ -5,6 +5,7 @@ import MetaRouterTesting
 import NIOPosix
 import ServerTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ReplayKit

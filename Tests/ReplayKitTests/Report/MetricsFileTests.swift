@@ -1,6 +1,7 @@
 import Foundation
 import MetaRouter
 import ReplayKit
+import TestSupport
 import Testing
 
 /// `--metrics-file`: the text, the values, the last success, and the atomic replacement.

@@ -4,6 +4,7 @@ import JSONCore
 import ReplayKit
 import ServerTesting
 import Synchronization
+import TestSupport
 import Testing
 
 /// Runs the real `mr-replay` binary and kills or signals it, then checks that a resumed run

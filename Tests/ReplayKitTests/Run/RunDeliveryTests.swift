@@ -3,6 +3,7 @@ import Foundation
 import JSONCore
 import ReplayKit
 import ServerTesting
+import TestSupport
 import Testing
 
 /// End-to-end runs of the pipeline against the in-process collector, with faults injected.

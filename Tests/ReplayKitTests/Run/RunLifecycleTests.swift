@@ -4,6 +4,7 @@ import Logging
 import ReplayKit
 import ServerTesting
 import Synchronization
+import TestSupport
 import Testing
 
 /// How a run starts and stops: the stop signal, task cancellation, and the embedded target.

@@ -6,6 +6,7 @@ import ReplayKit
 import ServerTesting
 import ServiceLifecycle
 import ServiceLifecycleTestKit
+import TestSupport
 import Testing
 
 /// A run as a Service (`RunService`) in the `ServiceGroup` that `mr-replay` runs it in.

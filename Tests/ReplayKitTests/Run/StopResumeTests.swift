@@ -4,6 +4,7 @@ import Logging
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ReplayKit

@@ -3,6 +3,7 @@ import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
 import ServerTesting
+import TestSupport
 import Testing
 import Timestamps
 

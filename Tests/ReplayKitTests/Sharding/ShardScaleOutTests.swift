@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import ServerTesting
+import TestSupport
 import Testing
 
 @testable import ReplayKit

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import ReplayKit
+import TestSupport
 import Testing
 
 final class IdentityTests {

@@ -4,18 +4,6 @@ import Testing
 
 @testable import ReplayKit
 
-/// A fresh temporary directory; the caller removes it.
-func makeTempDir() throws -> String {
-    let dir = NSTemporaryDirectory() + "replaykit-" + UUID().uuidString.lowercased()
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
-}
-
-/// Writes `text` to `path`.
-func writeFile(_ path: String, _ text: String) throws {
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-}
-
 /// The system gzip failed.
 struct GzipFailed: Error {
     let status: Int32

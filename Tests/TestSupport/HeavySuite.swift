@@ -7,8 +7,8 @@ import Testing
 /// machine enough to slow the timing-sensitive tests next to them, so each such suite runs its
 /// tests while it holds one shared gate: they run one suite at a time, still beside the light
 /// suites.
-struct HeavySuiteTrait: SuiteTrait, TestScoping {
-    func provideScope(
+package struct HeavySuiteTrait: SuiteTrait, TestScoping {
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         await HeavySuiteGate.shared.acquire()
@@ -24,7 +24,7 @@ struct HeavySuiteTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == HeavySuiteTrait {
     /// Runs the suite while no other `.heavy` suite runs (see ``HeavySuiteTrait``).
-    static var heavy: Self { HeavySuiteTrait() }
+    package static var heavy: Self { HeavySuiteTrait() }
 }
 
 /// The gate `.heavy` suites hold while they run: first come, first served.

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 /// End-to-end checks of the `mr-replay` binary (built next to the test bundle).

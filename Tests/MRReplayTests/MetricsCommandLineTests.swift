@@ -1,5 +1,6 @@
 import Foundation
 import ReplayKit
+import TestSupport
 import Testing
 
 /// `mr-replay run --metrics-file` and `mr-replay status` end to end, through the binary.

@@ -1,9 +1,9 @@
-import Collector
 import Foundation
+import IngestionChecks
 import Testing
 
 /// The `/stats` body both servers send: its exact text is what scripts and benchmarks read.
-@Suite struct StatsTests {
+@Suite struct CollectorStatsTests {
     @Test func jsonTextIsCompactWithSortedKeys() throws {
         let stats = CollectorStats(
             requests: 5, responses: ["429": 1, "200": 3, "401": 1], events: 250, unique: 249, duplicates: 1,

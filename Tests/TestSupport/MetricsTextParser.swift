@@ -3,24 +3,24 @@ import Foundation
 /// A small parser of the Prometheus text exposition format (0.0.4) for the tests: `# HELP` and
 /// `# TYPE` lines and samples `name{label="value",...} value`, with label values unescaped. It
 /// refuses what the format does not allow, so a malformed file fails the test that reads it.
-struct ExpositionText {
-    struct Sample: Equatable {
-        var name: String
-        var labels: [String: String]
-        var value: Double
+package struct ExpositionText {
+    package struct Sample: Equatable {
+        package var name: String
+        package var labels: [String: String]
+        package var value: Double
     }
 
-    var help: [String: String] = [:]
-    var type: [String: String] = [:]
-    var samples: [Sample] = []
+    package var help: [String: String] = [:]
+    package var type: [String: String] = [:]
+    package var samples: [Sample] = []
 
-    struct Malformed: Error, CustomStringConvertible {
-        let line: Int
-        let why: String
-        var description: String { "line \(line): \(why)" }
+    package struct Malformed: Error, CustomStringConvertible {
+        package let line: Int
+        package let why: String
+        package var description: String { "line \(line): \(why)" }
     }
 
-    init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         guard text.isEmpty || text.hasSuffix("\n") else { throw Malformed(line: 0, why: "the last line has no newline") }
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().enumerated() {
             let line = String(raw)
@@ -96,19 +96,19 @@ struct ExpositionText {
         return Sample(name: name, labels: labels, value: value)
     }
 
-    static func isMetricName(_ name: String) -> Bool {
+    package static func isMetricName(_ name: String) -> Bool {
         guard let first = name.first, first.isLetter || first == "_" || first == ":" else { return false }
         return name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == ":" }
     }
 
     /// The one sample of `name` whose labels include `labels`; nil when there is none or several.
-    func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+    package func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
         let matching = samples.filter { s in s.name == name && labels.allSatisfy { s.labels[$0.key] == $0.value } }
         return matching.count == 1 ? matching[0].value : nil
     }
 
     /// The samples of `name`, by the value of `label`.
-    func values(_ name: String, by label: String) -> [String: Double] {
+    package func values(_ name: String, by label: String) -> [String: Double] {
         Dictionary(samples.filter { $0.name == name }.map { ($0.labels[label] ?? "", $0.value) }, uniquingKeysWith: +)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One run at a time per state directory: a second run says at once who holds it, and waits

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 /// `--since`/`--until`/`--limit` through the `mr-replay` binary: exit codes and messages.

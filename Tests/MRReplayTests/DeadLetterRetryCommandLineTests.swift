@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import TestSupport
 import Testing
 
 /// `mr-replay dead-letter list|retry` through the binary, against the embedded collector.
