@@ -247,6 +247,7 @@ let package = Package(
             name: "mr-replay",
             dependencies: [
                 "ReplayKit",
+                "FileDescriptorIO",
                 "CommandLineSupport",
                 "Collector",
                 .product(name: "Logging", package: "swift-log"),

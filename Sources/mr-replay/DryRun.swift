@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import FileDescriptorIO
 import Foundation
 import ReplayKit
 
@@ -8,14 +9,16 @@ enum DryRun {
     static func run(
         config: ReplayConfig, sources: [InputSource], output: String?, window: TimeWindow?, limit: Int?, summary: Bool = false
     ) throws {
-        var fd: Int32 = 1
+        var file: AppendOnlyFile?
         if let output {
-            fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                throw CommandFailure.usage("\(output): cannot open for writing")
+            do {
+                file = try AppendOnlyFile(path: output, start: .empty)
+            } catch {
+                throw CommandFailure.usage("\(output): cannot open for writing (\(error))")
             }
         }
-        defer { if fd != 1 { close(fd) } }
+        let fd = file?.descriptor ?? 1
+        defer { try? file?.close() }
         let stats: EnrichStats
         do {
             stats = try DryRunner.run(

@@ -43,7 +43,7 @@ final class AckLog {
     private var undeclarable: Set<Int> = []
     /// The generation being written.
     private(set) var generation: UInt64
-    private var fd: Int32 = -1
+    private var file: AppendOnlyFile?
     /// Lines and messageIds acknowledged since the last ``write()``.
     private var stagedLines: [(input: Int, line: Int)] = []
     private var stagedIds: [(input: Int, id: String)] = []
@@ -65,8 +65,6 @@ final class AckLog {
         declaredIn = Array(repeating: 0, count: inputs.count)
         generation = (AckLogFiles.generations(in: directory).last ?? 0) + 1
     }
-
-    deinit { if fd >= 0 { close(fd) } }
 
     /// Notes that line `line` of input `input` was settled by the destination's answer.
     func stage(input: Int, line: Int) {
@@ -98,10 +96,10 @@ final class AckLog {
         encodeStaged()
         guard !buffer.isEmpty else { return }
         do {
-            if fd < 0 { fd = try AckLogFiles.create(directory: directory, generation: generation) }
-            // Safe: the pointer is the buffer's own storage, alive and unchanged for the
-            // closure's duration, and `writeAll` uses it only during the call.
-            try buffer.withUnsafeBytes { try writeAll($0, to: fd) }
+            if file == nil {
+                file = try AppendOnlyFile(path: AckLogFiles.path(directory: directory, generation: generation), createDirectory: true)
+            }
+            try file?.append(buffer)
             bytesWritten += UInt64(buffer.count)
         } catch {
             failure = "cannot write the acknowledgment log in \(directory): \(error) (a crash may send more again)"
@@ -111,10 +109,8 @@ final class AckLog {
     /// Starts the next generation: called when a checkpoint takes its snapshot of the settled
     /// lines. Returns the files the checkpoint covers, to remove once it is committed.
     func rotate() -> [String] {
-        if fd >= 0 {
-            close(fd)
-            fd = -1
-        }
+        try? file?.close()
+        file = nil
         let covered = AckLogFiles.generations(in: directory).filter { $0 <= generation }.map {
             AckLogFiles.path(directory: directory, generation: $0)
         }
@@ -184,14 +180,6 @@ enum AckLogFiles {
             guard name.hasSuffix(".log") else { return nil }
             return UInt64(name.dropLast(4))
         }.sorted()
-    }
-
-    /// Creates (or opens for appending) the file of `generation`, and its directory.
-    static func create(directory: String, generation: UInt64) throws -> Int32 {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let fd = open(path(directory: directory, generation: generation), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return fd
     }
 
     /// Removes `files`; a file that cannot be removed stays (a later run folds it again, which

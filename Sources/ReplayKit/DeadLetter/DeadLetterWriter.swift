@@ -1,3 +1,4 @@
+import FileDescriptorIO
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
@@ -15,12 +16,10 @@ import JSONCore
 package final class DeadLetterWriter {
     /// The file written to.
     package let path: String
-    private var handle: FileHandle
+    private var file: AppendOnlyFile
     private var buffer: [UInt8] = []
     /// Rotate before the file would pass this many bytes (0: never).
     private let maxBytes: UInt64
-    /// Bytes in the file (not counting ``buffer``).
-    private var fileBytes: UInt64
     /// Files rotated by this writer.
     package private(set) var rotations = 0
     /// Records written so far by this writer.
@@ -34,40 +33,32 @@ package final class DeadLetterWriter {
     package init(path: String, maxBytes: Int = 0) throws {
         self.path = path
         self.maxBytes = UInt64(max(maxBytes, 0))
-        let opened = try Self.open(path)
-        handle = opened
-        fileBytes = opened.seekToEndOfFile()
+        file = try Self.open(path)
     }
 
     /// Opens `path` for appending, creating it and its directory.
-    private static func open(_ path: String) throws -> FileHandle {
-        let dir = (path as NSString).deletingLastPathComponent
-        if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw InputError("\(path): cannot create the dead-letter file")
-            }
+    private static func open(_ path: String) throws -> AppendOnlyFile {
+        do {
+            return try AppendOnlyFile(path: path, createDirectory: true)
+        } catch {
+            throw InputError("\(path): cannot open the dead-letter file: \(error)")
         }
-        guard let h = FileHandle(forWritingAtPath: path) else { throw InputError("\(path): cannot open the dead-letter file") }
-        return h
     }
 
     /// Rotates the file when `bytes` more would take it past ``maxBytes`` (and it holds any).
     private func rotateIfNeeded(adding bytes: Int) throws {
-        let held = fileBytes + UInt64(buffer.count)
+        let held = file.size + UInt64(buffer.count)
         guard maxBytes > 0, held > 0, held + UInt64(bytes) > maxBytes else { return }
         try flush()
-        try handle.close()
+        try file.close()
         let files = DeadLetterFiles(path: path)
         let rotated = files.rotatedPath(files.nextRotationNumber())
         guard rename(path, rotated) == 0 else {
             let why = String(cString: strerror(errno))
-            handle = try Self.open(path)  // keep appending to the full file rather than losing records
-            _ = handle.seekToEndOfFile()
+            file = try Self.open(path)  // keep appending to the full file rather than losing records
             throw InputError("\(path): cannot rotate the dead-letter file to \(rotated): \(why)")
         }
-        handle = try Self.open(path)
-        fileBytes = 0
+        file = try Self.open(path)
         rotations += 1
     }
 
@@ -138,15 +129,14 @@ package final class DeadLetterWriter {
     /// Writes buffered records to the file.
     package func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: Data(buffer))
-        fileBytes += UInt64(buffer.count)
+        try file.append(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes and closes the file.
     package func close() throws {
         try flush()
-        try handle.close()
+        try file.close()
     }
 }
 

@@ -11,13 +11,12 @@ final class PartSink {
     let name: String
     /// The temporary file.
     let file: String
-    private let fd: Int32
+    private let output: AppendOnlyFile
     private let zstd: ZstdWriter
     private let hasher = SHA256Hasher()
     /// Records not yet compressed.
     var records: [UInt8] = []
     private var compressed: [UInt8] = []
-    private var bytesWritten: UInt64 = 0
     /// Records of lines or transitions written.
     var count = 0
     /// The input the last records were of (an `I` record starts each input).
@@ -32,13 +31,14 @@ final class PartSink {
     init(name: String, directory: String) throws {
         self.name = name
         file = directory + "/" + name.replacingOccurrences(of: "/", with: "_") + ".\(UInt32.random(in: 0...UInt32.max)).tmp"
-        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PartitionStoreError("cannot create \(file): \(String(cString: strerror(errno)))") }
+        do {
+            output = try AppendOnlyFile(path: file, start: .empty)
+        } catch {
+            throw PartitionStoreError("\(error)")
+        }
         zstd = try ZstdWriter(level: Self.level)
         records.reserveCapacity(Self.pieceBytes + 64 * 1024)
     }
-
-    deinit { if fd >= 0 { close(fd) } }
 
     /// Starts the records of input `index`, unless they are under way.
     @inline(__always)
@@ -65,10 +65,7 @@ final class PartSink {
     private func writeCompressed() throws {
         guard !compressed.isEmpty else { return }
         hasher.update(compressed)
-        // Safe: the pointer is `compressed`'s own storage, alive and unchanged for the closure,
-        // and `writeAll` uses it only during the call.
-        try compressed.withUnsafeBytes { try writeAll($0, to: fd) }
-        bytesWritten += UInt64(compressed.count)
+        try output.append(compressed)
     }
 
     /// Ends the part's frame and returns its entry; the file is complete (not yet synced).
@@ -78,7 +75,7 @@ final class PartSink {
         try zstd.finishFrame(into: &compressed)
         try writeCompressed()
         return PartitionManifest.Part(
-            name: name, bytes: bytesWritten, sha256: Digest.hex(hasher.finalize()), records: count)
+            name: name, bytes: output.size, sha256: Digest.hex(hasher.finalize()), records: count)
     }
 
     /// Removes the temporary file (a part given up).

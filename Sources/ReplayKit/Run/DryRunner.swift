@@ -88,7 +88,8 @@ public enum DryRunner {
 /// Buffered writes to a file descriptor: whatever is appended to ``buffer`` is written out in
 /// blocks of about 128 KiB.
 final class FDWriter {
-    let fd: Int32
+    /// The descriptor written to, which the caller opened and closes.
+    let file: AppendOnlyFile
     /// The bytes not yet written (callers append to it, or render into it).
     let buffer = EventBuffer(capacity: FDWriter.blockSize + 64 * 1024)
     /// Small enough that the block being rendered stays in the core's L2 cache with the read
@@ -96,7 +97,7 @@ final class FDWriter {
     /// costs nothing measurable.
     static let blockSize = 128 * 1024
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) { file = AppendOnlyFile(descriptor: fd, name: "the dry run's output (file descriptor \(fd))") }
 
     /// Ends the line appended to ``buffer``.
     func endLine() throws {
@@ -107,9 +108,9 @@ final class FDWriter {
     /// Writes out every byte of ``buffer`` and empties it.
     func flush() throws {
         do {
-            try writeAll(buffer.bytes, to: fd)
+            try file.append(buffer.bytes)
         } catch {
-            throw InputError("cannot write the dry run's output (file descriptor \(fd)): \(error)")
+            throw InputError("\(error)")
         }
         buffer.bytes.removeAll(keepingCapacity: true)
     }

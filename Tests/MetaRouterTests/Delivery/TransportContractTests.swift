@@ -116,7 +116,9 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         await transport.shutdown()
         await server.stop()
         guard case .networkError = response else { Issue.record("expected a network error, got \(response)"); return }
-        #expect(took < .seconds(10), "the request ran to its 30 s deadline instead of being cancelled")
+        // Under the whole suite on 2 cores, the cancel has been seen to take 16 s to reach the
+        // event loop; what is checked is that it ends the request before its 30 s deadline.
+        #expect(took < .seconds(25), "the request ran to its 30 s deadline instead of being cancelled")
     }
 
     /// Sequential requests share one keep-alive connection, and answers of any size are drained.
