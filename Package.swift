@@ -96,7 +96,7 @@ let package = Package(
         // The package's one loop that writes a whole buffer to a file descriptor (short writes,
         // EINTR), shared by the engine's atomic file write, the collector's NDJSON store and
         // mr-replay's journals and outputs.
-        .target(name: "FileDescriptorIO"),
+        .target(name: "SystemIO"),
         // The package's one gzip implementation: libdeflate for whole bodies, zlib (CompressNIO)
         // for streams.
         .target(
@@ -134,7 +134,7 @@ let package = Package(
                 "JSONCore",
                 "GzipCodec",
                 "Timestamps",
-                "FileDescriptorIO",
+                "SystemIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -167,7 +167,7 @@ let package = Package(
                 "IngestionChecks",
                 "SimpleAnalytics",
                 "ServerLifecycle",
-                "FileDescriptorIO",
+                "SystemIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -220,7 +220,7 @@ let package = Package(
                 "SQLiteSupport",
                 "GzipCodec",
                 "ObjectStorage",
-                "FileDescriptorIO",
+                "SystemIO",
                 "CPrefetch",
                 "CSHA1",
                 "ZstdCodec",
@@ -247,7 +247,7 @@ let package = Package(
             name: "mr-replay",
             dependencies: [
                 "ReplayKit",
-                "FileDescriptorIO",
+                "SystemIO",
                 "CommandLineSupport",
                 "Collector",
                 .product(name: "Logging", package: "swift-log"),
@@ -302,7 +302,7 @@ let package = Package(
         .testTarget(name: "VendorExportsTests", dependencies: ["VendorExports", "JSONCore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EventTransformsTests", dependencies: ["EventTransforms", "JSONCore"]),
         .testTarget(name: "InputShapesTests", dependencies: ["InputShapes", "JSONCore", "CZlib", "TestSupport"]),
-        .testTarget(name: "FileDescriptorIOTests", dependencies: ["FileDescriptorIO"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [

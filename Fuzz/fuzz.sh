@@ -110,13 +110,13 @@ target_snapshot() {
 }
 
 # MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
-# Transport): the event model, identity, storage (with FileDescriptorIO, its write loop), the disk
+# Transport): the event model, identity, storage (with SystemIO, its write loop), the disk
 # queue, the lane routing the reader shares with the engine (Delivery/LaneRouting.swift), which
 # needs none of them; and a stand-in for the transport security and engine settings that the
 # config holds (Fuzz/Support/MetaRouterSettings).
 metarouter_core() {
   module Timestamps Sources/Timestamps
-  module FileDescriptorIO Sources/FileDescriptorIO
+  module SystemIO Sources/SystemIO
   module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
     Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/MetaRouterSettings
 }

@@ -19,7 +19,7 @@ LAYERS = [
     ('engine', ['MetaRouter']),
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'SimpleAnalytics', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
-                'FileDescriptorIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI']),
+                'SystemIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI']),
     ('C shims', ['CPrefetch', 'CSHA1']),
     ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto']),
     ('build plugins', ['BuildInfoPlugin']),

@@ -1,4 +1,4 @@
-import FileDescriptorIO
+import SystemIO
 
 /// Appends accepted events to a file, one JSON object per line.
 ///

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CommandLineSupport
-import FileDescriptorIO
 import Foundation
 import ReplayKit
+import SystemIO
 
 /// `mr-replay run --dry-run`: everything except the network.
 enum DryRun {

@@ -1,5 +1,5 @@
-import FileDescriptorIO
 import Foundation
+import SystemIO
 
 /// The acknowledgment log: every line the destination acknowledged (or that was dead-lettered
 /// after it was sent) is appended to it as the answer arrives, so that after `kill -9` a re-run

@@ -1,7 +1,7 @@
-import FileDescriptorIO
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import SystemIO
 
 /// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:
 /// `{"reason":..,"detail":..,"source":..,"line":N,"raw":..}` — `raw_base64` instead of `raw`

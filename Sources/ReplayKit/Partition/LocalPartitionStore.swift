@@ -1,6 +1,6 @@
-import FileDescriptorIO
 import Foundation
 @_spi(PerLine) import MetaRouter
+import SystemIO
 
 /// A partition in a local directory (or a shared file system): objects are files, published by
 /// `rename(2)` from `.tmp/` in the same directory after a sync, so a file under its final name

@@ -1,6 +1,6 @@
 import Digests
-import FileDescriptorIO
 import Foundation
+import SystemIO
 import ZstdCodec
 
 /// One part being written by a partition worker: records are gathered uncompressed, compressed

@@ -1,5 +1,5 @@
-import FileDescriptorIO
 import Foundation
+import SystemIO
 
 /// Appends the run's problem batches to `<state_dir>/batches.ndjson` as they end, and keeps the
 /// first ``reportCap`` of them (and the counts of all) for the report.

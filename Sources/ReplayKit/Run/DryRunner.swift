@@ -1,5 +1,5 @@
-import FileDescriptorIO
 import Foundation
+import SystemIO
 
 /// `mr-replay run --dry-run`: everything except the network.
 ///

@@ -1,7 +1,7 @@
-import FileDescriptorIO
 import Foundation
 import MetaRouter
 import Synchronization
+import SystemIO
 
 /// Another run holds the state directory, and this one did not wait (`--no-wait`), or was
 /// stopped while it waited. The CLI exits 75: nothing was read or sent, and a later run goes on.

@@ -2,8 +2,8 @@ import Synchronization
 
 /// A request to stop, raised once and counted: the one stop signal of the package.
 ///
-/// - ``MetaRouterClient/run()`` ends on one: ``MetaRouterClient/shutdown()``, a graceful shutdown
-///   of its service group or the cancellation of its task raises it.
+/// - `MetaRouterClient.run()` (MetaRouter) ends on one: `MetaRouterClient.shutdown()`, a
+///   graceful shutdown of its service group or the cancellation of its task raises it.
 /// - A replay (`ReplayRunner.run(stop:)` in ReplayKit) stops early on one: the graceful shutdown of
 ///   `mr-replay`'s service group (SIGINT, SIGTERM), a caller, or the cancellation of the run's
 ///   task raises it. The run then stops reading, lets in-flight batches settle and writes its

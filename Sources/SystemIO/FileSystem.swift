@@ -1,4 +1,3 @@
-import FileDescriptorIO
 import Foundation
 
 /// The file operations the engine needs, so tests can substitute an in-memory file system (or

@@ -1,6 +1,6 @@
-import FileDescriptorIO
 import Foundation
 import Synchronization
+import SystemIO
 import Testing
 
 /// What the writer thread ran into, if anything.

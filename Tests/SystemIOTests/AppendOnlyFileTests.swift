@@ -1,5 +1,5 @@
-import FileDescriptorIO
 import Foundation
+import SystemIO
 import Testing
 
 /// `AppendOnlyFile`, the package's one way of appending to a log: where appending starts, what
