@@ -14,7 +14,7 @@ package enum KeySuggestion {
     }
 
     /// Levenshtein distance between two strings (by Unicode scalars).
-    static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
         if x.isEmpty { return y.count }
         if y.isEmpty { return x.count }

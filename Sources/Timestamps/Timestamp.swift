@@ -98,7 +98,7 @@ package enum Timestamp {
     }
 
     /// The grammar, read byte by byte (see ``parse(_:strict:)``).
-    static func parseGrammar(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> Int64? {
+    package static func parseGrammar(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> Int64? {
         var p = TimestampCursor(bytes, strict: strict)
         guard let year = p.digits(4), p.eat(UInt8(ascii: "-")), let month = p.digits(2), p.eat(UInt8(ascii: "-")),
             let day = p.digits(2), (1...12).contains(month), (1...31).contains(day)
@@ -124,7 +124,7 @@ extension Timestamp {
     /// out of range, or the count is not 24 (then ``parseGrammar(_:strict:)`` decides); otherwise
     /// the same milliseconds the grammar gives.
     @inline(__always)
-    static func sdkForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func sdkForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count == 24, let base = bytes.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
         // count == 24, so the three 8-byte reads (at 0, 8 and 16) stay inside the buffer;

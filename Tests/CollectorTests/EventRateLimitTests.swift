@@ -1,6 +1,5 @@
+import Collector
 import Testing
-
-@testable import Collector
 
 /// The collector's quota: a token bucket of events, a second's worth, refilled at its rate.
 @Suite struct EventRateLimitTests {

@@ -1,6 +1,5 @@
+import EventTransforms
 import Testing
-
-@testable import EventTransforms
 
 @Suite struct KeySuggestionTests {
     @Test func closestKeyIsSuggested() {

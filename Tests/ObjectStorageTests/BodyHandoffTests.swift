@@ -1,8 +1,7 @@
 import Foundation
 import NIOCore
+import ObjectStorage
 import Testing
-
-@testable import ObjectStorage
 
 /// The bounded buffer between a body and the blocking reader, without a network.
 struct BodyHandoffTests {

@@ -1,6 +1,5 @@
 import Testing
-
-@testable import Timestamps
+import Timestamps
 
 /// The shortcut for the SDKs' own form (``Timestamp/sdkForm(_:)``) against the grammar it
 /// shortcuts (``Timestamp/parseGrammar(_:strict:)``).

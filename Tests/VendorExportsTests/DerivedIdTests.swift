@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// Stable messageIds for events without a vendor id: MurmurHash3 x64-128 of the record's bytes.
 @Suite("Derived messageIds")

@@ -1,7 +1,6 @@
 import JSONCore
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// Details of the byte-level conversion: escapes, Unicode, 64-bit numbers, and how events are
 /// appended to the caller's buffer.

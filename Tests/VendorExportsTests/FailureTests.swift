@@ -1,6 +1,5 @@
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// Records that cannot be mapped fail with a stable reason and a detail naming the recipe and
 /// the field, and leave the caller's output as it was.

@@ -1,7 +1,6 @@
 import JSONCore
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// Every fixture record, in its vendor's real export shape, against the Segment events written
 /// for it by hand: the same number of events, and every field equal (values compared exactly,

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// The fixture files next to this file: `<format>.ndjson`, records in the vendor's own shape, and
 /// `<format>.expected.ndjson`, for each record line a JSON array of the Segment events it must

@@ -1,8 +1,7 @@
 import JSONCore
 import TestSupport
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// Damaged records: every fixture record cut short and with bytes changed must either fail with a
 /// reason or convert into events that are each a valid JSON object — never crash, never write

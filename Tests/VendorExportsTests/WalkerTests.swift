@@ -1,7 +1,6 @@
 import JSONCore
 import Testing
-
-@testable import VendorExports
+import VendorExports
 
 /// The byte-level walks of validated records (``Skip``, ``ObjectMembers``, ``ArrayItems``) and
 /// the key lookup (``KeyTable``), against JSONCore's validating scanner.

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import ZstdCodec
+import ZstdCodec
 
 /// Frames written one after another read back as one stream, in pieces of any size; damage and
 /// truncation are reported.

@@ -3,9 +3,9 @@ import Foundation
 import NIOCore
 
 /// One attempt failed: how the retry policy sees it, plus what the final message needs.
-struct AttemptFailure: Error, Sendable {
+package struct AttemptFailure: Error, Sendable {
     /// The failure's class for the retry policy.
-    var failure: S3Failure
+    package var failure: S3Failure
     /// The HTTP status, when the store answered.
     var status: Int?
     /// The store's error document, when it sent one.
@@ -21,7 +21,7 @@ struct AttemptFailure: Error, Sendable {
     }
 
     /// A failure without an answer, or an answer that makes no sense.
-    init(_ failure: S3Failure, detail: String) {
+    package init(_ failure: S3Failure, detail: String) {
         self.failure = failure
         self.body = S3ErrorBody()
         self.detail = detail

@@ -8,12 +8,12 @@ import NIOCore
 /// thread) until the reader has taken half of them, so the HTTP client stops reading the socket:
 /// backpressure all the way to the store, and memory bounded by `capacity` plus one chunk. The
 /// reader blocks on a condition variable while the buffer is empty, up to the idle timeout.
-final class BodyHandoff: @unchecked Sendable {
+package final class BodyHandoff: @unchecked Sendable {
     // @unchecked Sendable is safe: every `var` below is read and written only while `condition` is
     // locked, and `capacity` is immutable.
 
     /// What the reader got.
-    enum Outcome {
+    package enum Outcome {
         /// This many bytes were copied.
         case bytes(Int)
         /// The body ended after everything buffered was read.
@@ -47,7 +47,7 @@ final class BodyHandoff: @unchecked Sendable {
     private var readersWaiting = 0
 
     /// A handoff holding at most about `capacity` bytes.
-    init(capacity: Int) { self.capacity = capacity }
+    package init(capacity: Int) { self.capacity = capacity }
 
     // MARK: The body's side (a task)
 
@@ -56,7 +56,7 @@ final class BodyHandoff: @unchecked Sendable {
 
     /// Adds a chunk; suspends while the buffer is full. Returns false once the reader abandoned
     /// this body (stop streaming it).
-    func push(_ chunk: ByteBuffer) async -> Bool {
+    package func push(_ chunk: ByteBuffer) async -> Bool {
         let mustWait: Bool? = withLock {
             guard !abandoned else { return nil }
             guard chunk.readableBytes > 0 else { return false }
@@ -86,7 +86,7 @@ final class BodyHandoff: @unchecked Sendable {
     }
 
     /// The body ended: normally (`nil`), or with a failure.
-    func finish(_ failure: AttemptFailure?) {
+    package func finish(_ failure: AttemptFailure?) {
         withLock {
             if end == nil { end = failure.map(End.failed) ?? .finished }
             condition.broadcast()
@@ -107,11 +107,11 @@ final class BodyHandoff: @unchecked Sendable {
     var openedHead: ObjectHead? { withLock { head } }
 
     /// The most bytes buffered at once.
-    var peakBufferedBytes: Int { withLock { peak } }
+    package var peakBufferedBytes: Int { withLock { peak } }
 
     /// Copies up to `count` bytes into `into`, waiting while the buffer is empty, but no longer
     /// than `idleTimeout` without any byte arriving.
-    func read(into: UnsafeMutablePointer<UInt8>, count: Int, idleTimeout: Duration) -> Outcome {
+    package func read(into: UnsafeMutablePointer<UInt8>, count: Int, idleTimeout: Duration) -> Outcome {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: idleTimeout.seconds)
         while chunks.isEmpty && end == nil && !abandoned {
@@ -151,7 +151,7 @@ final class BodyHandoff: @unchecked Sendable {
 
     /// Blocks until a reader is waiting in ``read(into:count:idleTimeout:)`` for bytes: for tests
     /// that wake a blocked reader and must know it blocked first.
-    func waitForAWaitingReader() {
+    package func waitForAWaitingReader() {
         condition.lock()
         while readersWaiting == 0 { condition.wait() }
         condition.unlock()
@@ -159,7 +159,7 @@ final class BodyHandoff: @unchecked Sendable {
 
     /// Blocks until the producer is suspended in ``push(_:)`` waiting for room, or the body was
     /// abandoned or ended: for tests that must know the buffer filled (backpressure holds the rest).
-    func waitForAWaitingProducer() {
+    package func waitForAWaitingProducer() {
         condition.lock()
         while spaceWaiter == nil && !abandoned && end == nil { condition.wait() }
         condition.unlock()
@@ -167,7 +167,7 @@ final class BodyHandoff: @unchecked Sendable {
 
     /// The reader is done with this body (or the read was cancelled): wake the task so it stops,
     /// and a reader waiting in ``read(into:count:idleTimeout:)``.
-    func abandon() {
+    package func abandon() {
         let waiter: CheckedContinuation<Void, Never>? = withLock {
             abandoned = true
             chunks.removeAll()

@@ -14,21 +14,33 @@ import SystemIO
 /// (``AckLogFolding``). The format is ``AckLogFormat``'s.
 ///
 /// Not thread-safe: ``RunState`` keeps it behind its counters' lock, where lines settle.
-final class AckLog {
+package final class AckLog {
     /// One input of the run, as the log declares it.
-    struct Input {
+    package struct Input {
         /// The checkpoint key: the absolute path or `s3://bucket/key`.
-        var path: String
+        package var path: String
         /// For an S3 object: its identity (ETag and size).
         var object: S3InputObject?
         /// Whether the run keeps a checkpoint for it (stdin is never resumed, so never logged).
         var resumable: Bool
         /// For a snapshot: its events are also logged by messageId (a rewritten snapshot is
         /// matched by messageId, not by position).
-        var isSnapshot: Bool
+        package var isSnapshot: Bool
         /// For an input of a partition: its checkpoint entry at its start, made from the
         /// partition's manifest (the file itself may not be on this machine).
         var partitionIdentity: InputCheckpoint? = nil
+
+        /// An input at `path` (`object` for an S3 object; `partitionIdentity` for a partition's).
+        package init(
+            path: String, object: S3InputObject? = nil, resumable: Bool, isSnapshot: Bool,
+            partitionIdentity: InputCheckpoint? = nil
+        ) {
+            self.path = path
+            self.object = object
+            self.resumable = resumable
+            self.isSnapshot = isSnapshot
+            self.partitionIdentity = partitionIdentity
+        }
     }
 
     /// The log's directory, `<state_dir>/acks`.
@@ -42,14 +54,14 @@ final class AckLog {
     /// Inputs whose declaration could not be made (the file vanished): not logged.
     private var undeclarable: Set<Int> = []
     /// The generation being written.
-    private(set) var generation: UInt64
+    package private(set) var generation: UInt64
     private var file: AppendOnlyFile?
     /// Lines and messageIds acknowledged since the last ``write()``.
     private var stagedLines: [(input: Int, line: Int)] = []
     private var stagedIds: [(input: Int, id: String)] = []
     private var buffer: [UInt8] = []
     /// Bytes written to the log by this run.
-    private(set) var bytesWritten: UInt64 = 0
+    package private(set) var bytesWritten: UInt64 = 0
     /// Lines written to the log by this run.
     private(set) var linesWritten = 0
     /// Why the log stopped being written, if it did (the run goes on: without the log a crash
@@ -58,7 +70,7 @@ final class AckLog {
 
     /// A log in `directory` for a run over `inputs`. Nothing is created until the first record;
     /// its generation is one past the highest already there.
-    init(directory: String, inputs: [Input]) {
+    package init(directory: String, inputs: [Input]) {
         self.directory = directory
         self.inputs = inputs
         declarations = Array(repeating: nil, count: inputs.count)
@@ -67,13 +79,13 @@ final class AckLog {
     }
 
     /// Notes that line `line` of input `input` was settled by the destination's answer.
-    func stage(input: Int, line: Int) {
+    package func stage(input: Int, line: Int) {
         guard inputs[input].resumable else { return }
         stagedLines.append((input, line))
     }
 
     /// Notes that the snapshot event `id` of input `input` was settled.
-    func stage(input: Int, messageId id: String) {
+    package func stage(input: Int, messageId id: String) {
         guard inputs[input].resumable, inputs[input].isSnapshot else { return }
         stagedIds.append((input, id))
     }
@@ -85,7 +97,7 @@ final class AckLog {
     }
 
     /// Appends what was staged as one write. A failure is kept (``failure``) and ends logging.
-    func write() {
+    package func write() {
         guard !stagedLines.isEmpty || !stagedIds.isEmpty else { return }
         defer {
             stagedLines.removeAll(keepingCapacity: true)
@@ -108,7 +120,7 @@ final class AckLog {
 
     /// Starts the next generation: called when a checkpoint takes its snapshot of the settled
     /// lines. Returns the files the checkpoint covers, to remove once it is committed.
-    func rotate() -> [String] {
+    package func rotate() -> [String] {
         try? file?.close()
         file = nil
         let covered = AckLogFiles.generations(in: directory).filter { $0 <= generation }.map {
@@ -166,15 +178,15 @@ final class AckLog {
 }
 
 /// The generation files of an acknowledgment log directory.
-enum AckLogFiles {
+package enum AckLogFiles {
     /// The file of `generation` in `directory`.
-    static func path(directory: String, generation: UInt64) -> String {
+    package static func path(directory: String, generation: UInt64) -> String {
         let digits = String(generation)
         return directory + "/" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".log"
     }
 
     /// The generations present in `directory`, in order (none when it does not exist).
-    static func generations(in directory: String) -> [UInt64] {
+    package static func generations(in directory: String) -> [UInt64] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.compactMap { name -> UInt64? in
             guard name.hasSuffix(".log") else { return nil }
@@ -184,7 +196,7 @@ enum AckLogFiles {
 
     /// Removes `files`; a file that cannot be removed stays (a later run folds it again, which
     /// changes nothing).
-    static func remove(_ files: [String]) {
+    package static func remove(_ files: [String]) {
         for file in files { unlink(file) }
     }
 }

@@ -2,23 +2,23 @@ import Foundation
 
 /// What a run found in the acknowledgment log that earlier runs left (they stopped before a
 /// checkpoint covered it), once it is folded into the checkpoint.
-struct AckFold: Sendable, Equatable {
+package struct AckFold: Sendable, Equatable {
     /// The generation files read.
     var files = 0
     /// Lines past their input's checkpoint that are now in it as settled.
-    var lines = 0
+    package var lines = 0
     /// Snapshot messageIds recorded as settled.
-    var messageIds = 0
+    package var messageIds = 0
     /// Lines dropped because their file is not the one the log was written for.
     var droppedLines = 0
 }
 
 extension StateDirectory {
     /// The acknowledgment log's directory (``AckLog``).
-    var ackDirectory: String { Self.ackDirectory(in: path) }
+    package var ackDirectory: String { Self.ackDirectory(in: path) }
 
     /// The acknowledgment log's directory in the state directory `path`.
-    static func ackDirectory(in path: String) -> String { path + "/acks" }
+    package static func ackDirectory(in path: String) -> String { path + "/acks" }
 
     /// Folds what the acknowledgment log holds into `checkpoint`, before anything is sent: each
     /// acknowledged line after its input's checkpoint becomes one of its settled lines (read and
@@ -26,7 +26,7 @@ extension StateDirectory {
     /// folded checkpoint is committed (with the messageIds, in one transaction) and only then
     /// are the log's files removed, so a crash at any point leaves the log or the checkpoint
     /// holding them. Returns nil when there is no log.
-    func foldAcknowledgments(into checkpoint: inout Checkpoint, identity: IdentityStore) throws -> AckFold? {
+    package func foldAcknowledgments(into checkpoint: inout Checkpoint, identity: IdentityStore) throws -> AckFold? {
         let generations = AckLogFiles.generations(in: ackDirectory)
         guard !generations.isEmpty else { return nil }
         let files = generations.map { AckLogFiles.path(directory: ackDirectory, generation: $0) }

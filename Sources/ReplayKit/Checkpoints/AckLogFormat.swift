@@ -21,15 +21,15 @@ import Foundation
 ///
 /// A reader stops at the first record that is cut short, fails its check or names an input the
 /// file did not declare: what follows is ignored, which can only make a run send more again.
-enum AckLogFormat {
+package enum AckLogFormat {
     /// What one file (or several, folded) says was acknowledged, by input path.
-    struct Acknowledged: Equatable {
+    package struct Acknowledged: Equatable {
         /// The input's checkpoint entry at its start (its identity), from the newest declaration.
-        var declaration: InputCheckpoint
+        package var declaration: InputCheckpoint
         /// Acknowledged line numbers, in no particular order, possibly repeated.
-        var lines: [Int] = []
+        package var lines: [Int] = []
         /// Acknowledged snapshot messageIds.
-        var messageIds: [String] = []
+        package var messageIds: [String] = []
     }
 
     /// The declaration record's JSON for `input`, or nil when its file cannot be fingerprinted.
@@ -62,7 +62,7 @@ enum AckLogFormat {
     }
 
     /// Appends a lines record; `lines` must be strictly increasing and positive.
-    static func appendLines<S: Sequence>(input: Int, lines: S, to out: inout [UInt8]) where S.Element == Int {
+    package static func appendLines<S: Sequence>(input: Int, lines: S, to out: inout [UInt8]) where S.Element == Int {
         let start = out.count
         out.append(UInt8(ascii: "l"))
         appendInput(input, to: &out)
@@ -131,7 +131,7 @@ enum AckLogFormat {
     }
 
     /// Reads one file's records, by input path, up to the first bad one.
-    static func parse(_ bytes: [UInt8]) -> [String: Acknowledged] {
+    package static func parse(_ bytes: [UInt8]) -> [String: Acknowledged] {
         var result: [String: Acknowledged] = [:]
         var paths: [Int: String] = [:]  // this file's input numbers
         var start = 0
@@ -189,7 +189,7 @@ enum AckLogFormat {
     }
 
     /// The lines of a lines record's items, or nil when they are malformed.
-    static func decodeLines(_ items: ArraySlice<UInt8>) -> [Int]? {
+    package static func decodeLines(_ items: ArraySlice<UInt8>) -> [Int]? {
         var lines: [Int] = []
         var previous = 0
         for item in items.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {

@@ -67,6 +67,15 @@ package struct FileFingerprint: Codable, Sendable, Equatable {
     /// How many bytes `windowHash` covers.
     package var windowLength: Int?
 
+    /// A fingerprint of these parts.
+    package init(size: UInt64, headLength: Int, headHash: String, windowHash: String?, windowLength: Int?) {
+        self.size = size
+        self.headLength = headLength
+        self.headHash = headHash
+        self.windowHash = windowHash
+        self.windowLength = windowLength
+    }
+
     static let headBytes = 65_536
     static let windowBytes = 4_096
 

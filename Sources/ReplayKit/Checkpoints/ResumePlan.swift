@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where each input starts, after checking it against the checkpoint.
-struct ResumePlan: Sendable {
+package struct ResumePlan: Sendable {
     struct Input: Sendable {
         var source: InputSource
         /// The absolute path (the checkpoint key), or `-` for stdin.
@@ -37,7 +37,7 @@ struct ResumePlan: Sendable {
     /// With `--partitions`: the partition the shard replays.
     var partition: PartitionSet?
 
-    var paths: [String] { inputs.map(\.path) }
+    package var paths: [String] { inputs.map(\.path) }
 
     /// The inputs as the acknowledgment log declares them.
     var ackInputs: [AckLog.Input] {
@@ -54,7 +54,7 @@ struct ResumePlan: Sendable {
     /// stopped; a changed one is read again from its start (a rotated file whose content moved
     /// to another input continues there); a rewritten snapshot is read again, skipping the events
     /// earlier runs settled.
-    init(
+    package init(
         sources: [InputSource], checkpoint: Checkpoint, fresh: Bool, config: ReplayConfig, identity: IdentityStore?,
         runStartMillis: Int64
     ) throws {
@@ -158,7 +158,7 @@ struct ResumePlan: Sendable {
 
     /// When the byte before `offset` is not a newline and the file now extends past `offset`,
     /// the offset where that unterminated line starts (just after the previous newline, or 0).
-    static func startOfUnterminatedLine(path: String, endingAt offset: UInt64) -> UInt64? {
+    package static func startOfUnterminatedLine(path: String, endingAt offset: UInt64) -> UInt64? {
         guard offset > 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd(), size > offset else { return nil }

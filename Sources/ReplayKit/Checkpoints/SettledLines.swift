@@ -6,13 +6,13 @@
 /// are learned as before) and counts them `already_delivered` instead of sending them.
 ///
 /// Stored in the checkpoint as closed `[first, last]` ranges, sorted and disjoint.
-struct SettledLines: Sendable, Equatable {
+package struct SettledLines: Sendable, Equatable {
     /// The ranges, sorted by `first`, disjoint and not adjacent.
     private(set) var ranges: [ClosedRange<Int>]
 
     /// The lines of `pairs` (`[first, last]` each), or `nil` when there are none or a pair is
     /// malformed (then nothing is skipped: sending twice is safer than not sending).
-    init?(pairs: [[Int]]?) {
+    package init?(pairs: [[Int]]?) {
         guard let pairs, !pairs.isEmpty else { return nil }
         var ranges: [ClosedRange<Int>] = []
         for pair in pairs {
@@ -23,7 +23,7 @@ struct SettledLines: Sendable, Equatable {
     }
 
     /// The ranges of a sorted sequence of line numbers (repeats allowed).
-    init?(sortedLines lines: [Int]) {
+    package init?(sortedLines lines: [Int]) {
         var ranges: [ClosedRange<Int>] = []
         for line in lines {
             if let last = ranges.last, line <= last.upperBound + 1 {
@@ -37,10 +37,10 @@ struct SettledLines: Sendable, Equatable {
     }
 
     /// The `[first, last]` pairs the checkpoint stores.
-    var pairs: [[Int]] { ranges.map { [$0.lowerBound, $0.upperBound] } }
+    package var pairs: [[Int]] { ranges.map { [$0.lowerBound, $0.upperBound] } }
 
     /// Whether `line` is one of them (binary search).
-    func contains(_ line: Int) -> Bool {
+    package func contains(_ line: Int) -> Bool {
         var low = 0, high = ranges.count
         while low < high {
             let mid = (low + high) / 2

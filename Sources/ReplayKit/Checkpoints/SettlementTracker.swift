@@ -11,34 +11,43 @@ import DequeModule
 /// but the last with `endsLine` false (a SimpleAnalytics payload's items); most lines have one.
 ///
 /// Not thread-safe on its own: ``ReplayRunner`` keeps it behind a mutex.
-struct SettlementTracker {
+package struct SettlementTracker {
+    /// An empty one.
+    package init() {}
+
     /// A line that is read but not yet passed by the low-watermark.
-    struct Entry {
+    package struct Entry {
         var input: Int
         var endOffset: UInt64
-        var lineNumber: Int
-        var settled: Bool
+        package var lineNumber: Int
+        package var settled: Bool
         /// False for all but the last entry of a line that holds several events.
         var endsLine = true
     }
 
     /// Where the settled prefix of one input ends.
-    struct Position: Equatable, Sendable {
-        var offset: UInt64
-        var lineNumber: Int
+    package struct Position: Equatable, Sendable {
+        package var offset: UInt64
+        package var lineNumber: Int
+
+        /// The position after `lineNumber`, at byte `offset`.
+        package init(offset: UInt64, lineNumber: Int) {
+            self.offset = offset
+            self.lineNumber = lineNumber
+        }
     }
 
     private var entries: Deque<Entry> = []
     private var firstSequence: UInt64 = 0
     private(set) var nextSequence: UInt64 = 0
     /// The settled position of each input that has moved.
-    private(set) var positions = InputPositions()
+    package private(set) var positions = InputPositions()
 
     /// Sequence numbers below this are all settled.
-    var watermark: UInt64 { firstSequence }
+    package var watermark: UInt64 { firstSequence }
 
     /// Number of lines read but not yet settled or not yet passed by the watermark.
-    var outstanding: Int { entries.count }
+    package var outstanding: Int { entries.count }
 
     /// Records a read line and returns its sequence number.
     ///
@@ -47,7 +56,7 @@ struct SettlementTracker {
     /// flight moves the watermark and its input's position at once, without an entry.
     /// `lineNumber` is where the input's settled prefix ends once this entry settles: for the
     /// last (or only) entry of a line, that line's number.
-    mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool, endsLine: Bool = true) -> UInt64 {
+    package mutating func append(input: Int, endOffset: UInt64, lineNumber: Int, settled: Bool, endsLine: Bool = true) -> UInt64 {
         let seq = nextSequence
         nextSequence += 1
         if settled, entries.isEmpty {
@@ -62,7 +71,7 @@ struct SettlementTracker {
     /// Marks `sequence` settled, like ``settle(_:)``, and says which line that completed, if any:
     /// the last of its line's entries to settle completes it. `nil` when `sequence` was unknown
     /// or already settled.
-    mutating func settleLine(_ sequence: UInt64) -> (input: Int, completedLine: Int?)? {
+    package mutating func settleLine(_ sequence: UInt64) -> (input: Int, completedLine: Int?)? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         let index = Int(sequence - firstSequence)
         guard !entries[index].settled else { return nil }
@@ -94,7 +103,7 @@ struct SettlementTracker {
     /// Marks `sequence` settled and returns its input, or `nil` when it was unknown or already
     /// settled.
     @discardableResult
-    mutating func settle(_ sequence: UInt64) -> Int? {
+    package mutating func settle(_ sequence: UInt64) -> Int? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         let index = Int(sequence - firstSequence)
         guard !entries[index].settled else { return nil }
@@ -105,7 +114,7 @@ struct SettlementTracker {
     }
 
     /// The entry of `sequence` (its input and line), if it is not yet passed by the watermark.
-    func entry(_ sequence: UInt64) -> Entry? {
+    package func entry(_ sequence: UInt64) -> Entry? {
         guard sequence >= firstSequence, sequence < nextSequence else { return nil }
         return entries[Int(sequence - firstSequence)]
     }
@@ -113,7 +122,7 @@ struct SettlementTracker {
     /// The settled lines past the watermark, by input: a line counts when every entry it has
     /// (one per event it holds) is settled, its last one included. Entries of one input are in
     /// line order.
-    func settledPastWatermark() -> [Int: SettledLines] {
+    package func settledPastWatermark() -> [Int: SettledLines] {
         var lines: [Int: [Int]] = [:]
         var allSettled = true  // of the line whose entries are being read
         for entry in entries {
@@ -145,14 +154,14 @@ struct SettlementTracker {
 
 /// The settled position of each input, by input index: an array, since inputs are numbered
 /// from 0 and the reader moves one position per settled line.
-struct InputPositions: Sendable {
+package struct InputPositions: Sendable {
     private var storage: [SettlementTracker.Position?] = []
 
     /// Whether no input has moved.
-    var isEmpty: Bool { !storage.contains { $0 != nil } }
+    package var isEmpty: Bool { !storage.contains { $0 != nil } }
 
     /// The position of input `index`, if it has moved.
-    subscript(index: Int) -> SettlementTracker.Position? {
+    package subscript(index: Int) -> SettlementTracker.Position? {
         get { index < storage.count ? storage[index] : nil }
         set {
             if index >= storage.count { storage.append(contentsOf: repeatElement(nil, count: index + 1 - storage.count)) }

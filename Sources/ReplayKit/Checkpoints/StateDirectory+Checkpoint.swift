@@ -8,7 +8,7 @@ extension StateDirectory {
     static let checkpointKey = "checkpoint"
 
     /// Loads the checkpoint stored with the identity state.
-    func loadCheckpoint(identity: IdentityStore) throws -> Checkpoint {
+    package func loadCheckpoint(identity: IdentityStore) throws -> Checkpoint {
         guard let text = try identity.metadata(StateDirectory.checkpointKey) else { return Checkpoint() }
         do {
             return try JSONDecoder().decode(Checkpoint.self, from: Data(text.utf8))
@@ -36,7 +36,7 @@ extension StateDirectory {
     /// dead-lettered), it keeps its entry and the other inputs move on. When some did, the save
     /// fails and nothing moves: committing the identities learned from those lines while the
     /// input's entry stayed behind would change how they enrich when read again.
-    func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
+    package func saveCheckpoint(_ checkpoint: inout Checkpoint, plan: ResumePlan, runState: RunState, identity: IdentityStore) throws {
         // Every line the snapshot passes or lists that was dead-lettered is in the dead-letter
         // file by the time it returns (``RunState/checkpointSnapshot()``).
         let snapshot = try runState.checkpointSnapshot()
@@ -93,7 +93,7 @@ extension StateDirectory {
         String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
     }
 
-    func writeMirror(_ checkpoint: Checkpoint) throws {
+    package func writeMirror(_ checkpoint: Checkpoint) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try LocalFileSystem().writeAtomically(checkpointMirrorPath, [UInt8](try encoder.encode(checkpoint)) + [0x0A])

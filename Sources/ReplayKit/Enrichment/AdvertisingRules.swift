@@ -54,7 +54,7 @@ enum TrackingStatus: Equatable {
 
 /// When `context.device.advertisingId` may be sent: it is a UUID that is not all zeros,
 /// `adTrackingEnabled` is not `false`, and the ATT status, when one is given, is authorized.
-enum AdvertisingRules {
+package enum AdvertisingRules {
     /// Whether the string value at `range` of `buf` (with its quotes) may be sent.
     static func allows(
         _ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, adTrackingEnabled: Bool?, status: TrackingStatus?
@@ -70,7 +70,7 @@ enum AdvertisingRules {
 
     /// Whether the string value at `range` (with quotes) is a UUID (letters in either case) that
     /// is not all zeros.
-    static func isUsable(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+    package static func isUsable(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         guard range.count == UUIDText.count + 2 else { return false }
         // The 36 bytes after the opening quote lie inside `range`, inside `buf`.
         guard let uuid = UUIDText.read(buf.baseAddress! + range.lowerBound + 1) else { return false }

@@ -9,7 +9,7 @@ import Digests
 /// It depends on the userId alone, so the same user gets the same anonymousId in every run,
 /// shard and state directory, and two different userIds never share one. Any UUID library
 /// computes the same value, e.g. Python's `uuid.uuid5(uuid.UUID("<namespace>"), user_id)`.
-enum DerivedAnonymousId {
+package enum DerivedAnonymousId {
     /// The namespace UUID: `9d3b1f52-6c1e-4f8a-a7d2-3e5b8c0f4a61`, as two big-endian words (a
     /// computed literal, so reading it needs no lazily initialized global).
     @inline(__always)
@@ -40,7 +40,7 @@ enum DerivedAnonymousId {
     }
 
     /// Whether ``sha1(_:usingSHAExtensions:_:)`` can hash with the CPU's SHA instructions.
-    static var hasSHAExtensions: Bool {
+    package static var hasSHAExtensions: Bool {
         #if arch(x86_64)
             mr_sha1_has_sha_extensions() != 0
         #else
@@ -51,7 +51,7 @@ enum DerivedAnonymousId {
     /// Calls `body` with the 20 bytes of the SHA-1 digest of `bytes`: computed with the CPU's SHA
     /// instructions when `usingSHAExtensions` and the CPU has them (``hasSHAExtensions``), else
     /// by libcrypto (``Digest/sha1(_:)``). Both give the same digest; the first costs no allocation.
-    static func sha1<R>(
+    package static func sha1<R>(
         _ bytes: UnsafeRawBufferPointer, usingSHAExtensions: Bool = true, _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         #if arch(x86_64)

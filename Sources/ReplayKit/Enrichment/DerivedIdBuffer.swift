@@ -7,11 +7,11 @@
 /// the preparer uses it for the line it prepares (the event's anonymousId and the edit that
 /// writes it), and is done with it before it prepares the next line; the shard router, for the
 /// line's key. Not thread-safe: each preparer and router has its own.
-final class DerivedIdBuffer {
+package final class DerivedIdBuffer {
     /// The 36 bytes, initialized once and overwritten by each derivation.
     private let text: UnsafeMutablePointer<UInt8>
 
-    init() {
+    package init() {
         text = .allocate(capacity: UUIDText.count)
         text.initialize(repeating: 0, count: UUIDText.count)
     }
@@ -19,7 +19,7 @@ final class DerivedIdBuffer {
     deinit { text.deallocate() }
 
     /// The 36 bytes of the derived anonymousId of `userId`, valid until the next call.
-    func derived(userId: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    package func derived(userId: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         DerivedAnonymousId.write(userId: userId, to: text)
         return UnsafeBufferPointer(start: text, count: UUIDText.count)
     }

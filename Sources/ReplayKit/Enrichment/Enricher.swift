@@ -11,13 +11,13 @@ package final class Enricher {
     /// The `context.library.version` written into every event.
     package static let libraryVersion = "0.1.0"
 
-    let identity: IdentityStore
+    package let identity: IdentityStore
     /// Validation and the per-line rules.
     // Unchecked: the enricher is used by one thread at a time (it is not Sendable), and no
     // access to `preparer` or `stats` starts while another is under way: `prepare` reaches the
     // identity store and the output buffer, never the enricher. The checks cost about a tenth
     // of a line's time (they also keep the optimizer from holding the state in registers).
-    @exclusivity(unchecked) var preparer: LinePreparer
+    @exclusivity(unchecked) package var preparer: LinePreparer
     /// What enrichment did so far.
     @exclusivity(unchecked) package internal(set) var stats = EnrichStats()
     /// In an identity-sharded run, which lines are this shard's (``ShardRouter``); nil otherwise.
@@ -53,7 +53,7 @@ package final class Enricher {
     /// blank or rejected line). `sequence` is a global, increasing number for this line in read
     /// order, used to tag identity mappings learned from it (see
     /// ``IdentityStore/commit(throughSequence:metadata:)``).
-    func process(
+    package func process(
         _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, sequence: UInt64, into out: inout [UInt8]
     ) -> LineOutcome<RenderedEvent> {
         finish(preparer.prepare(line, lineNumber: lineNumber, identity: identity, into: &out), sequence: sequence, line: line)

@@ -5,7 +5,7 @@ import JSONCore
 /// An id read from a line: its bytes in the line when written without escapes (the usual
 /// case, nothing copied), otherwise decoded into an array of its own; or an id the line was
 /// given (a derived anonymousId), in its preparer's memory until the next line.
-enum IdRef {
+package enum IdRef {
     /// The unescaped id is `line[range]` (a string's content or a number's text).
     case inLine(Range<Int>)
     /// The id's bytes.
@@ -15,7 +15,7 @@ enum IdRef {
     case external(UnsafeBufferPointer<UInt8>)
 
     /// The id read from member `m` (a non-empty string, or a number as its text), if it holds one.
-    init?(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) {
+    package init?(_ m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) {
         guard let written = Self.written(m) else { return nil }
         // `written` lies inside `buf` (a scanned member's text), so the pointer and the
         // `written.count` bytes memchr reads stay within the line's buffer. A number has no `\`.
@@ -50,7 +50,7 @@ enum IdRef {
     }
 
     /// The id as a String (off the hot path: the already-delivered check, tests).
-    func string(_ buf: UnsafeBufferPointer<UInt8>) -> String {
+    package func string(_ buf: UnsafeBufferPointer<UInt8>) -> String {
         withBytes(buf) { String(decoding: $0, as: UTF8.self) }
     }
 

@@ -2,9 +2,9 @@ import JSONCore
 
 /// mr-replay's `library` object, `{"name":"mr-replay","version":"…"}`, which enrichment puts in
 /// every context that names no library of its own.
-enum LibraryMember {
+package enum LibraryMember {
     /// The object's JSON.
-    static let json: [UInt8] = {
+    package static let json: [UInt8] = {
         var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
         lib += JSONStrings.quoted(Enricher.libraryVersion)
         lib.append(UInt8(ascii: "}"))

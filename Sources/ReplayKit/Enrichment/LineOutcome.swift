@@ -8,7 +8,7 @@ import Foundation
 /// - ``Enricher`` finishes it into `LineOutcome<RenderedEvent>`, the hot path's outcome: the
 ///   event's bytes are in an ``EventBuffer`` and its identity is a hash, so nothing is
 ///   allocated per event.
-enum LineOutcome<Event> {
+package enum LineOutcome<Event> {
     /// A correct, enriched event (it always has a `messageId`).
     case event(Event)
     /// An empty or whitespace-only line: skipped and counted.
@@ -20,7 +20,7 @@ enum LineOutcome<Event> {
 
     /// The same outcome carrying `transform(event)` for an event.
     @inline(__always)
-    func map<Other>(_ transform: (Event) throws -> Other) rethrows -> LineOutcome<Other> {
+    package func map<Other>(_ transform: (Event) throws -> Other) rethrows -> LineOutcome<Other> {
         switch self {
         case .event(let e): return .event(try transform(e))
         case .blank: return .blank

@@ -79,7 +79,7 @@ extension JSONValue {
 }
 
 /// Why a context could not be enriched.
-struct ContextFailure: Error {
+package struct ContextFailure: Error {
     let detail: String
 }
 
@@ -147,7 +147,7 @@ extension LinePreparer {
 
     /// The context ``contextFastPath(_:_:)`` renders, as an array; nil when the general path
     /// is needed.
-    mutating func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package mutating func contextWithLibraryOnly(_ ctx: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         switch contextFastPath(ctx, buf) {
         case .addLibrary: MemberValue.appendingLibrary(to: ctx).bytes(buf)
         case .unchanged: Array(buf[ctx.range])
@@ -157,7 +157,7 @@ extension LinePreparer {
 
     /// The enriched `context` object: mr-replay's `library` where the event names none, config
     /// defaults where missing, the advertising rules, then the context drop paths.
-    mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
+    package mutating func enrichContext(_ context: ObjectLayout?, _ buf: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ContextFailure> {
         guard let ctx = context else {
             guard defaults.advertisingId != nil else { return .success(defaultContextJSON) }
             return .success(defaults.contextWithout(library: LibraryMember.json, removed: &counts.advertisingIdsRemoved))

@@ -13,7 +13,7 @@ import Timestamps
 ///
 /// A struct, so that its per-line state (scratch storage, counts) is accessed without the
 /// dynamic exclusivity checks a class property needs. Its scratch storage is reused line to line.
-struct LinePreparer {
+package struct LinePreparer {
     let config: ReplayConfig
     let nowMillis: () -> Int64
     let defaults: ContextDefaultsJSON
@@ -36,7 +36,7 @@ struct LinePreparer {
     var windowUntil = Int64.max
 
     /// Applies the run's time window (none: every time passes).
-    mutating func setWindow(_ window: TimeWindow?) {
+    package mutating func setWindow(_ window: TimeWindow?) {
         (windowSince, windowUntil) = window?.bounds ?? (.min, .max)
     }
 

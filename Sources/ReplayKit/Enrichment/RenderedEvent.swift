@@ -1,8 +1,8 @@
 /// An enriched event on the hot path: where it sits in the ``EventBuffer``, and its lane.
-struct RenderedEvent: Equatable, Sendable {
+package struct RenderedEvent: Equatable, Sendable {
     /// The event's bytes in the buffer it was rendered into.
-    var range: Range<Int>
+    package var range: Range<Int>
     /// The FNV-1a hash of the event's anonymousId's bytes: what the engine's lanes and
     /// `--shard` hash the ordering key to.
-    var laneKey: UInt64
+    package var laneKey: UInt64
 }

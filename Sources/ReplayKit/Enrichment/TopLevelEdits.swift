@@ -3,7 +3,7 @@ import JSONCore
 
 /// A new value for a top-level member: bytes already encoded, or a value written straight into
 /// the output when the event is rendered (so the hot path makes no array for it).
-enum MemberValue {
+package enum MemberValue {
     /// Encoded JSON.
     case bytes([UInt8])
     /// A string with no byte that needs an escape, written between quotes: a derived
@@ -24,7 +24,7 @@ enum MemberValue {
     case spacedContextWithLibrary(ObjectLayout)
 
     /// The edit that appends the library member to the context whose layout is `context`.
-    static func appendingLibrary(to context: ObjectLayout) -> MemberValue {
+    package static func appendingLibrary(to context: ObjectLayout) -> MemberValue {
         // Compact: the first member starts right after `{`, each next one right after the `,`
         // that ends the one before, and the last one ends right before `}` (or `{}` is empty).
         var next = context.range.lowerBound + 1
@@ -98,22 +98,25 @@ enum MemberValue {
 /// straight from the scanned line by ``render(_:_:_:into:)``; lines with duplicates go through
 /// ``apply(to:_:)`` and the general `ObjectEditor`, which also drops the earlier duplicates.
 /// Both give the same bytes for a line without duplicates.
-struct TopLevelEdits {
+package struct TopLevelEdits {
+    /// An empty one.
+    package init() {}
+
     /// A member enrichment may set; the raw value is its JSON key. Cases are in the order
     /// missing members are appended.
-    enum Member: String, CaseIterable {
+    package enum Member: String, CaseIterable {
         case timestamp, anonymousId, userId, groupId, messageId, properties, traits, context
 
         /// Every member, in order (made once: loops over it allocate nothing).
         static let ordered = allCases
 
         /// How many members there are.
-        static let count = 8
+        package static let count = 8
 
         /// The member at `position` of ``ordered``, without touching the array: the render loops
         /// run once per event.
         @inline(__always)
-        static func at(_ position: Int) -> Member {
+        package static func at(_ position: Int) -> Member {
             switch position {
             case 0: .timestamp
             case 1: .anonymousId
@@ -143,7 +146,7 @@ struct TopLevelEdits {
 
         /// The member's key as JSON, with its quotes and colon: a literal, so writing it retains
         /// nothing (an element of a static array of arrays would be retained and released).
-        var encodedKey: StaticString {
+        package var encodedKey: StaticString {
             switch self {
             case .timestamp: #""timestamp":"#
             case .anonymousId: #""anonymousId":"#
@@ -158,9 +161,9 @@ struct TopLevelEdits {
     }
 
     /// Whether `sentAt` is removed.
-    var removeSentAt = false
+    package var removeSentAt = false
     /// Whether `writeKey` is removed.
-    var removeWriteKey = false
+    package var removeWriteKey = false
     // The new values, one stored property per ``Member`` (so no array is made per line, and
     // a new edit set is initialized in place).
     private var timestamp: MemberValue? = nil
@@ -177,7 +180,7 @@ struct TopLevelEdits {
 
     /// The new value of `member` (nil: left as it is). Reading copies the value: the hot path
     /// reads through ``withValue(_:_:)`` instead.
-    subscript(member: Member) -> MemberValue? {
+    package subscript(member: Member) -> MemberValue? {
         get { withValue(member) { $0 } }
         // Inlined: the rules set members named by literals, so the switch folds to one store.
         @inline(__always) set {
@@ -238,7 +241,7 @@ struct TopLevelEdits {
     /// (`!top.hasDuplicates`); renders exactly what `ObjectEditor` renders for the same edits.
     /// `mutating` only so that the writing closure reaches the edits in place instead of
     /// capturing a copy of them (nothing is changed).
-    mutating func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    package mutating func render(_ layout: ObjectLayout, _ top: TopLevelMembers, _ buf: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         // At most: the line's object as written (its members, separators and braces), and for
         // each new value a `,`, its key (the longest, `"anonymousId":`, is 14 bytes) and the value.
         var room = layout.range.count + 2 + Member.count * 16
@@ -356,7 +359,7 @@ struct TopLevelEdits {
     }
 
     /// Applies the edits to `editor` (any line, duplicates included).
-    func apply(to editor: inout ObjectEditor, _ buf: UnsafeBufferPointer<UInt8>) {
+    package func apply(to editor: inout ObjectEditor, _ buf: UnsafeBufferPointer<UInt8>) {
         // The rare path (lines with duplicate keys): the values as arrays. `timestamp` is set
         // before the removals, as `render` keeps its place.
         if let timestamp = self[.timestamp] { editor.set(Member.timestamp.rawValue, raw: timestamp.bytes(buf), in: buf) }

@@ -6,9 +6,9 @@ import JSONCore
 /// what ``ObjectLayout/member(_:in:)`` returns, so lookups agree with the general API. Keys are
 /// compared as raw bytes, each with its one candidate in ``KnownKeys``; a key written with
 /// escapes is decoded first.
-struct TopLevelMembers {
+package struct TopLevelMembers {
     /// The keys the rules read: the positions of ``indices``.
-    enum Key: Int {
+    package enum Key: Int {
         case type, event, groupId, context, timestamp, sentAt, writeKey, anonymousId, userId, messageId, properties, traits,
             previousId, originalTimestamp
     }
@@ -17,37 +17,37 @@ struct TopLevelMembers {
     /// rule is handed is made, kept and copied in a few vector moves.
     private var indices = SIMD16<Int32>(repeating: -1)
     /// Whether some key appears more than once (then editors must drop the duplicates).
-    private(set) var hasDuplicates = false
+    package private(set) var hasDuplicates = false
     /// Whether the object is written without whitespace between its members and braces: each
     /// member starts right after the `{` or the `,` that ends the member before it, and the last
     /// one ends right before the `}`. Then a run of kept members is a plain range of the line.
-    private(set) var isCompact = true
+    package private(set) var isCompact = true
 
     /// The index of the last member with `key`, if any.
     @inline(__always)
-    func index(_ key: Key) -> Int? {
+    package func index(_ key: Key) -> Int? {
         let i = indices[key.rawValue]
         return i < 0 ? nil : Int(i)
     }
 
-    var type: Int? { index(.type) }
+    package var type: Int? { index(.type) }
     var event: Int? { index(.event) }
     var groupId: Int? { index(.groupId) }
-    var context: Int? { index(.context) }
-    var timestamp: Int? { index(.timestamp) }
-    var sentAt: Int? { index(.sentAt) }
+    package var context: Int? { index(.context) }
+    package var timestamp: Int? { index(.timestamp) }
+    package var sentAt: Int? { index(.sentAt) }
     var writeKey: Int? { index(.writeKey) }
-    var anonymousId: Int? { index(.anonymousId) }
-    var userId: Int? { index(.userId) }
-    var messageId: Int? { index(.messageId) }
+    package var anonymousId: Int? { index(.anonymousId) }
+    package var userId: Int? { index(.userId) }
+    package var messageId: Int? { index(.messageId) }
     var properties: Int? { index(.properties) }
-    var traits: Int? { index(.traits) }
+    package var traits: Int? { index(.traits) }
     var previousId: Int? { index(.previousId) }
     var originalTimestamp: Int? { index(.originalTimestamp) }
 
     /// The index of the last member with `member`'s key, if any.
     @inline(__always)
-    subscript(member: TopLevelEdits.Member) -> Int? {
+    package subscript(member: TopLevelEdits.Member) -> Int? {
         switch member {
         case .timestamp: timestamp
         case .anonymousId: anonymousId
@@ -61,7 +61,7 @@ struct TopLevelMembers {
     }
 
     /// Finds the members in `layout`, whose line is `buf`.
-    init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
+    package init(_ layout: ObjectLayout, _ buf: UnsafeBufferPointer<UInt8>) {
         // The indices are gathered in memory and loaded as one vector at the end: storing into a
         // vector at a position known only at run time spills it, and reloading it right after
         // the store stalls (a store cannot be forwarded to a wider load).
@@ -122,10 +122,10 @@ struct TopLevelMembers {
 /// its one bucket, and the bucket's words say whether the key is that one. A member's key is
 /// found with one multiply and two or three compares, and no switch on its length, whose
 /// indirect jump the CPU would mispredict as members of different lengths follow each other.
-enum KnownKeys {
+package enum KnownKeys {
     /// One bucket: a key's length and its bytes as words, as ``find(_:_:_:)`` reads them;
     /// `count` 0 for an empty bucket.
-    struct Bucket {
+    package struct Bucket {
         var key = 0
         var count = 0
         var first: UInt64 = 0
@@ -134,7 +134,7 @@ enum KnownKeys {
     }
 
     /// Each key and its name.
-    static let names: [(TopLevelMembers.Key, String)] = [
+    package static let names: [(TopLevelMembers.Key, String)] = [
         (.type, "type"), (.event, "event"), (.groupId, "groupId"), (.context, "context"), (.timestamp, "timestamp"),
         (.sentAt, "sentAt"), (.writeKey, "writeKey"), (.anonymousId, "anonymousId"), (.userId, "userId"),
         (.messageId, "messageId"), (.properties, "properties"), (.traits, "traits"), (.previousId, "previousId"),
@@ -151,7 +151,7 @@ enum KnownKeys {
 
     /// The raw value of the ``TopLevelMembers/Key`` whose name is `bytes[key]`, if any.
     @inline(__always)
-    static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>, _ table: UnsafeBufferPointer<Bucket>) -> Int? {
+    package static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>, _ table: UnsafeBufferPointer<Bucket>) -> Int? {
         let n = key.count
         guard n >= shortest, n <= longest else { return nil }
         // `key` lies inside `bytes` and holds n >= 4 bytes: every load below reads inside it
@@ -173,7 +173,7 @@ enum KnownKeys {
 
     /// The sixteen buckets, in memory allocated once, never written after it is filled and never
     /// freed: reading it retains nothing (an array's storage would be retained and released).
-    nonisolated(unsafe) static let table: UnsafeBufferPointer<Bucket> = {
+    package nonisolated(unsafe) static let table: UnsafeBufferPointer<Bucket> = {
         let buckets = UnsafeMutableBufferPointer<Bucket>.allocate(capacity: 16)
         _ = buckets.initialize(from: filled())
         return UnsafeBufferPointer(buckets)

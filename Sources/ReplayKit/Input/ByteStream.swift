@@ -3,7 +3,7 @@ import GzipCodec
 import ZstdCodec
 
 /// A sequential source of bytes (a file descriptor, possibly through gunzip).
-protocol ByteStream: AnyObject {
+package protocol ByteStream: AnyObject {
     /// Reads up to `count` bytes into `into`; 0 means end of stream.
     func read(into: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int
     /// Bytes consumed from the underlying file so far.

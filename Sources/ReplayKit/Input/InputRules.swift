@@ -44,7 +44,7 @@ struct SnapshotSurvey: Sendable {
 /// What a walk applies to one input beyond the per-event rules: the age limit, and for a
 /// snapshot, the purge of events queued before a consent revocation and the events an earlier
 /// run already settled.
-struct InputRules: Sendable {
+package struct InputRules: Sendable {
     /// Events whose time is before this (epoch ms) are `expired`.
     var expiryCutoffMillis: Int64?
     /// Lines up to this number are purged by a later consent revocation in the same queue.

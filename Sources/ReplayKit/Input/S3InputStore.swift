@@ -51,7 +51,7 @@ package final class S3InputStore: Sendable {
 
 extension ReplayConfig.S3Inputs {
     /// The reader's settings.
-    var librarySettings: S3Settings {
+    package var librarySettings: S3Settings {
         let addressing: S3Settings.Addressing
         switch addressingStyle {
         case .auto: addressing = .automatic

@@ -5,12 +5,12 @@ import SystemIO
 /// A partition in a local directory (or a shared file system): objects are files, published by
 /// `rename(2)` from `.tmp/` in the same directory after a sync, so a file under its final name
 /// is always whole, even after a power loss.
-struct LocalPartitionStore: PartitionStore {
+package struct LocalPartitionStore: PartitionStore {
     /// The directory's absolute path.
-    let location: String
+    package let location: String
 
     /// A store in `directory`, which is created if needed.
-    init(directory: String) throws {
+    package init(directory: String) throws {
         location = URL(fileURLWithPath: directory).standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(atPath: location + "/.tmp", withIntermediateDirectories: true)
@@ -19,11 +19,11 @@ struct LocalPartitionStore: PartitionStore {
         }
     }
 
-    var scratchDirectory: String { location + "/.tmp" }
+    package var scratchDirectory: String { location + "/.tmp" }
 
     private func path(_ name: String) -> String { location + "/" + name }
 
-    func publish(file: String, as name: String) throws {
+    package func publish(file: String, as name: String) throws {
         let target = path(name)
         do {
             try LocalFileSystem().createDirectory(containing: target)
@@ -34,7 +34,7 @@ struct LocalPartitionStore: PartitionStore {
         }
     }
 
-    func put(_ bytes: [UInt8], as name: String) throws {
+    package func put(_ bytes: [UInt8], as name: String) throws {
         let target = path(name)
         do {
             try LocalFileSystem().createDirectory(containing: target)
@@ -44,7 +44,7 @@ struct LocalPartitionStore: PartitionStore {
         }
     }
 
-    func get(_ name: String) throws -> [UInt8]? {
+    package func get(_ name: String) throws -> [UInt8]? {
         do {
             return try LocalFileSystem().read(path(name))
         } catch {
@@ -52,16 +52,16 @@ struct LocalPartitionStore: PartitionStore {
         }
     }
 
-    func size(of name: String) throws -> UInt64? {
+    package func size(of name: String) throws -> UInt64? {
         (try? FileManager.default.attributesOfItem(atPath: path(name)))?[.size] as? UInt64
     }
 
-    func list(_ prefix: String) throws -> [String] {
+    package func list(_ prefix: String) throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path(prefix))) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().map { prefix + $0 }
     }
 
-    func open(_ name: String, size: UInt64) throws -> any ByteStream {
+    package func open(_ name: String, size: UInt64) throws -> any ByteStream {
         let fd = Foundation.open(path(name), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PartitionStoreError("cannot open \(path(name)): \(String(cString: strerror(errno)))") }
         return FileDescriptorStream(fd: fd, ownsDescriptor: true, path: path(name))

@@ -9,12 +9,12 @@
 /// parts/worker-W/segment-SSSSSS/transitions.zst    what the segment's lines teach the identity store
 /// status/shard-K-of-N.json                         a replaying shard's progress, for status
 /// ```
-enum PartitionLayout {
+package enum PartitionLayout {
     /// The manifest of worker `worker` of `workers`.
-    static func manifest(worker: Int, of workers: Int) -> String { "manifests/worker-\(worker)-of-\(workers).json" }
+    package static func manifest(worker: Int, of workers: Int) -> String { "manifests/worker-\(worker)-of-\(workers).json" }
 
     /// The progress record of worker `worker` of `workers`.
-    static func progress(worker: Int, of workers: Int) -> String { "progress/worker-\(worker)-of-\(workers).json" }
+    package static func progress(worker: Int, of workers: Int) -> String { "progress/worker-\(worker)-of-\(workers).json" }
 
     /// The folder of one segment.
     static func segment(worker: Int, index: Int) -> String {
@@ -23,12 +23,12 @@ enum PartitionLayout {
     }
 
     /// Shard `shard`'s part of a segment.
-    static func part(worker: Int, segment: Int, shard: Int, of shards: Int) -> String {
+    package static func part(worker: Int, segment: Int, shard: Int, of shards: Int) -> String {
         Self.segment(worker: worker, index: segment) + "/shard-\(shard)-of-\(shards).zst"
     }
 
     /// The transitions part of a segment.
-    static func transitions(worker: Int, segment: Int) -> String {
+    package static func transitions(worker: Int, segment: Int) -> String {
         Self.segment(worker: worker, index: segment) + "/transitions.zst"
     }
 

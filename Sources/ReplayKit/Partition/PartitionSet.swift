@@ -4,7 +4,7 @@ import Foundation
 /// A finished partition as one replaying shard sees it: every worker's manifest, checked to
 /// agree with each other and with the run's config, and the shard's parts, checked whole
 /// against their checksums, before anything is sent.
-struct PartitionSet: Sendable {
+package struct PartitionSet: Sendable {
     /// One segment of the shard's stream: its own lines, and what every line of the segment
     /// teaches. Segments come in the partition's input order.
     struct Segment: Sendable {
@@ -23,17 +23,17 @@ struct PartitionSet: Sendable {
     /// The inputs each worker read, by worker: a worker's inputs have ended once its segments were read.
     let workerInputs: [[Int]]
     let segments: [Segment]
-    let deviceAnonymousId: String
+    package let deviceAnonymousId: String
     let window: TimeWindow?
     /// Lines the shard owns, and lines of all shards.
-    let shardLines: Int
-    let totalLines: Int
+    package let shardLines: Int
+    package let totalLines: Int
 
     /// Loads the partition at `store` for shard `shard` of `shards`, for a run with `config`.
     /// Throws ``PartitionNotReady`` while workers are missing, and ``UsageError`` (exit 2) for a
     /// partition that cannot be replayed: manifests that disagree or were made with another
     /// config, a missing, cut or changed part.
-    init(store: any PartitionStore, shard: Int, shards: Int, config: ReplayConfig) throws {
+    package init(store: any PartitionStore, shard: Int, shards: Int, config: ReplayConfig) throws {
         self.store = store
         self.shard = shard
         self.shards = shards

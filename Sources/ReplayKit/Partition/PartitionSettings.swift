@@ -4,7 +4,7 @@ import Foundation
 
 /// What a partition is made with, beyond its inputs: what changes which shard a line goes to,
 /// and whether and what it teaches. A partition and the run that replays it must agree on it.
-struct PartitionSettings: Sendable, Equatable {
+package struct PartitionSettings: Sendable, Equatable {
     var shards: Int
     /// The config's settings that decide routing and teaching, as `key=value` lines.
     var configLines: [String]
@@ -52,7 +52,7 @@ struct PartitionSettings: Sendable, Equatable {
     /// The inputs of worker `worker` of `workers`: a contiguous run of the partition's inputs,
     /// cut by their sizes so each worker reads about the same number of bytes (input `i` goes to
     /// the worker whose share holds its middle byte). Every worker computes the same cut.
-    static func inputRange(worker: Int, of workers: Int, sizes: [UInt64]) -> Range<Int> {
+    package static func inputRange(worker: Int, of workers: Int, sizes: [UInt64]) -> Range<Int> {
         let total = sizes.reduce(0, +)
         var start: Int?
         var end = 0

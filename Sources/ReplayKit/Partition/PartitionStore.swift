@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Every method blocks: the partition worker and a run's reader call them from their own
 /// threads, never from Swift's concurrency pool.
-protocol PartitionStore: Sendable {
+package protocol PartitionStore: Sendable {
     /// The location as the user gave it (`/data/partitions`, `s3://bucket/prefix/`).
     var location: String { get }
     /// A local directory for the files a worker writes before they are published.

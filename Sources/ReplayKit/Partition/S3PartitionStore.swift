@@ -4,18 +4,18 @@ import ObjectStorage
 /// A partition under an `s3://bucket/prefix/`: parts are uploaded from local files (in one PUT
 /// when small, else as a multipart upload in pieces of ``pieceSize``, so memory stays bounded),
 /// and an object exists under its name only once its upload completed.
-struct S3PartitionStore: PartitionStore {
-    let location: String
+package struct S3PartitionStore: PartitionStore {
+    package let location: String
     let bucket: String
     /// The prefix, ending in `/` (or empty).
     let prefix: String
     let store: S3InputStore
-    let scratchDirectory: String
+    package let scratchDirectory: String
     /// The size of a multipart upload's pieces (at least S3's 5 MiB); a smaller file is one PUT.
-    var pieceSize = 16 << 20
+    package var pieceSize = 16 << 20
 
     /// A store at `location` (`s3://bucket/prefix`), writing its files first in `scratchDirectory`.
-    init(location: String, store: S3InputStore, scratchDirectory: String) throws {
+    package init(location: String, store: S3InputStore, scratchDirectory: String) throws {
         let parsed: S3Location
         do {
             parsed = try S3Location(parsing: location)
@@ -32,7 +32,7 @@ struct S3PartitionStore: PartitionStore {
 
     private var client: S3Client { store.client }
 
-    func publish(file: String, as name: String) throws {
+    package func publish(file: String, as name: String) throws {
         let key = prefix + name
         guard let handle = FileHandle(forReadingAtPath: file) else { throw PartitionStoreError("cannot read \(file)") }
         defer { try? handle.close() }
@@ -65,12 +65,12 @@ struct S3PartitionStore: PartitionStore {
         }
     }
 
-    func put(_ bytes: [UInt8], as name: String) throws {
+    package func put(_ bytes: [UInt8], as name: String) throws {
         let key = prefix + name
         try waitFor { [client, bucket] in try await client.putObject(bucket: bucket, key: key, bytes: bytes) }
     }
 
-    func get(_ name: String) throws -> [UInt8]? {
+    package func get(_ name: String) throws -> [UInt8]? {
         guard let size = try size(of: name) else { return nil }
         let stream = try open(name, size: size)
         var out = [UInt8](repeating: 0, count: Int(size))
@@ -84,7 +84,7 @@ struct S3PartitionStore: PartitionStore {
         return out
     }
 
-    func size(of name: String) throws -> UInt64? {
+    package func size(of name: String) throws -> UInt64? {
         let key = prefix + name
         do {
             return try waitFor { [client, bucket] in try await client.headObject(bucket: bucket, key: key).size }
@@ -93,13 +93,13 @@ struct S3PartitionStore: PartitionStore {
         }
     }
 
-    func list(_ folder: String) throws -> [String] {
+    package func list(_ folder: String) throws -> [String] {
         let base = prefix + folder
         let objects = try waitFor { [client, bucket] in try await client.listObjects(bucket: bucket, prefix: base) }
         return objects.map { String($0.key.dropFirst(prefix.count)) }.sorted()
     }
 
-    func open(_ name: String, size: UInt64) throws -> any ByteStream {
+    package func open(_ name: String, size: UInt64) throws -> any ByteStream {
         S3PartStream(reader: client.reader(bucket: bucket, key: prefix + name, etag: nil, size: size, cancellation: store.cancellation))
     }
 }

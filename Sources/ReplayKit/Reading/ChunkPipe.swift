@@ -9,9 +9,9 @@ import Foundation
 /// closed (the engine stopped), an ``interrupt()`` (a stop request), or the deadline it gives,
 /// which is when its next checkpoint is due (the reader keeps writing checkpoints while the
 /// engine drains what it sent).
-final class ChunkPipe: Sendable {
+package final class ChunkPipe: Sendable {
     /// Why ``send(_:until:)`` returned.
-    enum SendResult: Equatable {
+    package enum SendResult: Equatable {
         /// The message is on its way.
         case sent
         /// The pipe is closed: the reader stops.
@@ -20,7 +20,7 @@ final class ChunkPipe: Sendable {
         case woken
     }
 
-    let stream: AsyncStream<[EventChunk]>
+    package let stream: AsyncStream<[EventChunk]>
     private let continuation: AsyncStream<[EventChunk]>.Continuation
     /// The room left, whether the pipe is closed, and whether an interrupt waits to be seen.
     private struct State {
@@ -34,14 +34,14 @@ final class ChunkPipe: Sendable {
     /// Guards `state`; the reader waits on it.
     private let condition = NSCondition()
 
-    init(capacity: Int = 2) {
+    package init(capacity: Int = 2) {
         (stream, continuation) = AsyncStream<[EventChunk]>.makeStream()
         state = State(free: capacity)
     }
 
     /// Sends a message, waiting until there is room, the pipe closes, an ``interrupt()`` comes
     /// (one made before the call counts too: it is seen once), or `deadline` passes.
-    func send(_ chunk: [EventChunk], until deadline: ContinuousClock.Instant) -> SendResult {
+    package func send(_ chunk: [EventChunk], until deadline: ContinuousClock.Instant) -> SendResult {
         condition.lock()
         while !state.closed, state.free == 0, !state.interrupted {
             let left = ContinuousClock.now.duration(to: deadline)
@@ -65,20 +65,20 @@ final class ChunkPipe: Sendable {
     }
 
     /// The delivery side took a message: make room for the next.
-    func taken() { update { $0.free += 1 } }
+    package func taken() { update { $0.free += 1 } }
 
     /// No more chunks will be sent.
     func finish() { continuation.finish() }
 
     /// The delivery side stopped taking chunks (the engine stopped): the reader should stop.
-    func close() { update { $0.closed = true } }
+    package func close() { update { $0.closed = true } }
 
     /// Wakes the waiting reader, or the next one to wait, without making room (a stop request:
     /// it looks, and stops).
-    func interrupt() { update { $0.interrupted = true } }
+    package func interrupt() { update { $0.interrupted = true } }
 
     /// Whether ``close()`` was called.
-    var isClosed: Bool {
+    package var isClosed: Bool {
         condition.lock()
         defer { condition.unlock() }
         return state.closed

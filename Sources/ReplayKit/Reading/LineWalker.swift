@@ -1,21 +1,21 @@
 /// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
 package struct LineWalker {
     /// One processed line; its event, if any, is in the walk's ``EventBuffer``.
-    struct Item {
+    package struct Item {
         /// The position, in the list walked, of the input it came from. (The item does not copy
         /// the ``InputSource``: it is made for every line.)
-        let inputIndex: Int
+        package let inputIndex: Int
         /// The line as read (valid only during the callback).
-        let line: InputLine
+        package let line: InputLine
         /// The global read-order number given to the enricher.
-        let sequence: UInt64
+        package let sequence: UInt64
         /// The outcome.
-        let result: LineOutcome<RenderedEvent>
+        package let result: LineOutcome<RenderedEvent>
         /// Where the input's settled prefix ends once this item is settled: the end offset and
         /// number of the last line it covers. For a line that is `line`'s end and number; for a
         /// `read_error` item it is the last line actually read, so a later run resumes right
         /// after it (the item's own `line.lineNumber` names the first line that was not read).
-        let settledThrough: (offset: UInt64, lineNumber: Int)
+        package let settledThrough: (offset: UInt64, lineNumber: Int)
     }
 
     /// The longest line the reader keeps whole for a config: over `max_event_bytes` (so it is
@@ -37,7 +37,7 @@ package struct LineWalker {
     /// and is not read. `onWarning` hears what a person should know about an input (empty,
     /// damaged, purged).
     @discardableResult
-    static func walkRendered(
+    package static func walkRendered(
         inputs: [InputSource], config: ReplayConfig, enricher: Enricher, output: EventBuffer, firstSequence: UInt64 = 1,
         resumeAt: [ResumePoint?] = [], rules: [InputRules] = [], onWarning: (String) -> Void = { _ in },
         onInputEnd: (Int) throws -> Void = { _ in }, _ body: (Item) throws -> Bool

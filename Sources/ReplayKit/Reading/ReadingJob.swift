@@ -8,7 +8,7 @@ import Foundation
 /// reader thread while reading, then (after the runner has awaited the thread's end, which
 /// orders the accesses) one checkpoint task while the engine drains, then the runner again
 /// after that task was awaited. Its IdentityStore and Enricher are never used concurrently.
-final class ReadingJob: @unchecked Sendable {
+package final class ReadingJob: @unchecked Sendable {
     let config: ReplayConfig
     let options: RunOptions
     let plan: ResumePlan
@@ -322,7 +322,7 @@ final class ReadingJob: @unchecked Sendable {
     /// synchronous loop and blocks on the ``ChunkPipe`` for backpressure, which on the
     /// concurrency pool would hold one of its few threads; measured, this is the fastest layout.
     /// Its 8 MiB stack is for the JSON parser's recursion on deeply nested events.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try body() })

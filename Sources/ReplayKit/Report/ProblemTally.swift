@@ -1,6 +1,9 @@
 /// Counts over a run's problem batches, for the one-line summary: why attempts failed, how many
 /// batches were retried, split or gave events up.
 package struct ProblemTally: Sendable, Equatable {
+    /// An empty one.
+    package init() {}
+
     /// Batches that needed more than one attempt.
     package var retried = 0
     /// Retried attempts by cause: the status (`503`) or the network error (`reset`).

@@ -7,9 +7,9 @@ import Foundation
 /// and for the input being read, where sizes are known (not for standard input). The ETA is the
 /// bytes left over the byte rate of the last ``window`` of ticks (the first ticks of a run, or
 /// of a resumed one, are not a rate yet); the event rate is over the same window.
-struct ProgressLine {
+package struct ProgressLine {
     /// One reading of the counters.
-    struct Snapshot {
+    package struct Snapshot {
         /// Seconds since the run started.
         var seconds: Double
         var bytesRead: UInt64
@@ -20,16 +20,31 @@ struct ProgressLine {
         var retries: Int
         /// The input being read: its name, and its bytes read and size (nil when unknown).
         var input: (name: String, read: UInt64, size: UInt64?)?
+
+        /// A snapshot of the counters `seconds` into the run.
+        package init(
+            seconds: Double, bytesRead: UInt64, bytesTotal: UInt64, delivered: Int, deadLettered: Int, read: Int,
+            retries: Int, input: (name: String, read: UInt64, size: UInt64?)?
+        ) {
+            self.seconds = seconds
+            self.bytesRead = bytesRead
+            self.bytesTotal = bytesTotal
+            self.delivered = delivered
+            self.deadLettered = deadLettered
+            self.read = read
+            self.retries = retries
+            self.input = input
+        }
     }
 
     /// How many seconds of ticks the rates are taken over.
     let window: Double
     private var samples: [Snapshot] = []
 
-    init(window: Double = 10) { self.window = window }
+    package init(window: Double = 10) { self.window = window }
 
     /// Takes a tick's snapshot; drops those older than the window (keeping the one just before it).
-    mutating func record(_ s: Snapshot) {
+    package mutating func record(_ s: Snapshot) {
         samples.append(s)
         while samples.count > 2, samples[1].seconds <= s.seconds - window { samples.removeFirst() }
     }
@@ -37,26 +52,26 @@ struct ProgressLine {
     private var latest: Snapshot? { samples.last }
 
     /// Bytes and events per second over the window; nil until two ticks at least a second apart.
-    var rates: (bytes: Double, events: Double)? {
+    package var rates: (bytes: Double, events: Double)? {
         guard let first = samples.first, let last = samples.last, last.seconds - first.seconds >= 1 else { return nil }
         let dt = last.seconds - first.seconds
         return (Double(last.bytesRead &- first.bytesRead) / dt, Double(last.delivered - first.delivered) / dt)
     }
 
     /// The share of input bytes read, 0...1, when the total is known.
-    var fraction: Double? {
+    package var fraction: Double? {
         guard let s = latest, s.bytesTotal > 0 else { return nil }
         return min(1, Double(s.bytesRead) / Double(s.bytesTotal))
     }
 
     /// Seconds left at the window's byte rate; nil while it is not known.
-    var secondsLeft: Double? {
+    package var secondsLeft: Double? {
         guard let s = latest, s.bytesTotal > 0, let rate = rates?.bytes, rate > 0 else { return nil }
         return Double(s.bytesTotal - min(s.bytesRead, s.bytesTotal)) / rate
     }
 
     /// The line for a terminal, at most `width` columns.
-    func terminalLine(width: Int = 100) -> String {
+    package func terminalLine(width: Int = 100) -> String {
         guard let s = latest else { return "" }
         var parts: [String] = []
         if let f = fraction { parts.append(Self.bar(f, cells: 20) + " " + String(format: "%5.1f%%", f * 100)) }
@@ -73,7 +88,7 @@ struct ProgressLine {
     }
 
     /// The figures of a log line (cron): share done, rate, counts and ETA.
-    var logMetadata: [String: String] {
+    package var logMetadata: [String: String] {
         guard let s = latest else { return [:] }
         var m = [
             "events_per_second": "\(Int(rates?.events ?? 0))", "delivered": "\(s.delivered)",
@@ -91,7 +106,7 @@ struct ProgressLine {
     }
 
     /// `45s`, `12m 05s`, `3h 02m`.
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s)s" }
         if s < 3600 { return String(format: "%dm %02ds", s / 60, s % 60) }

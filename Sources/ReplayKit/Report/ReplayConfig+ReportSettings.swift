@@ -2,7 +2,7 @@ import Foundation
 
 extension ReplayConfig {
     /// The settings a report records. The write key appears only masked.
-    var reportSettings: [String: String] {
+    package var reportSettings: [String: String] {
         [
             "config": sourcePath ?? "<defaults>",
             "ingestion.host": ingestion.host,

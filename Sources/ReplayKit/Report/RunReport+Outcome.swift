@@ -24,7 +24,7 @@ extension RunReport {
     /// The state directory failed after events were sent. A run that would have completed asks
     /// for a retry (`stopped_transient`, exit 75); one that already stopped keeps its status
     /// (a fatal answer stays fatal) and the failure is added to its reason.
-    mutating func noteStateFailure(_ reason: String) {
+    package mutating func noteStateFailure(_ reason: String) {
         switch status {
         case .completed, .completedWithDrops:
             status = .stoppedTransient
@@ -35,7 +35,7 @@ extension RunReport {
     }
 
     /// Sets `status` and `stopReason` from how the run ended.
-    mutating func classify(early: (Status, String)?, stopRequested: Bool, engineStop: StopCause?) {
+    package mutating func classify(early: (Status, String)?, stopRequested: Bool, engineStop: StopCause?) {
         switch (early, engineStop) {
         case (.some(let (status, reason)), _):
             self.status = status

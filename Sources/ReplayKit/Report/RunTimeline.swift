@@ -20,6 +20,22 @@ package struct RunTimeline: Sendable, Equatable {
         /// Bytes of the inputs read, and in all.
         package var bytesRead: Int64 = 0
         package var bytesTotal: Int64 = 0
+
+        /// A sample `seconds` into the run.
+        package init(
+            seconds: Double, delivered: Int = 0, deadLettered: Int = 0, retries: Int = 0, breakerOpened: Int = 0,
+            rateLimitWaits: Int = 0, responses: [String: Int] = [:], bytesRead: Int64 = 0, bytesTotal: Int64 = 0
+        ) {
+            self.seconds = seconds
+            self.delivered = delivered
+            self.deadLettered = deadLettered
+            self.retries = retries
+            self.breakerOpened = breakerOpened
+            self.rateLimitWaits = rateLimitWaits
+            self.responses = responses
+            self.bytesRead = bytesRead
+            self.bytesTotal = bytesTotal
+        }
     }
 
     /// At most this many samples are kept.

@@ -7,7 +7,7 @@ import NIOPosix
 /// Where a run sends its events: a remote endpoint, or the embedded collector (host
 /// `embedded`), which the caller runs in process (``EmbeddedCollectorURL``) and which writes to
 /// `<state_dir>/collected.ndjson`.
-struct DeliveryTarget: Sendable {
+package struct DeliveryTarget: Sendable {
     /// The base URL events go to.
     let host: String
     /// The HTTP transport the engine sends with; shut down when ``with(config:embeddedURL:collectedPath:eventLoopGroup:_:)``'s body ends.
@@ -48,7 +48,7 @@ struct DeliveryTarget: Sendable {
     /// The engine configuration for `config` sending to `host`: `config.delivery` with the host
     /// and the write key (a loaded config always passes the engine's checks: `ConfigLoader`
     /// applies the same limits, with file and line).
-    static func deliveryConfiguration(_ config: ReplayConfig, host: String) throws -> DeliveryConfiguration {
+    package static func deliveryConfiguration(_ config: ReplayConfig, host: String) throws -> DeliveryConfiguration {
         var d = config.delivery
         d.host = host
         d.writeKey = config.writeKey

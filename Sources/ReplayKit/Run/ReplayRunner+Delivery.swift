@@ -104,7 +104,7 @@ extension ReplayRunner {
     /// `configuration` with, for a shard of `partition`, its share of the destination's rate
     /// budget: `rate_limit.events_per_second` in proportion to the lines the shard owns, so the
     /// shards together stay within it (see docs/scale-out.md, "One destination budget").
-    static func sharingRate(_ configuration: DeliveryConfiguration, partition: PartitionSet?) -> DeliveryConfiguration {
+    package static func sharingRate(_ configuration: DeliveryConfiguration, partition: PartitionSet?) -> DeliveryConfiguration {
         guard let partition, configuration.eventsPerSecond > 0, partition.totalLines > 0 else { return configuration }
         var shared = configuration
         shared.eventsPerSecond = max(1, configuration.eventsPerSecond * Double(partition.shardLines) / Double(partition.totalLines))

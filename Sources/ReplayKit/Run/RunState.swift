@@ -5,9 +5,9 @@ import Synchronization
 /// The run's shared, mutable state: settlement, counters and the dead-letter sink.
 ///
 /// The reading task and the engine's outcome callback both touch it, so it lives behind one mutex.
-final class RunState: Sendable {
-    struct Counters {
-        var tracker = SettlementTracker()
+package final class RunState: Sendable {
+    package struct Counters {
+        package var tracker = SettlementTracker()
         var report = RunReport()
         var perInput: [RunReport.Input] = []
         /// The last sequence number given to each input's lines so far, by input index (nil:
@@ -28,7 +28,7 @@ final class RunState: Sendable {
         var snapshotIds: [UInt64: String] = [:]
     }
 
-    let counters: Mutex<Counters>
+    package let counters: Mutex<Counters>
     let deadLetters: Mutex<DeadLetterWriter>
     /// The problem batches, appended to the batch journal as they end.
     let journal: Mutex<BatchJournal>
@@ -38,7 +38,7 @@ final class RunState: Sendable {
 
     /// A run's state over `inputs`. Without `journalPath`, problem batches are kept for the
     /// report only; without `acks`, acknowledgments are not logged.
-    init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil, acks: sending AckLog? = nil) {
+    package init(inputs: [String], deadLetters: sending DeadLetterWriter, journalPath: String? = nil, acks: sending AckLog? = nil) {
         var c = Counters()
         c.perInput = inputs.map { RunReport.Input(path: $0) }
         c.lastSequence = Array(repeating: nil, count: inputs.count)

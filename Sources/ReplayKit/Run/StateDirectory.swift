@@ -2,13 +2,13 @@ import Foundation
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
 /// file, the report and the run history, and (for the embedded target) the collected events.
-struct StateDirectory: Sendable {
-    let path: String
+package struct StateDirectory: Sendable {
+    package let path: String
     /// The destination this run sends to (``CheckpointDestination``, encoded): stored with the
     /// first checkpoint after an event was delivered.
     var destination: String?
 
-    init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -17,7 +17,7 @@ struct StateDirectory: Sendable {
         }
     }
 
-    var deadLetterPath: String { Self.deadLetterPath(in: path) }
+    package var deadLetterPath: String { Self.deadLetterPath(in: path) }
     /// The dead-letter file of the state directory `path` (rotated files sit next to it).
     static func deadLetterPath(in path: String) -> String { path + "/dead-letter.ndjson" }
     var reportPath: String { path + "/report.json" }

@@ -71,7 +71,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// ``contains(identity:)`` for an identity given as its FNV-1a hash (a rendered event's lane key).
-    func contains(laneKey: UInt64?) -> Bool {
+    package func contains(laneKey: UInt64?) -> Bool {
         guard count > 1 else { return true }
         guard let laneKey else { return index == 0 }
         return LaneRouting.lane(forKey: laneKey, laneCount: count) == index

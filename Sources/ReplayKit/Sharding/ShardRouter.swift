@@ -17,9 +17,9 @@ import JSONCore
 /// in every shard, so that every shard's store learns exactly what an unsharded run's does, and
 /// is sent only by its own shard. A line that cannot be skimmed (not an object) is shard 0's,
 /// as are blank lines' counts in every shard (a blank line is each shard's own).
-struct ShardRouter {
+package struct ShardRouter {
     /// What a shard does with a line.
-    enum Route: Equatable {
+    package enum Route: Equatable {
         /// The shard's own line: prepared and sent.
         case own
         /// Another shard's line that may teach identities: prepared for that only.
@@ -38,7 +38,7 @@ struct ShardRouter {
     /// The skimmed members of the current line (storage reused line to line).
     private var scratch = ObjectLayout()
 
-    init(shard: Shard, config: ReplayConfig, deviceAnonymousId: String) {
+    package init(shard: Shard, config: ReplayConfig, deviceAnonymousId: String) {
         self.shard = shard
         derivedIds = config.enrichment.identity.userLines == .derived ? DerivedIdBuffer() : nil
         deviceKey = FNV1a.hash(deviceAnonymousId.utf8)
@@ -46,7 +46,7 @@ struct ShardRouter {
     }
 
     /// The route of `line`.
-    mutating func route(_ line: UnsafeBufferPointer<UInt8>) -> Route {
+    package mutating func route(_ line: UnsafeBufferPointer<UInt8>) -> Route {
         guard shard.count > 1, !Self.isBlank(line) else { return .own }
         guard ObjectLayout.skimDocument(line, reusing: &scratch) else { return shard.index == 0 ? .own : .skip }
         let top = RouteMembers(scratch, line)
@@ -109,7 +109,7 @@ struct ShardRouter {
 /// The four top-level members a shard's route reads (`type`, `event`, `anonymousId`, `userId`),
 /// found as ``TopLevelMembers`` finds them (the last member with the key; escaped keys decoded),
 /// with no test for the ten other keys the line's preparation reads.
-struct RouteMembers {
+package struct RouteMembers {
     var type: Int?
     var event: Int?
     var anonymousId: Int?

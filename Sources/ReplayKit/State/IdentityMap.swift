@@ -6,7 +6,7 @@ import JSONCore
 /// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
 /// event, made once when the value is learned or read from SQLite; inline when it is short or a
 /// UUID (``InlineBytes``).
-struct IdentityValue: Equatable {
+package struct IdentityValue: Equatable {
     private let quoted: InlineBytes
 
     init(raw: UnsafeBufferPointer<UInt8>) {
@@ -33,7 +33,7 @@ struct IdentityValue: Equatable {
         quoted = json.withUnsafeBufferPointer { InlineBytes($0) }
     }
 
-    init(raw: [UInt8]) {
+    package init(raw: [UInt8]) {
         self = raw.withUnsafeBufferPointer { IdentityValue(raw: $0) }
     }
 
@@ -44,10 +44,10 @@ struct IdentityValue: Equatable {
     }
 
     /// The id as a JSON string.
-    var json: [UInt8] { quoted.array }
+    package var json: [UInt8] { quoted.array }
 
     /// Calls `body` with the id's bytes: the inside of the quotes, decoded when it has escapes.
-    func withRaw<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withRaw<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try withJSON { json in
             let inner = UnsafeBufferPointer(rebasing: json[1..<(json.count - 1)])
             guard inner.contains(UInt8(ascii: "\\")) else { return try body(inner) }
@@ -66,9 +66,12 @@ struct IdentityValue: Equatable {
 /// taught it while that value is not yet in SQLite. An entry without a value records that SQLite
 /// has no row for the key. Ids are compared as bytes, as SQLite's `TEXT PRIMARY KEY` compares
 /// them. Not thread-safe: owned by ``IdentityStore``.
-struct IdentityMap {
+package struct IdentityMap {
+    /// An empty one.
+    package init() {}
+
     /// What a lookup found.
-    enum Lookup {
+    package enum Lookup {
         case value(IdentityValue)
         /// Definitely no mapping.
         case absent
@@ -77,7 +80,7 @@ struct IdentityMap {
     }
 
     /// One key and its newest value: 56 bytes.
-    struct Entry {
+    package struct Entry {
         /// The key's bytes.
         var key: InlineBytes
         /// The newest value; nil records that SQLite has (or, once committed, will have) no row
@@ -102,18 +105,18 @@ struct IdentityMap {
     /// match rarely touches `entries`.
     private var slots: [UInt64] = Array(repeating: 0, count: 64)
     /// Entries whose value is not in SQLite yet.
-    private(set) var uncommittedCount = 0
+    package private(set) var uncommittedCount = 0
     /// The number of entries (keys held, committed or not).
     var count: Int { entries.count }
     /// At most this many committed entries are kept; beyond that, every committed entry is dropped.
-    var limit = 262_144
+    package var limit = 262_144
     /// While true, the map holds EVERY committed row of its table (the table was empty when
     /// opened or forgotten, each row since came through a commit, and nothing was evicted), so a
     /// miss is a definite "absent" and SQLite is not asked. Cleared for good by an eviction.
     var isComplete = false
 
     /// The newest value for `key`.
-    func lookup(_ key: UnsafeBufferPointer<UInt8>) -> Lookup {
+    package func lookup(_ key: UnsafeBufferPointer<UInt8>) -> Lookup {
         if let i = find(key, Self.hash(key)) {
             return entries[i].value.map { .value($0) } ?? .absent
         }
@@ -125,7 +128,7 @@ struct IdentityMap {
     /// map already holds `value` for `key`, committed or learned from an earlier line, so there
     /// is nothing new to write (apps identify the same user on every launch).
     @discardableResult
-    mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) -> UInt32? {
+    package mutating func learn(_ key: UnsafeBufferPointer<UInt8>, _ value: IdentityValue, sequence: UInt64) -> UInt32? {
         let i = upsert(key)
         // An entry upsert just made has no value, so this never skips an unknown key.
         if entries[i].value == value { return nil }
@@ -159,7 +162,7 @@ struct IdentityMap {
     /// `entryHint` is where ``learn(_:_:sequence:)`` put the entry. It is still there unless an
     /// eviction compacted the entries since; the hint is used only when that entry has `key`
     /// (keys are unique), else the key is looked up. Either way the result is the same.
-    mutating func markCommitted(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64, entryHint: Int) {
+    package mutating func markCommitted(_ key: UnsafeBufferPointer<UInt8>, sequence: UInt64, entryHint: Int) {
         let i: Int
         if entryHint < entries.count, entries[entryHint].key.matches(InlineBytes.probe(key), key) {
             i = entryHint
@@ -312,7 +315,7 @@ struct IdentityMap {
 
 extension IdentityMap: KeyedIdentityRows {
     /// Calls `body` with the key of entry `position`.
-    func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try entries[position].key.withBytes(body)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Rows of one identity table whose keys can be read by position: the store's log of learned
 /// mappings, or the entries of an ``IdentityMap``.
-protocol KeyedIdentityRows {
+package protocol KeyedIdentityRows {
     /// Calls `body` with the key bytes of the row at `position`.
     func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
 }
@@ -16,7 +16,7 @@ protocol KeyedIdentityRows {
 /// SQLite reads and dirties far fewer pages than with keys in the random order identities arrive
 /// in (about 10 % of a dry run's time at 1M events). Keys are compared as bytes, as SQLite's
 /// BINARY collation compares them.
-enum IdentityRowOrder {
+package enum IdentityRowOrder {
     /// The rows of `positions` (in learning order) to write, in the order to write them: the
     /// last row of each key, by key.
     ///
@@ -25,7 +25,7 @@ enum IdentityRowOrder {
     /// one) sort after them, by their first 16 bytes as words too, and with memcmp only when
     /// those are equal (a UUID key is kept in 16 bytes, and reading its text back costs a write).
     /// No allocation per row.
-    static func lastOfEachKey(_ rows: some KeyedIdentityRows, _ positions: some Sequence<Int>) -> [Int] {
+    package static func lastOfEachKey(_ rows: some KeyedIdentityRows, _ positions: some Sequence<Int>) -> [Int] {
         var short: [(hi: UInt64, lo: UInt64, length: Int, position: Int)] = []
         var long: [(hi: UInt64, lo: UInt64, position: Int)] = []
         for i in positions {

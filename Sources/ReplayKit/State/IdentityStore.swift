@@ -26,7 +26,7 @@ package final class IdentityStore {
     /// A mapping learned and not yet committed (kept until a checkpoint passes its line: a run
     /// checkpoints every second and every 65,536 mappings, so those in flight and at most that
     /// many more; it is kept small all the same: 64 bytes, ids inline when short).
-    struct Pending {
+    package struct Pending {
         let sequence: UInt64
         let row: LearnedRow
         /// Where the mapping's entry was in its ``IdentityMap`` when it was learned (see
@@ -116,7 +116,7 @@ package final class IdentityStore {
 
     /// Remembers that the anonymousId `key` is the userId `value` (identify / alias), effective
     /// for lookups at once. A mapping the store already holds is not written again.
-    func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+    package func learnUser(anonymousId key: UnsafeBufferPointer<UInt8>, userId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         guard let entry = users.learn(key, IdentityValue(raw: value), sequence: sequence), keepsLog(sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .user), entryHint: entry))
     }
@@ -125,7 +125,7 @@ package final class IdentityStore {
     /// userId, until an identify or alias teaches one again. Effective for lookups at once;
     /// committed like a learned mapping (the row is deleted in the same transaction as the
     /// rest of its line's mappings).
-    func forgetUser(anonymousId key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+    package func forgetUser(anonymousId key: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         let entry = users.forget(key, sequence: sequence)
         guard keepsLog(sequence) else { return }
         let row = LearnedRow(key: key, value: UnsafeBufferPointer(start: nil, count: 0), kind: .forgetUser)
@@ -134,7 +134,7 @@ package final class IdentityStore {
 
     /// Remembers that the userId `key` belongs to the group `value` (group), effective for
     /// lookups at once. A mapping the store already holds is not written again.
-    func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
+    package func learnGroup(userId key: UnsafeBufferPointer<UInt8>, groupId value: UnsafeBufferPointer<UInt8>, sequence: UInt64) {
         guard let entry = groups.learn(key, IdentityValue(raw: value), sequence: sequence), keepsLog(sequence) else { return }
         pending.append(Pending(sequence: sequence, row: LearnedRow(key: key, value: value, kind: .group), entryHint: entry))
     }
@@ -150,12 +150,12 @@ package final class IdentityStore {
     }
 
     /// The userId known for the anonymousId `key` (overlay first, then committed rows).
-    func userIdValue(forAnonymousId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
+    package func userIdValue(forAnonymousId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
         try lookup(key, in: &users, query: selectUser)
     }
 
     /// The groupId known for the userId `key` (overlay first, then committed rows).
-    func groupIdValue(forUserId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
+    package func groupIdValue(forUserId key: UnsafeBufferPointer<UInt8>) throws -> IdentityValue? {
         try lookup(key, in: &groups, query: selectGroup)
     }
 
@@ -271,7 +271,7 @@ package final class IdentityStore {
     }
 
     /// The messageIds of the events of snapshot `input` that earlier runs settled.
-    func settledMessageIds(input: String) throws -> Set<String> {
+    package func settledMessageIds(input: String) throws -> Set<String> {
         Set(try db.queryTexts("SELECT message_id FROM settled_message_id WHERE input = ?", [input]))
     }
 
@@ -351,12 +351,12 @@ package final class IdentityStore {
     /// that cache could, and writing them would only cost time (a dry run of a million events
     /// with a hundred thousand ids writes nothing). After it, each map holds at most its cache
     /// and 65,536 uncommitted entries, what a durable store's checkpoint cycle allows.
-    var isScratchCommitDue: Bool {
+    package var isScratchCommitDue: Bool {
         uncommittedCount >= 65_536 && (users.count >= users.limit || groups.count >= groups.limit)
     }
 
     /// Bounds both lookup caches (tests use tiny bounds to exercise eviction).
-    func setCacheLimit(_ limit: Int) {
+    package func setCacheLimit(_ limit: Int) {
         users.limit = limit
         groups.limit = limit
     }
@@ -374,7 +374,7 @@ extension BlockArray: KeyedIdentityRows where Element == IdentityStore.Pending {
 
 /// A learned mapping's key and value bytes (each inline when short, see ``InlineBytes``) and
 /// what it does. 49 bytes (56 with padding).
-struct LearnedRow {
+package struct LearnedRow {
     /// What a row does to its table.
     enum Kind: UInt8 {
         /// anonymousId → userId (identify, alias).

@@ -8,16 +8,16 @@ import Foundation
 /// The one layout of short byte strings: identity values (``IdentityValue``), the keys of
 /// ``IdentityMap`` and the key and value of a ``LearnedRow``. 24 bytes: how the bytes are kept
 /// shares its word with the array reference (``Storage`` packs into the reference's spare bits).
-struct InlineBytes: Equatable {
+package struct InlineBytes: Equatable {
     /// The most bytes kept inline (a UUID's text is longer, and is kept in 16 bytes all the same).
     static let inlineCapacity = 16
     /// ``UUIDText/count``, a constant of this module: every probe compares a length with it, and
     /// reading another module's constant is a call.
-    static let uuidTextCount = 36
+    package static let uuidTextCount = 36
 
     /// The first (up to) 16 bytes, zero-padded, or a UUID's 16 bytes. A homogeneous tuple of
     /// `UInt8`, so its memory is bound to `UInt8`.
-    typealias Head = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    package typealias Head = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     /// Where the bytes are.
     private enum Storage: Equatable {
@@ -42,7 +42,7 @@ struct InlineBytes: Equatable {
 
     /// What ``matches(_:_:)`` compares with, made once per lookup: the head the bytes would be
     /// kept with, and their form when they are a UUID's text.
-    struct Probe {
+    package struct Probe {
         fileprivate let words: (UInt64, UInt64)
         fileprivate let uuid: UUIDForm?
     }
@@ -50,7 +50,7 @@ struct InlineBytes: Equatable {
     private var head: Head
     private var storage: Storage
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         let probe = Self.probe(bytes)
         // Both are 16 bytes of a trivial type: reinterpreted, the words are the head's bytes.
         // `first16`'s words hold the bytes in memory order, zero-padded; a UUID's words are its
@@ -69,7 +69,7 @@ struct InlineBytes: Equatable {
 
     /// What ``matches(_:_:)`` compares with: `bytes`' head as words, and their UUID form.
     @inline(__always)
-    static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> Probe {
+    package static func probe(_ bytes: UnsafeBufferPointer<UInt8>) -> Probe {
         if bytes.count >= uuidTextCount, bytes.count <= uuidTextCount + 2, let uuid = uuid(bytes) {
             return Probe(words: (uuid.first, uuid.second), uuid: uuid.form)
         }
@@ -97,7 +97,7 @@ struct InlineBytes: Equatable {
 
     /// Whether these are the bytes `bytes`, whose ``probe(_:)`` is `probe`.
     @inline(__always)
-    func matches(_ probe: Probe, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func matches(_ probe: Probe, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard Self.words(head) == probe.words else { return false }
         switch storage {
         case .inline(let count):
@@ -113,11 +113,11 @@ struct InlineBytes: Equatable {
     }
 
     /// Whether both hold the same bytes (a byte string is kept one way only).
-    static func == (a: InlineBytes, b: InlineBytes) -> Bool { words(a.head) == words(b.head) && a.storage == b.storage }
+    package static func == (a: InlineBytes, b: InlineBytes) -> Bool { words(a.head) == words(b.head) && a.storage == b.storage }
 
     /// Calls `body` with the bytes.
     @inline(__always)
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         switch storage {
         case .large(let large):
             return try large.withUnsafeBufferPointer(body)
@@ -153,5 +153,5 @@ struct InlineBytes: Equatable {
     }
 
     /// The bytes as an array.
-    var array: [UInt8] { withBytes { Array($0) } }
+    package var array: [UInt8] { withBytes { Array($0) } }
 }

@@ -45,16 +45,16 @@ struct ArrayWalker {
 }
 
 /// The items of an array of a validated record, one after another (each skipped).
-struct ArrayItems: IteratorProtocol, Sequence {
+package struct ArrayItems: IteratorProtocol, Sequence {
     private var walker: ArrayWalker
 
     /// The items of the array at `range` of `buffer`, which a validating scan has accepted.
-    init(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+    package init(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         walker = ArrayWalker(buffer, openingAt: range.lowerBound)
     }
 
     /// The next item, skipped; nil after the last.
-    mutating func next() -> ValueRef? {
+    package mutating func next() -> ValueRef? {
         guard walker.next() != nil else { return nil }
         return walker.skip()
     }

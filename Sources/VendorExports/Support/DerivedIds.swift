@@ -7,10 +7,10 @@
 /// The 128 bits become a lowercase RFC 9562 version-8 UUID: bytes h1 then h2 big-endian, version
 /// nibble 8, variant bits 10. The same record always gets the same ids, on every run and every
 /// machine; a duplicated line gets the same ids as its original.
-enum DerivedIds {
+package enum DerivedIds {
     /// The seed of `format`'s ids (FNV-1a 32 of its name), so that equal bytes read as records of
     /// different vendors get different ids.
-    static func seed(_ format: ExportFormat) -> UInt32 {
+    package static func seed(_ format: ExportFormat) -> UInt32 {
         var h: UInt32 = 0x811c_9dc5
         for c in format.rawValue.utf8 {
             h ^= UInt32(c)
@@ -20,7 +20,7 @@ enum DerivedIds {
     }
 
     /// The 128 bits of the id of event `index` (nil: the record's only event) of `record`.
-    static func bits(_ record: UnsafeBufferPointer<UInt8>, seed: UInt32, index: Int?) -> (UInt64, UInt64) {
+    package static func bits(_ record: UnsafeBufferPointer<UInt8>, seed: UInt32, index: Int?) -> (UInt64, UInt64) {
         let whole = Murmur3.hash128(UnsafeRawBufferPointer(record), seed: seed)
         guard let index else { return whole }
         // h1, h2 and the index, little-endian: 20 bytes of a 24-byte tuple.

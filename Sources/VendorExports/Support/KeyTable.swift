@@ -9,7 +9,7 @@ import JSONCore
 /// Finds which of a fixed list of names an object key is, with one probe of a small hash table:
 /// what the recipes use to sort an object's members in a single pass, instead of looking each
 /// field up by name.
-struct KeyTable: Sendable {
+package struct KeyTable: Sendable {
     /// Open-addressed slots; a power-of-two count, mostly empty.
     private let slots: [Slot]
     /// Every name's bytes, one after another.
@@ -29,7 +29,7 @@ struct KeyTable: Sendable {
     }
 
     /// A table of `names`; a key's field number is its name's index.
-    init(_ names: [String]) {
+    package init(_ names: [String]) {
         var bits: UInt64 = 6
         while (1 << bits) < names.count * 4 { bits += 1 }
         let size = 1 << Int(bits)
@@ -70,7 +70,7 @@ struct KeyTable: Sendable {
     /// The field number of the key at `range` of `buffer` (the content of a key without escapes),
     /// or nil when it is none of the names.
     @inline(__always)
-    func field(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+    package func field(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
         let key = UnsafeBufferPointer(rebasing: buffer[range])
         let prefix = Self.prefix(key)
         let mask = slots.count - 1

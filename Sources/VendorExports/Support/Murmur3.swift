@@ -1,12 +1,12 @@
 /// MurmurHash3's x64 128-bit variant (Austin Appleby's public-domain algorithm), the hash the
 /// derived messageIds are made from: fast, and the same in every language that has it (for
 /// example Python's `mmh3.hash128(bytes, seed, x64arch=True)` or Guava's `murmur3_128`).
-enum Murmur3 {
+package enum Murmur3 {
     private static let c1: UInt64 = 0x87c3_7b91_1142_53d5
     private static let c2: UInt64 = 0x4cf5_ad43_2745_937f
 
     /// The 128-bit hash of `bytes` with `seed`, as its two 64-bit halves (h1, h2).
-    static func hash128(_ bytes: UnsafeRawBufferPointer, seed: UInt32) -> (UInt64, UInt64) {
+    package static func hash128(_ bytes: UnsafeRawBufferPointer, seed: UInt32) -> (UInt64, UInt64) {
         var h1 = UInt64(seed)
         var h2 = UInt64(seed)
         let n = bytes.count

@@ -1,15 +1,15 @@
 import JSONCore
 
 /// One member of an object of a validated record, as ``ObjectMembers`` finds it.
-struct MemberRef {
+package struct MemberRef {
     /// From the key's opening quote to the end of the value.
-    let span: Range<Int>
+    package let span: Range<Int>
     /// The key's content, without quotes.
-    let key: Range<Int>
+    package let key: Range<Int>
     /// Whether the key holds escapes.
-    let keyHasEscapes: Bool
+    package let keyHasEscapes: Bool
     /// The value.
-    let value: ValueRef
+    package let value: ValueRef
 
     /// The key with its quotes (a JSON string's range).
     var quotedKey: Range<Int> { (key.lowerBound - 1)..<(key.upperBound + 1) }
@@ -105,11 +105,11 @@ struct ObjectWalker {
 
 /// The members of an object of a validated record, one after another (each value skipped), and
 /// the object's end once they are all read.
-struct ObjectMembers: IteratorProtocol, Sequence {
+package struct ObjectMembers: IteratorProtocol, Sequence {
     private var walker: ObjectWalker?
 
     /// The members of the object `value` (nothing when it is not an object).
-    init(_ buffer: UnsafeBufferPointer<UInt8>, _ value: ValueRef) {
+    package init(_ buffer: UnsafeBufferPointer<UInt8>, _ value: ValueRef) {
         walker = value.kind == .object ? ObjectWalker(buffer, openingAt: value.range.lowerBound) : nil
     }
 
@@ -119,11 +119,11 @@ struct ObjectMembers: IteratorProtocol, Sequence {
     }
 
     /// The next member, its value skipped; nil after the last.
-    mutating func next() -> MemberRef? {
+    package mutating func next() -> MemberRef? {
         guard walker?.next() != nil else { return nil }
         return walker!.skip()
     }
 
     /// One past the closing brace, once every member was read.
-    var end: Int? { walker?.end }
+    package var end: Int? { walker?.end }
 }

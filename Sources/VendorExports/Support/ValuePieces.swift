@@ -1,11 +1,11 @@
 import JSONCore
 
 /// A JSON value inside a validated record: where it is and what kind it is.
-struct ValueRef {
+package struct ValueRef {
     /// The value's bytes.
-    let range: Range<Int>
+    package let range: Range<Int>
     /// The value's kind.
-    let kind: JSONKind
+    package let kind: JSONKind
 
     /// The value of an object member.
     @inline(__always)
@@ -16,7 +16,7 @@ struct ValueRef {
 
     /// A value found at `range`.
     @inline(__always)
-    init(range: Range<Int>, kind: JSONKind) {
+    package init(range: Range<Int>, kind: JSONKind) {
         self.range = range
         self.kind = kind
     }

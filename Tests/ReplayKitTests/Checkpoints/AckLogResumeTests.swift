@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// A run folds the acknowledgment log that a run killed before its checkpoint left: the lines it
 /// lists are read and enriched again (identities stay exact) but not sent.

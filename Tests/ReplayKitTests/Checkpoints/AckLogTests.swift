@@ -1,8 +1,7 @@
 import Foundation
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The acknowledgment log's records, its generations, and how the tracker says which lines an
 /// acknowledgment settles.

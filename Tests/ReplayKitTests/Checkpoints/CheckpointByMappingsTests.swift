@@ -2,10 +2,9 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The checkpoint is written once enough identity mappings were learned, not only every
 /// `checkpointInterval`: the mappings wait in memory until a checkpoint commits them.

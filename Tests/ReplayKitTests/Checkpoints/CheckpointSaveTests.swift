@@ -1,8 +1,7 @@
 import Foundation
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// Saving a checkpoint when one input can no longer be read.
 @Suite final class CheckpointSaveTests {

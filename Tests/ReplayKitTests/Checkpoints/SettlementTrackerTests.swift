@@ -1,6 +1,5 @@
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The low-watermark only passes settled lines, and each input's position is where its settled
 /// prefix ends.

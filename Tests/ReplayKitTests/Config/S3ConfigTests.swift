@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// `inputs.s3` in the configuration file, and what it becomes.
 @Suite struct S3ConfigTests {

@@ -1,6 +1,5 @@
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// Which advertisingIds may be sent: a UUID's text, letters in either case, not all zeros.
 struct AdvertisingRulesTests {

@@ -1,7 +1,6 @@
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The context fast path against the general path (`enrichContext`), on every combination of
 /// the members that decide between them, as SDKs write them and as they should not.

@@ -1,8 +1,7 @@
 import Foundation
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The derived anonymousId is Python's uuid5 of the userId, written straight into its buffer.
 struct DerivedAnonymousIdTests {

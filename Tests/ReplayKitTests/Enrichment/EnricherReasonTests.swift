@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 struct EnricherReasonTests {
     let enricher: Enricher

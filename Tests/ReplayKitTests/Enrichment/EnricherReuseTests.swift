@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The enricher's per-line shortcuts and reused scratch storage give what the general path and
 /// a fresh enricher give.

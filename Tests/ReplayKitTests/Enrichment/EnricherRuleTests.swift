@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 final class EnricherRuleTests {
     let dir: String

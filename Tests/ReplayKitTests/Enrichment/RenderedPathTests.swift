@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// A dry run (events rendered into one buffer and written out) gives exactly the events the
 /// enricher gives line by line.

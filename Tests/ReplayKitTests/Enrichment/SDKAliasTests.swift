@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// Aliases as the MetaRouter SDKs send them (no `previousId`: the event's own anonymousId is
 /// linked to the new userId), and placeholder ids, through one enricher. End-to-end replays of

@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The single-pass lookups of the enrichment hot path agree with the general layout API,
 /// including duplicate and escaped keys.

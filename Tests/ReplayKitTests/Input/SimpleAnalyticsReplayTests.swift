@@ -2,11 +2,10 @@ import Collector
 import Foundation
 import JSONCore
 import Logging
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,13 +1,12 @@
 import Foundation
 import JSONCore
 import Logging
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
 import Timestamps
 import ZstdCodec
-
-@testable import ReplayKit
 
 /// Vendors' exports read end to end: each fixture (written in the vendor's documented shape)
 /// dry-runs to the expected Segment events, field for field; ids are stable; bad records and

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The real `mr-replay partition` killed in the middle of a part: what it leaves cannot be
 /// replayed, and the same command run again finishes from its last finished segment.

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// A vendor's export is partitioned as its events: a record of several events whose events
 /// belong to different shards, and teach identities between each other, is replayed by its

@@ -2,8 +2,7 @@ import Foundation
 import JSONCore
 import Logging
 import MetaRouter
-
-@testable import ReplayKit
+import ReplayKit
 
 /// Runs the partition stage in process: every worker of `workers`, one after another.
 func partitionInputs(

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// A partition replayed by its N shards sends what one unsharded run sends, field for field and
 /// dead letter for dead letter; a partition that cannot be replayed as made stops every shard

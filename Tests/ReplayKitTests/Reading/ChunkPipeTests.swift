@@ -1,9 +1,8 @@
 import Foundation
 import MetaRouter
+import ReplayKit
 import Synchronization
 import Testing
-
-@testable import ReplayKit
 
 /// The reader's wait on the pipe is woken by what it waits for: room, a close, an interrupt,
 /// or its deadline; nothing is polled.

@@ -1,6 +1,5 @@
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// What progress shows, from snapshots of the counters (no clock, no terminal).
 struct ProgressLineTests {

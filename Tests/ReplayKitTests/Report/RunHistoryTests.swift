@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// File names, run ids and the `reports.keep` setting of the run history.
 @Suite struct RunHistoryNameTests {

@@ -1,7 +1,6 @@
 import Foundation
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// How a failing state directory at the end of a run shows in the report.
 @Suite struct StateFailureReportTests {

@@ -1,8 +1,7 @@
 import Foundation
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// `mr-replay status` on a state directory whose runs were sharded.
 @Suite struct ShardStatusTests {

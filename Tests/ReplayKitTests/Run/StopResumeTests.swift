@@ -3,11 +3,10 @@ import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
 import MetaRouterTesting
+import ReplayKit
 import Synchronization
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// A clean stop followed by a resume sends every event exactly once, even when events were
 /// delivered past the checkpoint (out of order, on other lanes) while an earlier one was stuck.

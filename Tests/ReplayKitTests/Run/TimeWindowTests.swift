@@ -2,12 +2,11 @@ import Foundation
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
 import Timestamps
-
-@testable import ReplayKit
 
 /// `--since`/`--until` (the time window) and `--limit`.
 @Suite final class TimeWindowTests {

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 extension S3Tests {
     /// A partition written to and replayed from an `s3://` prefix (moto), with large parts

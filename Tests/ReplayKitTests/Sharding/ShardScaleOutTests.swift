@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// Shards that decide ownership before preparing a line, and file shards: the union of the
 /// shards is the unsharded run, event for event and dead letter for dead letter.

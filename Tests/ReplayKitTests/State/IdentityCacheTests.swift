@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The identity store answers misses from memory only while its cache is provably complete.
 final class IdentityCacheTests {

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The byte-keyed identity tables: keys and values of every length around the inline limits,
 /// escapes, and enough keys to grow the table many times, in memory and through SQLite.

@@ -1,10 +1,9 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import ServerTesting
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// Identity is never borrowed, shards partition exactly, and the privacy rules hold on replay.
 struct IdentityPrivacyTests {

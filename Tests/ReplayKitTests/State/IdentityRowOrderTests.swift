@@ -1,7 +1,6 @@
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// The order an identity commit writes its rows in: the last row of each key, keys in byte order.
 struct IdentityRowOrderTests {

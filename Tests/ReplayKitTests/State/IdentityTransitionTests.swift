@@ -1,9 +1,8 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import TestSupport
 import Testing
-
-@testable import ReplayKit
 
 /// IDSync-style transitions read from lines, through one enricher: login, logout, modify and
 /// alias (see docs/enrichment.md, "Identity transitions"). End-to-end runs are in

@@ -1,7 +1,6 @@
 import JSONCore
 @_spi(PerLine) import MetaRouter
-
-@testable import ReplayKit
+import ReplayKit
 
 // The String-facing forms of the hot path's byte APIs, for tests: each event copied out of
 // the render buffer, ids as Strings.

@@ -1,8 +1,7 @@
 import Foundation
 import JSONCore
+import ReplayKit
 import Testing
-
-@testable import ReplayKit
 
 /// The system gzip failed.
 struct GzipFailed: Error {
