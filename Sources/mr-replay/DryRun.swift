@@ -9,20 +9,19 @@ enum DryRun {
     static func run(
         config: ReplayConfig, sources: [InputSource], output: String?, window: TimeWindow?, limit: Int?, summary: Bool = false
     ) throws {
-        var file: AppendOnlyFile?
-        if let output {
-            do {
-                file = try AppendOnlyFile(path: output, start: .empty)
-            } catch {
-                throw CommandFailure.usage("\(output): cannot open for writing (\(error))")
-            }
+        let file: AppendOnlyFile
+        do {
+            file =
+                try output.map { try AppendOnlyFile(path: $0, start: .empty) }
+                ?? AppendOnlyFile(descriptor: 1, name: "standard output")
+        } catch {
+            throw CommandFailure.usage("--output: \(error)")
         }
-        let fd = file?.descriptor ?? 1
-        defer { try? file?.close() }
+        defer { try? file.close() }
         let stats: EnrichStats
         do {
             stats = try DryRunner.run(
-                config: config, inputs: sources, outputFD: fd, window: window, limit: limit,
+                config: config, inputs: sources, output: file, window: window, limit: limit,
                 onWarning: { FileHandle.standardError.write(Data("mr-replay: warning: \($0)\n".utf8)) },
                 onSummary: summary ? { FileHandle.standardError.write(Data($0.text.utf8)) } : nil)
         } catch {

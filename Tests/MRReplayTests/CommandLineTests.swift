@@ -89,6 +89,21 @@ final class CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/st/dead-letter.ndjson"), "the real file is left alone")
     }
 
+    /// An `--output` that cannot be opened exits 2 naming the option and the path; one that
+    /// cannot be written (a full device) names the output, the path and the system's reason.
+    @Test func aDryRunOutputThatFailsNamesItself() throws {
+        try writeFile(dir + "/in.ndjson", good)
+        try writeFile(dir + "/c.yaml", "ingestion:\n  host: https://x.example\n  write_key: K\nstate_dir: st\n")
+        try FileManager.default.createDirectory(atPath: dir + "/a-directory", withIntermediateDirectories: true)
+        let unopenable = try run(["run", "--dry-run", "--config", "c.yaml", "--output", "a-directory", "in.ndjson"])
+        #expect(unopenable.code == 2, "\(unopenable.err)")
+        #expect(unopenable.err.contains("--output: cannot open a-directory: Is a directory"), "\(unopenable.err)")
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let full = try run(["run", "--dry-run", "--config", "c.yaml", "--output", "/dev/full", "in.ndjson"])
+        #expect(full.code != 0)
+        #expect(full.err.contains("the dry run's output: cannot write /dev/full: No space left on device"), "\(full.err)")
+    }
+
     @Test func shardByNeedsAShardAndTakesIdentityOrFile() throws {
         try writeFile(dir + "/in.ndjson", good)
         let alone = try run(["run", "--shard-by", "file", "in.ndjson"])

@@ -41,7 +41,7 @@ package final class DeadLetterWriter {
         do {
             return try AppendOnlyFile(path: path, createDirectory: true)
         } catch {
-            throw InputError("\(path): cannot open the dead-letter file: \(error)")
+            throw InputError("the dead-letter file: \(error)")
         }
     }
 

@@ -15,15 +15,26 @@ public enum DryRunner {
         stateDirectory + "/dry-run-dead-letter.ndjson"
     }
 
-    /// Replays `inputs` into `output` (a file descriptor, e.g. 1 for stdout). Returns the counters.
+    /// Replays `inputs` into the file descriptor `outputFD` (e.g. 1 for stdout), which the caller
+    /// opened and closes; see ``run(config:inputs:output:window:limit:nowMillis:onWarning:onSummary:)``.
+    public static func run(
+        config: ReplayConfig, inputs: [InputSource], outputFD: Int32, window: TimeWindow? = nil, limit: Int? = nil,
+        nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }, onSummary: ((TrialSummary) -> Void)? = nil
+    ) throws -> EnrichStats {
+        try run(
+            config: config, inputs: inputs, output: AppendOnlyFile(descriptor: outputFD, name: "file descriptor \(outputFD)"),
+            window: window, limit: limit, nowMillis: nowMillis, onWarning: onWarning, onSummary: onSummary)
+    }
+
+    /// Replays `inputs` into `output`, whose name its write errors give. Returns the counters.
     /// `window` and `limit` are a run's `--since`/`--until` and `--limit`: events outside the
     /// window are counted (`outside_window`) and not written; the walk stops after `limit` events.
     /// `onWarning` hears what a person should know about an input (empty, damaged, purged).
     /// Throws a ``UsageError`` before writing anything for a snapshot that cannot be replayed.
     /// With `onSummary`, the run also counts what it would send (``TrialSummary``) and hands it
     /// over at the end.
-    public static func run(
-        config: ReplayConfig, inputs: [InputSource], outputFD: Int32, window: TimeWindow? = nil, limit: Int? = nil,
+    package static func run(
+        config: ReplayConfig, inputs: [InputSource], output: AppendOnlyFile, window: TimeWindow? = nil, limit: Int? = nil,
         nowMillis: (() -> Int64)? = nil, onWarning: (String) -> Void = { _ in }, onSummary: ((TrialSummary) -> Void)? = nil
     ) throws -> EnrichStats {
         let nowMillis = nowMillis ?? Enricher.systemMillis
@@ -53,7 +64,7 @@ public enum DryRunner {
         var allowance = limit ?? Int.max
         var summary = onSummary.map { _ in TrialSummary() }
         // Events are rendered straight into the output buffer; each is followed by a newline.
-        let out = FDWriter(fd: outputFD)
+        let out = FDWriter(file: output)
         try LineWalker.walkRendered(
             inputs: inputs, config: config, enricher: enricher, output: out.buffer, rules: rules, onWarning: onWarning
         ) { item in
@@ -85,10 +96,10 @@ public enum DryRunner {
     }
 }
 
-/// Buffered writes to a file descriptor: whatever is appended to ``buffer`` is written out in
-/// blocks of about 128 KiB.
+/// Buffered writes to a file: whatever is appended to ``buffer`` is written out in blocks of
+/// about 128 KiB.
 final class FDWriter {
-    /// The descriptor written to, which the caller opened and closes.
+    /// The file written to, which the caller opened and closes.
     let file: AppendOnlyFile
     /// The bytes not yet written (callers append to it, or render into it).
     let buffer = EventBuffer(capacity: FDWriter.blockSize + 64 * 1024)
@@ -97,7 +108,7 @@ final class FDWriter {
     /// costs nothing measurable.
     static let blockSize = 128 * 1024
 
-    init(fd: Int32) { file = AppendOnlyFile(descriptor: fd, name: "the dry run's output (file descriptor \(fd))") }
+    init(file: AppendOnlyFile) { self.file = file }
 
     /// Ends the line appended to ``buffer``.
     func endLine() throws {
@@ -110,7 +121,7 @@ final class FDWriter {
         do {
             try file.append(buffer.bytes)
         } catch {
-            throw InputError("\(error)")
+            throw InputError("the dry run's output: \(error)")
         }
         buffer.bytes.removeAll(keepingCapacity: true)
     }
