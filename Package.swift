@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "mr-replay", targets: ["mr-replay"]),
         .executable(name: "mr-collector", targets: ["mr-collector"]),
         .library(name: "MetaRouter", targets: ["MetaRouter"]),
+        // The delivery engine alone, for a server app that sends events it already has.
+        .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),
         // Test doubles of the engine (a clock, a scripted transport, an in-memory file system) for
         // the package's tests and for apps that embed the engine.
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
@@ -126,8 +128,10 @@ let package = Package(
         ),
         // How the collector's and the count-only sink's port is awaited while their run() starts.
         .target(name: "ServerLifecycle"),
+        // The delivery engine of the MetaRouter SDK: batches, lanes, the circuit breaker, the status
+        // table, 413 halving, Retry-After, and the lean and AsyncHTTPClient transports.
         .target(
-            name: "MetaRouter",
+            name: "MetaRouterDelivery",
             dependencies: [
                 "SegmentAPI",
                 "EventLoopExecution",
@@ -147,7 +151,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "MetaRouterTesting", dependencies: ["MetaRouter", "JSONCore", "GzipCodec"]),
+        // The MetaRouter SDK's client for a Swift app: events, identity, context, privacy and the
+        // disk queue, sending through the delivery engine (which it re-exports).
+        .target(
+            name: "MetaRouter",
+            dependencies: [
+                "MetaRouterDelivery",
+                "JSONCore",
+                "Timestamps",
+                "SystemIO",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "MetaRouterTesting", dependencies: ["MetaRouterDelivery", "SystemIO", "JSONCore", "GzipCodec"]),
         // Runs the collector or the count-only sink for the length of a test body
         // (`withRunningServer`), in a ServiceGroup of its own.
         .target(
@@ -213,6 +233,7 @@ let package = Package(
             name: "ReplayKit",
             dependencies: [
                 "JSONCore",
+                "MetaRouterDelivery",
                 "MetaRouter",
                 "Timestamps",
                 "SimpleAnalytics",
@@ -306,7 +327,7 @@ let package = Package(
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [
-                "MetaRouter", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps", "Collector", "JSONCore",
+                "MetaRouter", "MetaRouterDelivery", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps", "Collector", "JSONCore",
                 "GzipCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -95,11 +95,11 @@ target_exports() {
   harness exports Fuzz/exports
 }
 
-# The lean transport's HTTP/1.1 answer reader (MetaRouter's HTTPResponseParser and the head parser
-# it uses, which need no NIO), fed each input whole and in pieces: the same answers, the same
+# The lean transport's HTTP/1.1 answer reader (MetaRouterDelivery's HTTPResponseParser and the head
+# parser it uses, which need no NIO), fed each input whole and in pieces: the same answers, the same
 # failure, however the bytes are cut; never a read past what it was given.
 target_httpanswers() {
-  module MetaRouter --testable Sources/MetaRouter/Transport/{HTTPResponseParser,HTTPAnswerHead}.swift
+  module MetaRouterDelivery --testable Sources/MetaRouterDelivery/Transport/{HTTPResponseParser,HTTPAnswerHead}.swift
   harness httpanswers Fuzz/httpanswers
 }
 
@@ -109,16 +109,18 @@ target_snapshot() {
   harness snapshot Fuzz/snapshot
 }
 
-# MetaRouter without the folders that need NIO, AsyncHTTPClient or swift-log (Client, Delivery,
-# Transport): the event model, identity, storage (with SystemIO, its write loop), the disk
-# queue, the lane routing the reader shares with the engine (Delivery/LaneRouting.swift), which
-# needs none of them; and a stand-in for the transport security and engine settings that the
-# config holds (Fuzz/Support/MetaRouterSettings).
+# The two MetaRouter modules without the folders that need NIO, AsyncHTTPClient or swift-log
+# (the engine's Delivery and Transport, the client's Client): of MetaRouterDelivery, the
+# identifiers (messageIds, FNV-1a) and the lane routing the reader shares with the engine
+# (Delivery/LaneRouting.swift), with a stand-in for the transport security and engine settings
+# that the config holds (Fuzz/Support/MetaRouterSettings); of MetaRouter, the event model,
+# identity, storage (with SystemIO, its write loop) and the disk queue.
 metarouter_core() {
   module Timestamps Sources/Timestamps
   module SystemIO Sources/SystemIO
-  module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue} \
-    Sources/MetaRouter/Delivery/LaneRouting.swift Fuzz/Support/MetaRouterSettings
+  module MetaRouterDelivery Sources/MetaRouterDelivery/Identifiers \
+    Sources/MetaRouterDelivery/Delivery/LaneRouting.swift Fuzz/Support/MetaRouterSettings
+  module MetaRouter Sources/MetaRouter Sources/MetaRouter/{Model,Identity,Storage,DiskQueue}
 }
 
 # ---------------------------------------------------------------------------------------------

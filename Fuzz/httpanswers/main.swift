@@ -1,6 +1,6 @@
 // The `httpanswers` fuzz target: the lean transport's HTTP/1.1 answer reader on arbitrary bytes,
 // fed whole and in pieces of every size the input picks. See docs/fuzzing.md.
-@testable import MetaRouter
+@testable import MetaRouterDelivery
 
 /// libFuzzer's entry point: called once per input, always from the same thread.
 @_cdecl("LLVMFuzzerTestOneInput")

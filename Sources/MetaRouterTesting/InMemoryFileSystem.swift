@@ -1,6 +1,7 @@
 import Foundation
-import MetaRouter
+import MetaRouterDelivery
 import Synchronization
+import SystemIO
 
 /// A ``FileSystem`` held in memory, for the disk queue and the file-backed identity store in
 /// tests: nothing touches the disk. It has no directories: every directory exists.

@@ -1,4 +1,4 @@
-import MetaRouter
+import MetaRouterDelivery
 import Synchronization
 
 /// Collects the outcomes an engine reports: pass ``callback`` as its `onOutcomes`. Tests wait

@@ -1,6 +1,6 @@
 import GzipCodec
 import JSONCore
-import MetaRouter
+import MetaRouterDelivery
 import Synchronization
 
 /// One request as a ``ScriptedTransport`` saw it, with its answer.

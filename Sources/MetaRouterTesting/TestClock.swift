@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+import MetaRouterDelivery
 import Synchronization
 
 /// An ``EngineClock`` for tests: time moves only when the clock is told to, so backoff,

@@ -1,6 +1,6 @@
-// A stand-in for MetaRouter's DeliveryConfiguration in the fuzz build, compiled into the MetaRouter
-// module there: the real one checks sizes with the batch encoder, which needs NIO. ReplayKit's
-// config holds a value of it; the fuzzed path reads only `maxEventBytes`.
+// A stand-in for the engine's DeliveryConfiguration in the fuzz build, compiled into the
+// MetaRouterDelivery module there: the real one checks sizes with the batch encoder, which needs
+// NIO. ReplayKit's config holds a value of it; the fuzzed path reads only `maxEventBytes`.
 
 /// The engine settings ReplayKit's config holds (stand-in: the fields it names, the engine's defaults).
 public struct DeliveryConfiguration: Sendable {

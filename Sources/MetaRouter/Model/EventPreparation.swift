@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouterDelivery
 import Timestamps
 
 /// The SDK's enrichment of a new event: identity, context, messageId and timestamp.

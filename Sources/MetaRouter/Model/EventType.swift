@@ -1,4 +1,5 @@
 import JSONCore
+@_spi(PerLine) import MetaRouterDelivery
 
 /// The six event types of the Segment/MetaRouter spec.
 public enum EventType: String, Sendable, CaseIterable, Codable {

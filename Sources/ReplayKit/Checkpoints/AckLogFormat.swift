@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// The acknowledgment log's records (``AckLog``): text, one per line, each ending in a space and
 /// the low 32 bits of the FNV-1a 64 hash of what precedes it, in hex:

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Where each input of a state directory stands: everything before `offset` is settled
 /// (delivered, dead-lettered, filtered or blank).

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 import Timestamps
 
 /// The checkpoint of a state directory: stored in `identity.sqlite` with the identities it

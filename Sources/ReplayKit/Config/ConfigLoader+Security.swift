@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// `ingestion.tls`, `ingestion.proxy` and `ingestion.no_proxy`: how the transport reaches the
 /// endpoint (``TransportSecurity``).

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import MetaRouter
+import MetaRouterDelivery
 
 /// The whole `mr-replay` configuration, typed. Load it with ``ConfigLoader``.
 ///

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Synchronization
+import SystemIO
 
 extension DeadLetterRetry {
     /// Sends `chunk` through a new engine and returns every outcome, and why the engine stopped

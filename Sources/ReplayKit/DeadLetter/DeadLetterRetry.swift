@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Synchronization
+import SystemIO
 
 /// `mr-replay dead-letter retry`: sends the dead-lettered events of a state directory again,
 /// once the cause was fixed (a server-side rule, a raised size cap, a fixed line), through the

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import SystemIO
 
 /// Appends rejected lines to `<state_dir>/dead-letter.ndjson`, one JSON object per line:

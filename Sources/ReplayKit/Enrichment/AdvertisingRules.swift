@@ -1,5 +1,5 @@
 import JSONCore
-import MetaRouter
+import MetaRouterDelivery
 
 /// Apple's App Tracking Transparency status, as the Trackier seed describes it, read by name or
 /// by Apple's raw value.

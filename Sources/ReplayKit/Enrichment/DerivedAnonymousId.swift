@@ -1,6 +1,6 @@
 import CSHA1
 import Digests
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// The anonymousId mr-replay gives a line that has a `userId` and no `anonymousId`
 /// (`enrichment.identity.user_lines: derived`): a name-based UUID, version 5 (RFC 9562, SHA-1),

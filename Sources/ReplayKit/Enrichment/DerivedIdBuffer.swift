@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Room for one derived anonymousId's text (``DerivedAnonymousId``), reused line after line,
 /// so that deriving one allocates nothing.

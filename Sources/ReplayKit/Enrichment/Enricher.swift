@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
 ///

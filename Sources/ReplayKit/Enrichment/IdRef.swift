@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// An id read from a line: its bytes in the line when written without escapes (the usual
 /// case, nothing copied), otherwise decoded into an array of its own; or an id the line was

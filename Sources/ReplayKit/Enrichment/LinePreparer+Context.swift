@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Config context defaults, encoded once.
 struct ContextDefaultsJSON {

@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Values the MetaRouter SDKs write in an id field when they have no id yet: such a value is
 /// sent as written, but it is not an identity. It is never a key for carry-forward, never

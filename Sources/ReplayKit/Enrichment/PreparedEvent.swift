@@ -1,5 +1,6 @@
 import JSONCore
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// What the rules learned about a line being prepared, and, once it is an event, what the
 /// ``Enricher`` learns from it and counts (see ``LinePreparer/event``). Ids read from the line

@@ -1,5 +1,5 @@
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// A new value for a top-level member: bytes already encoded, or a value written straight into
 /// the output when the event is rendered (so the hot path makes no array for it).

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// A snapshot that cannot be replayed: a version this mr-replay does not read, or no
 /// `events` array at all. Nothing of it is sent and its checkpoint does not move.

@@ -1,5 +1,5 @@
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import SimpleAnalytics
 import Timestamps
 

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// A MetaRouter SDK offline snapshot as an input of mr-replay: each element of `events` is one
 /// "line" (line number = index + 1, offsets = the element's bytes in the file).

@@ -1,5 +1,6 @@
 import JSONCore
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// What one line teaches the identity store, as the line writes it: the record a partition
 /// keeps of every `identify`, `alias`, `group` and logout line that becomes an event, so that

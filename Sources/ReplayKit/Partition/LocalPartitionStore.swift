@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import SystemIO
 
 /// A partition in a local directory (or a shared file system): objects are files, published by

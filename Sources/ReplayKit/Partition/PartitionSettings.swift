@@ -1,6 +1,6 @@
 import Digests
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// What a partition is made with, beyond its inputs: what changes which shard a line goes to,
 /// and whether and what it teaches. A partition and the run that replays it must agree on it.

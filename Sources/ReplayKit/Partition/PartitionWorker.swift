@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 import Timestamps
 
 /// One worker of `mr-replay partition`: reads its share of the inputs once, in order, and writes

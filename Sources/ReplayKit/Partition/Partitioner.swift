@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import ObjectStorage
+import SystemIO
 
 /// `mr-replay partition`: one worker's share of the partition stage of an identity-exact
 /// scale-out (docs/scale-out.md). The worker lists the inputs as every worker does, reads its

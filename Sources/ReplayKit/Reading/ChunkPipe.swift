@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Hands chunks of events (one per engine lane, sent together) from the reader thread to the
 /// delivery task, with backpressure: at most `capacity` messages wait at a time, and the reader

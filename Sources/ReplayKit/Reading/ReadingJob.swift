@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 
 /// The reading side of a run, on its own thread: reads and enriches every line, records it in
 /// the settlement tracker, hands events to the delivery side in chunks, and writes checkpoints.

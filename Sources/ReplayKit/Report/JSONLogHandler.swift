@@ -1,7 +1,7 @@
 import Foundation
 import JSONCore
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Timestamps
 
 /// A swift-log handler that writes one JSON object per line to stderr:

@@ -1,6 +1,7 @@
 import Foundation
-import MetaRouter
+import MetaRouterDelivery
 import Prometheus
+import SystemIO
 
 /// The figures of one finished run in the Prometheus text exposition format, for node_exporter's
 /// textfile collector (`mr-replay run --metrics-file PATH`). Every figure describes the last run,

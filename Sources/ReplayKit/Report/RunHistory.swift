@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 
 /// The reports of past runs: `<state_dir>/reports/<start>-<run id>.json`, one per run, with the
 /// same content as that run's `report.json`, pruned to the newest ``keep``.

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 
 /// The reports of a state directory: `report.json`, `report.html` and the run history.
 extension StateDirectory {

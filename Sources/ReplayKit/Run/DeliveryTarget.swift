@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import NIOCore
 import NIOPosix
 

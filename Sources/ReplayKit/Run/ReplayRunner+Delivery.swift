@@ -1,6 +1,7 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Synchronization
+import SystemIO
 import Timestamps
 
 extension ReplayRunner {

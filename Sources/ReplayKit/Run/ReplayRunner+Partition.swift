@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
+import SystemIO
 import Timestamps
 
 extension ReplayRunner {

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import NIOCore
 import NIOPosix
+import SystemIO
 
 /// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through
 /// the engine, and keeps the checkpoint, the dead-letter file and the report.

@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// What `mr-replay run` was asked to do, beyond the config file.
 public struct RunOptions: Sendable {

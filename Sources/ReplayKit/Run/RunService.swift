@@ -1,7 +1,8 @@
 import Logging
-import MetaRouter
+import MetaRouterDelivery
 import ServiceLifecycle
 import Synchronization
+import SystemIO
 
 /// A run (``ReplayRunner/run(stop:)``, ``DeadLetterRetry/run(stop:)``) as a swift-service-lifecycle
 /// `Service`: a graceful shutdown of its group is the run's stop request.

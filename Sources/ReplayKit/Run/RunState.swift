@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Synchronization
 
 /// The run's shared, mutable state: settlement, counters and the dead-letter sink.

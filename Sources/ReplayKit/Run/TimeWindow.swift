@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Timestamps
 
 /// Which events a run sends, by the time they happened (`--since`, `--until`): events at or after

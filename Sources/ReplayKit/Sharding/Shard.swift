@@ -1,4 +1,4 @@
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// How a sharded run splits the work.
 public enum ShardMode: String, Sendable, Equatable, CaseIterable {

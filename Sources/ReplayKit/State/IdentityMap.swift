@@ -1,7 +1,7 @@
 import CPrefetch
 import Foundation
 import JSONCore
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// A remembered identity value (a userId or groupId) as a JSON string ready to splice into an
 /// event, made once when the value is learned or read from SQLite; inline when it is short or a

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// Rows of one identity table whose keys can be read by position: the store's log of learned
 /// mappings, or the entries of an ``IdentityMap``.

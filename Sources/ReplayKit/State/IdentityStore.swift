@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import SQLiteSupport
 
 /// Remembered identities for carry-forward, kept in SQLite (`<state_dir>/identity.sqlite`).

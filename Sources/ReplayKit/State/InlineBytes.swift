@@ -1,5 +1,5 @@
 import Foundation
-@_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 
 /// A byte string kept inline when it has at most ``inlineCapacity`` bytes (ids usually do) or is
 /// a UUID's text (SDKs make their anonymousIds so), so keeping it touches and allocates no heap

@@ -1,5 +1,5 @@
 import Foundation
-import MetaRouter
+import MetaRouterDelivery
 import Synchronization
 import SystemIO
 

@@ -2,6 +2,7 @@ import EventTransforms
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+@_spi(PerLine) import MetaRouterDelivery
 import Timestamps
 
 /// What a backfill would send, counted while `validate` or `run --dry-run --summary` walks the

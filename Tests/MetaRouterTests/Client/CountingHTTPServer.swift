@@ -1,10 +1,11 @@
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// Returns once the client's pump has looked at the queue since the last call and parked, so a
 /// test can then check that nothing was handed over (no sleeping).

@@ -1,10 +1,11 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import NIOCore
 import Testing
 import Timestamps
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 @Suite struct BatchEncoderTests {
     @Test func splicesSentAtAndWriteKeyIntoEveryEventIncludingEmptyObjects() throws {

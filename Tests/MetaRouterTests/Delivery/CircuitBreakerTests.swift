@@ -1,7 +1,8 @@
 import Foundation
+@_spi(PerLine) import MetaRouter
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 @Suite struct CircuitBreakerTests {
     @Test func closedOpenHalfOpenClosed() {

@@ -1,10 +1,11 @@
 import Foundation
 import GzipCodec
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 @Suite struct EngineBatchingTests {
     @Test func deliversInBatchesWithHeadersURLAndWellFormedBodies() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// `submit(chunk:)`: events that share one storage are delivered exactly like the same events
 /// submitted one by one.

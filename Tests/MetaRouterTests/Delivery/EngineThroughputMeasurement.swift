@@ -1,10 +1,11 @@
 import Foundation
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOCore
 import NIOPosix
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// Answers 200 at once without looking at the request.
 private struct NullTransport: DeliveryTransport {

@@ -1,9 +1,10 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// A test event with messageId `id`.
 func testEvent(_ id: String, user: String? = nil, padding: Int = 0, tag: UInt64 = 0) -> EncodedEvent {

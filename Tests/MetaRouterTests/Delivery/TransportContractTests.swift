@@ -1,8 +1,9 @@
+@_spi(PerLine) import MetaRouter
 import NIOCore
 import NIOPosix
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// The transports under one contract.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -6,6 +6,7 @@ import Testing
 import Timestamps
 
 @_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// `MetaRouterClient` as a `Service`: nothing starts before `run()`, calls made before it are
 /// kept, and a graceful shutdown, a cancellation or `shutdown()` end the run the same way.

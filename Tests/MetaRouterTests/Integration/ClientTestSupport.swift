@@ -1,9 +1,10 @@
 import Foundation
 import JSONCore
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// Options for a client against a fake loopback host.
 func clientOptions(_ edit: (inout ClientOptions) -> Void = { _ in }) -> ClientOptions {

@@ -1,6 +1,7 @@
+@_spi(PerLine) import MetaRouter
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// The words the identity maps compare and sort ids by.
 struct ByteWordsTests {

@@ -1,6 +1,7 @@
+import MetaRouter
 import Testing
 
-@testable import MetaRouter
+@testable import MetaRouterDelivery
 
 /// Header lookups by name, as the engine reads `Retry-After` from every answer.
 struct HTTPFieldNameTests {

@@ -1,7 +1,8 @@
+import MetaRouter
 import NIOCore
 import Testing
 
-@testable import MetaRouter
+@testable import MetaRouterDelivery
 
 /// The lean transport's answer reader: framing, keep-alive, interim answers, malformed answers,
 /// and the same result however the bytes are cut.

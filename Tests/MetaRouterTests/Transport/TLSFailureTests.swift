@@ -1,9 +1,10 @@
 import Foundation
+@_spi(PerLine) import MetaRouter
 import MetaRouterTesting
 import NIOPosix
 import Testing
 
-@_spi(PerLine) @testable import MetaRouter
+@_spi(PerLine) @testable import MetaRouterDelivery
 
 /// A TLS failure that retrying cannot fix stops the engine like a 401 (nothing discarded, no
 /// retry); a transport whose TLS files cannot be used answers every request with one; the

@@ -1,3 +1,4 @@
+import SystemIO
 /// The one way an owner that handles stopping itself runs an engine: mr-replay's run, the
 /// dead-letter retry and ``MetaRouterClient`` (``DeliveryEngine/run()`` is the engine as a
 /// service of its own).

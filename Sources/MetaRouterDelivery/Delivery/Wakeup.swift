@@ -8,7 +8,7 @@ import Synchronization
 /// waker may run while the waiter is between registering the wake-up and suspending (on an
 /// event loop executor the call can suspend before its body runs). The state is behind a mutex
 /// because the cancellation handler runs synchronously on whatever thread cancels the task.
-final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     private enum State {
         case idle
         case waiting(CheckedContinuation<Void, Never>)
@@ -17,11 +17,11 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State.idle)
 
-    init() {}
+    package init() {}
 
     /// Suspends until ``resume()`` or the cancellation of the calling task; runs on `isolation`
     /// (the engine's), so resuming brings the waiter back without another hop.
-    func wait(isolation: isolated (any Actor)? = #isolation) async {
+    package func wait(isolation: isolated (any Actor)? = #isolation) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
@@ -37,7 +37,7 @@ final class Wakeup: Sendable {
     }
 
     /// Ends the wait (now, or as soon as it begins). Later calls do nothing.
-    func resume() {
+    package func resume() {
         let continuation = state.withLock { s -> CheckedContinuation<Void, Never>? in
             defer { s = .resumed }
             if case .waiting(let c) = s { return c }
@@ -49,7 +49,7 @@ final class Wakeup: Sendable {
 
 extension [Wakeup] {
     /// Ends every wait in the list and empties it.
-    mutating func resumeAll() {
+    package mutating func resumeAll() {
         let waiting = self
         removeAll()
         for wakeup in waiting { wakeup.resume() }
