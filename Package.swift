@@ -229,9 +229,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // mr-replay's configuration: the typed model (`ReplayConfig`), the YAML loader on libyaml
+        // with its errors naming file, line and key, and the environment interpolation.
+        .target(
+            name: "ReplayConfiguration",
+            dependencies: [
+                "CYAML", "JSONCore", "MetaRouterDelivery", "ObjectStorage", "EventTransforms", "VendorExports", "InputShapes",
+            ]
+        ),
         .target(
             name: "ReplayKit",
             dependencies: [
+                "ReplayConfiguration",
                 "JSONCore",
                 "MetaRouterDelivery",
                 "MetaRouter",
@@ -345,6 +354,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IngestionChecksTests", dependencies: ["IngestionChecks", "JSONCore", "TestSupport"]),
+        .testTarget(
+            name: "ReplayConfigurationTests", dependencies: ["ReplayConfiguration", "MetaRouterDelivery", "JSONCore", "TestSupport"]),
         // mr-replay's command line, run as the built binary.
         .testTarget(name: "MRReplayTests", dependencies: ["ReplayKit", "JSONCore", "TestSupport"]),
         .testTarget(

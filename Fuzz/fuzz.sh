@@ -57,7 +57,8 @@ target_jsoncore() {
 # compiled from the folders that hold the line's path and what they refer to (not Run, Validate,
 # the dry runner, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
-# S3 input types the file inputs' code names), MetaRouter from
+# S3 input types the file inputs' code names), the configuration's model (ReplayConfiguration's
+# ReplayConfig, InputShaping, S3Inputs and UsageError, not its YAML loader), MetaRouter from
 # the folders that need no NIO (metarouter_core), SimpleAnalytics (the payload check),
 # SQLiteSupport (the identity store's SQLite wrapper) and Digests (libcrypto) whole,
 # and the package's `GzipCodec` (NIO and compress-nio) is replaced by a stand-in (Fuzz/Support).
@@ -72,14 +73,13 @@ target_linepreparer() {
   module VendorExports Sources/VendorExports Sources/VendorExports/{Support,Recipes}
   module EventTransforms Sources/EventTransforms
   module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
+  module ReplayConfiguration Sources/ReplayConfiguration/{ReplayConfig,InputShaping,S3Inputs,UsageError}.swift
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
     Sources/ReplayKit/Input/{InputReader+Shapes,InputReader+Formats,InputReader+Zip,RecordConverter}.swift \
-    Sources/ReplayKit/Config/InputShaping.swift \
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
-    Sources/ReplayKit/Config/S3Inputs.swift Fuzz/Support/ReplayKitS3 \
-    Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
-    Sources/ReplayKit/Config/ReplayConfig.swift Sources/ReplayKit/Run/{RunOptions,TimeWindow,UsageError,ExitStatus}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
+    Fuzz/Support/ReplayKitS3 Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
+    Sources/ReplayKit/Run/{RunOptions,TimeWindow,ExitStatus}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
   harness linepreparer Fuzz/linepreparer
 }
 

@@ -1,5 +1,6 @@
 import JSONCore
 
+import ReplayConfiguration
 @testable import ReplayKit
 
 /// The configurations and the identity store every input is enriched with.

@@ -13,6 +13,7 @@ LAYERS = [
     ('executables', ['mr-replay', 'mr-collector']),
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
+    ('configuration', ['ReplayConfiguration']),
     ('input conversion', ['VendorExports', 'EventTransforms', 'InputShapes']),
     ('test doubles', ['ServerTesting', 'MetaRouterTesting', 'TestSupport']),
     ('servers', ['Collector', 'CountOnlySink']),

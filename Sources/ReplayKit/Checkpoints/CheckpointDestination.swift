@@ -1,5 +1,6 @@
 import Digests
 import Foundation
+import ReplayConfiguration
 
 /// The destination a state directory's checkpoint belongs to: the host, the path, and the first
 /// 16 hex digits of the write key's SHA-256 (never the key). For a loopback host the port is

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 
 /// Where each input starts, after checking it against the checkpoint.
 package struct ResumePlan: Sendable {

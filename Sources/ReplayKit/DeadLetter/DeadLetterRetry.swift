@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import Synchronization
 import SystemIO
 

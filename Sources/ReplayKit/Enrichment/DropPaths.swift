@@ -41,16 +41,6 @@ struct DropPaths: Sendable {
         context.append(["traits"] + path)
     }
 
-    /// Why `entry` cannot be used, or nil.
-    static func problem(_ entry: String) -> String? {
-        let parts = entry.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.contains(where: \.isEmpty) { return "'\(entry)' has an empty part" }
-        if parts.count == 1, ["properties", "traits", "context"].contains(entry) {
-            return "'\(entry)' would remove a whole object; name a key inside it, e.g. '\(entry).email'"
-        }
-        return nil
-    }
-
     /// The object `m` (in `buf`) with `paths` removed, and how many members went; nil when `m`
     /// is not an object or nothing was removed.
     static func removing(_ paths: [[String]], from m: JSONMember?, _ buf: UnsafeBufferPointer<UInt8>) -> (bytes: [UInt8], removed: Int)? {

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// Turns one input line into a correct, enriched event or a clear rejection.
 ///
@@ -8,8 +9,8 @@ import JSONCore
 /// store learn from it and counts the outcome. See `docs/enrichment.md`.
 /// Not thread-safe: one enricher per pipeline, fed in read order.
 package final class Enricher {
-    /// The `context.library.version` written into every event.
-    package static let libraryVersion = "0.1.0"
+    /// The `context.library.version` written into every event: the tool's version.
+    package static var libraryVersion: String { ReplayConfig.toolVersion }
 
     package let identity: IdentityStore
     /// Validation and the per-line rules.

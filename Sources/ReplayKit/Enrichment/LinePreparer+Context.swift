@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// Config context defaults, encoded once.
 struct ContextDefaultsJSON {

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import Timestamps
 
 /// Turns one line into an enriched event or a rejection: validation, type rules, timestamps,

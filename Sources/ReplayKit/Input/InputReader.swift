@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 
 /// Streams the lines of one input with constant memory.
 ///

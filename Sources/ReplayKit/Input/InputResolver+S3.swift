@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import ReplayConfiguration
 
 /// `s3://` arguments: listed, filtered and recognized like files.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// A snapshot that cannot be replayed: a version this mr-replay does not read, or no
 /// `events` array at all. Nothing of it is sent and its checkpoint does not move.
@@ -62,7 +63,7 @@ package struct InputRules: Sendable {
     /// ``UnsupportedSnapshot`` for a snapshot that cannot be replayed.
     static func make(for source: InputSource, config: ReplayConfig, runStartMillis: Int64) throws -> InputRules {
         var rules = InputRules()
-        let limit = config.inputs.maxEventAge.limit(for: source.kind)
+        let limit = config.inputs.maxEventAge.limit(isSnapshot: source.kind == .snapshot)
         guard source.kind == .snapshot else {
             rules.expiryCutoffMillis = limit.map { runStartMillis - $0 * 1000 }
             return rules

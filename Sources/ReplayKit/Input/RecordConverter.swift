@@ -1,4 +1,5 @@
 import EventTransforms
+import ReplayConfiguration
 import VendorExports
 
 /// What a walk does to each record before it is enriched: a vendor's recipe turns it into

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import ObjectStorage
+import ReplayConfiguration
 
 /// Where `s3://` inputs are read from, for one command: the S3 client (store, region,
 /// credentials) built from `inputs.s3`, and the cancellation that a stop request raises to wake

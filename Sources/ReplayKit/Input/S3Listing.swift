@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import ReplayConfiguration
 import Synchronization
 
 extension InputResolver {

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 
 /// What `mr-replay partition` was asked to do.
 package struct PartitionOptions: Sendable {
@@ -56,7 +57,7 @@ struct PartitionPlan: Sendable {
         guard options.shards >= 1, options.workers >= 1, options.worker >= 0, options.worker < options.workers else {
             throw UsageError("a partition needs --shards N >= 1 and --worker K/M with 0 <= K < M")
         }
-        if config.inputs.maxEventAge.limit(for: .ndjson) != nil {
+        if config.inputs.maxEventAge.limit(isSnapshot: false) != nil {
             throw UsageError(
                 "inputs.max_event_age \(config.inputs.maxEventAge) is counted from when a run starts, which two stages cannot share; "
                     + "partition with --since instead")

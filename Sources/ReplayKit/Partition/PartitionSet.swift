@@ -1,5 +1,6 @@
 import Digests
 import Foundation
+import ReplayConfiguration
 
 /// A finished partition as one replaying shard sees it: every worker's manifest, checked to
 /// agree with each other and with the run's config, and the shard's parts, checked whole

@@ -1,6 +1,7 @@
 import Digests
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// What a partition is made with, beyond its inputs: what changes which shard a line goes to,
 /// and whether and what it teaches. A partition and the run that replays it must agree on it.

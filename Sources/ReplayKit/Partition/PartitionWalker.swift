@@ -1,3 +1,5 @@
+import ReplayConfiguration
+
 /// Reads one shard of a partition (``PartitionSet``) in the unsharded run's order and enriches
 /// its lines: each segment's own lines, merged by input position with what every line of the
 /// segment teaches (``IdentityTransition``), which the shard's identity store learns in that

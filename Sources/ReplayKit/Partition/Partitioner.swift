@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouterDelivery
 import ObjectStorage
+import ReplayConfiguration
 import SystemIO
 
 /// `mr-replay partition`: one worker's share of the partition stage of an identity-exact

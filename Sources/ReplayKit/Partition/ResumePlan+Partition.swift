@@ -3,7 +3,7 @@ extension ResumePlan {
     /// the last line of it the shard's checkpoint settled (lines before are skipped as they are
     /// read), with the lines settled past it not sent again. An entry of another partition of the
     /// same path (another identity) is not continued: the input is replayed from its start.
-    init(partition set: PartitionSet, checkpoint: Checkpoint, fresh: Bool) {
+    package init(partition set: PartitionSet, checkpoint: Checkpoint, fresh: Bool) {
         var inputs: [Input] = []
         var warnings: [String] = []
         for partitioned in set.inputs {

@@ -1,3 +1,5 @@
+import ReplayConfiguration
+
 /// Reads every input in order and enriches each line: the part shared by `validate` and dry runs.
 package struct LineWalker {
     /// One processed line; its event, if any, is in the walk's ``EventBuffer``.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import SystemIO
 
 /// The reading side of a run, on its own thread: reads and enriches every line, records it in

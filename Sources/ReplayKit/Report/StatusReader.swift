@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 
 /// What `mr-replay status` shows: where each input of a state directory stands, and how the
 /// last run ended. It reads only the checkpoint mirror and the report, so it works while a run

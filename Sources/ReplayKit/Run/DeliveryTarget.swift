@@ -3,6 +3,7 @@ import Logging
 @_spi(PerLine) import MetaRouterDelivery
 import NIOCore
 import NIOPosix
+import ReplayConfiguration
 
 /// Where a run sends its events: a remote endpoint, or the embedded collector (host
 /// `embedded`), which the caller runs in process (``EmbeddedCollectorURL``) and which writes to
@@ -16,7 +17,7 @@ package struct DeliveryTarget: Sendable {
     let description: String
 
     /// The keyword that selects the embedded collector.
-    static let embeddedKeyword = "embedded"
+    static let embeddedKeyword = ReplayConfig.embeddedHost
 
     /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
     /// when the config names it, and `collectedPath` the file it writes. A remote host gets the
@@ -42,18 +43,7 @@ package struct DeliveryTarget: Sendable {
 
     /// The engine configuration for this target and `config`.
     func deliveryConfiguration(_ config: ReplayConfig) throws -> DeliveryConfiguration {
-        try Self.deliveryConfiguration(config, host: host)
-    }
-
-    /// The engine configuration for `config` sending to `host`: `config.delivery` with the host
-    /// and the write key (a loaded config always passes the engine's checks: `ConfigLoader`
-    /// applies the same limits, with file and line).
-    package static func deliveryConfiguration(_ config: ReplayConfig, host: String) throws -> DeliveryConfiguration {
-        var d = config.delivery
-        d.host = host
-        d.writeKey = config.writeKey
-        try d.validate()
-        return d
+        try config.deliveryConfiguration(host: host)
     }
 
     /// An engine sending to this target with `configuration`, or through `override` (tests). On

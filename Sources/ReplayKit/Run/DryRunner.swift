@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 import SystemIO
 
 /// `mr-replay run --dry-run`: everything except the network.

@@ -1,3 +1,5 @@
+import ReplayConfiguration
+
 /// How a run reaches the collector that `ingestion.host: embedded` names: waits until it listens
 /// and returns its base URL (`http://127.0.0.1:PORT`), or throws why it will not.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import Synchronization
 import SystemIO
 import Timestamps

@@ -3,6 +3,7 @@ import Logging
 @_spi(PerLine) import MetaRouterDelivery
 import NIOCore
 import NIOPosix
+import ReplayConfiguration
 import SystemIO
 
 /// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through

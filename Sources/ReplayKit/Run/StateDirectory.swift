@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 
 /// The files of one state directory: the identity and checkpoint database, the dead-letter
 /// file, the report and the run history, and (for the embedded target) the collected events.

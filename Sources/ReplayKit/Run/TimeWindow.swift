@@ -1,4 +1,5 @@
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import Timestamps
 
 /// Which events a run sends, by the time they happened (`--since`, `--until`): events at or after

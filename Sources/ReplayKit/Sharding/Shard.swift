@@ -1,4 +1,5 @@
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// How a sharded run splits the work.
 public enum ShardMode: String, Sendable, Equatable, CaseIterable {

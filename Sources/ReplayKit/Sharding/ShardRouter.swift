@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 
 /// Decides, before a line is prepared, what a shard of an identity-sharded run does with it
 /// (`--shard K/N`, `--shard-by identity`). See `docs/enrichment.md`, "Sharded runs".

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayConfiguration
 import SQLiteSupport
 
 /// The device anonymousId of a state directory, in `<state_dir>/device-anonymous-id`: one for

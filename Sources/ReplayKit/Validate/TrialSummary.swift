@@ -3,6 +3,7 @@ import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
 @_spi(PerLine) import MetaRouterDelivery
+import ReplayConfiguration
 import Timestamps
 
 /// What a backfill would send, counted while `validate` or `run --dry-run --summary` walks the

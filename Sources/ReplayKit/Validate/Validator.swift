@@ -1,4 +1,5 @@
 import JSONCore
+import ReplayConfiguration
 
 /// One rejected line, for the `validate` listing.
 public struct ValidationProblem: Sendable, Equatable {

@@ -219,7 +219,7 @@ import Testing
     @Test func theShardsShareTheRateBudgetByTheirLines() async throws {
         try await RunTarget.run(dir: dir) { target in
             let loaded = try ConfigLoader.load(path: try await partitioned(target).config, environment: [:])
-            var configuration = try DeliveryTarget.deliveryConfiguration(loaded, host: "http://127.0.0.1:1")
+            var configuration = try loaded.deliveryConfiguration(host: "http://127.0.0.1:1")
             configuration.eventsPerSecond = 1000
             #expect(ReplayRunner.sharingRate(configuration, partition: nil).eventsPerSecond == 1000)
             let store = try LocalPartitionStore(directory: "\(dir)/parts")

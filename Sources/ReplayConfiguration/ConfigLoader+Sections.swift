@@ -159,8 +159,8 @@ extension ConfigLoader {
         let m = try r.members(node, section: "privacy", allowed: ["drop_properties", "require_consent"])
         if let v = m["drop_properties"]?.value {
             config.privacy.dropProperties = try r.stringList(v, "privacy.drop_properties")
-            if let bad = config.privacy.dropProperties.first(where: { DropPaths.problem($0) != nil }) {
-                throw r.error(v, "'privacy.drop_properties': \(DropPaths.problem(bad)!)")
+            if let bad = config.privacy.dropProperties.first(where: { ReplayConfig.Privacy.dropPathProblem($0) != nil }) {
+                throw r.error(v, "'privacy.drop_properties': \(ReplayConfig.Privacy.dropPathProblem(bad)!)")
             }
         }
         if let v = m["require_consent"]?.value { config.privacy.requireConsent = try r.bool(v, "privacy.require_consent") }

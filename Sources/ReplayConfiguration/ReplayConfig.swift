@@ -31,11 +31,16 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
 
     /// Fixed write key used with host `embedded` when none is configured.
     public static let embeddedWriteKey = "mr-replay-local"
+    /// The `ingestion.host` that selects the embedded collector.
+    package static let embeddedHost = "embedded"
+    /// mr-replay's version: `--version`, the `User-Agent` and every event's
+    /// `context.library.version`.
+    package static let toolVersion = "0.1.0"
 
     /// The built-in defaults (host `embedded`), identical to the shipped `Config/replay.yaml`.
     public static var defaults: ReplayConfig {
         var delivery = DeliveryConfiguration(host: "", writeKey: "")
-        delivery.userAgent = "mr-replay/\(Enricher.libraryVersion)"
+        delivery.userAgent = "mr-replay/\(Self.toolVersion)"
         return ReplayConfig(
             ingestion: Ingestion(), delivery: delivery, enrichment: Enrichment(), privacy: Privacy(), stateDir: ".mr-replay",
             sourcePath: nil)
@@ -157,10 +162,11 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         /// The SDK's limit.
         static let sdkDefault: Int64 = 7 * 86_400
 
-        /// The limit for an input of `kind`, in seconds, or nil for none.
-        func limit(for kind: InputSource.Kind) -> Int64? {
+        /// The limit for an input, in seconds, or nil for none: `auto` is the SDK's limit for a
+        /// captured SDK queue (`isSnapshot`) and none for other inputs.
+        package func limit(isSnapshot: Bool) -> Int64? {
             switch self {
-            case .auto: kind == .snapshot ? Self.sdkDefault : nil
+            case .auto: isSnapshot ? Self.sdkDefault : nil
             case .off: nil
             case .seconds(let s): s
             }
@@ -224,6 +230,16 @@ public struct ReplayConfig: Sendable, CustomStringConvertible, CustomDebugString
         public var requireConsent = false
         /// Creates the defaults.
         public init() {}
+
+        /// Why `entry` of ``dropProperties`` cannot be used, or nil.
+        package static func dropPathProblem(_ entry: String) -> String? {
+            let parts = entry.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.contains(where: \.isEmpty) { return "'\(entry)' has an empty part" }
+            if parts.count == 1, ["properties", "traits", "context"].contains(entry) {
+                return "'\(entry)' would remove a whole object; name a key inside it, e.g. '\(entry).email'"
+            }
+            return nil
+        }
     }
 }
 
@@ -265,8 +281,8 @@ extension Duration {
     static func configSeconds(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
 
     /// The duration in seconds, as a `*_seconds` key holds it.
-    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
     /// The duration in whole milliseconds, as a `*_ms` key holds it.
-    var millisecondsValue: Int { Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000) }
+    package var millisecondsValue: Int { Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000) }
 }

@@ -132,7 +132,7 @@ public enum ConfigLoader {
     }
 
     static func checkHost(_ host: String, allowInsecureHTTP: Bool, node: YAMLNode, _ r: ConfigReader) throws(ConfigError) {
-        if host == DeliveryTarget.embeddedKeyword { return }
+        if host == ReplayConfig.embeddedHost { return }
         guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), let name = url.host, !name.isEmpty else {
             throw r.error(node, "'ingestion.host' must be 'embedded' or a URL such as https://ingest.example.com")
         }

@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import ReplayKit
+import ReplayConfiguration
 import TestSupport
 import Testing
 
@@ -123,7 +123,7 @@ import Testing
             retry: { max_elapsed_seconds: 31622400, min_wait_ms: 86400000, circuit_breaker: { jitter: 0.999, max_cooldown_ms: 86400000 } }
             """
         let config = try ConfigLoader.load(text: limits, file: "r.yaml", environment: [:])
-        #expect(throws: Never.self) { try DeliveryTarget.deliveryConfiguration(config, host: "http://127.0.0.1:9") }
+        #expect(throws: Never.self) { try config.deliveryConfiguration(host: "http://127.0.0.1:9") }
         let forever = "retry: { max_elapsed_seconds: 1000000000, circuit_breaker: { max_cooldown_ms: 31536000000 } }\n"
         #expect(throws: Never.self, "generous values still load") {
             try ConfigLoader.load(text: forever, file: "r.yaml", environment: [:])

@@ -1,6 +1,6 @@
 import Foundation
-import MetaRouter
-import ReplayKit
+import MetaRouterDelivery
+import ReplayConfiguration
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterDelivery
 
 extension ReplayConfig {
     /// The settings a report records. The write key appears only masked.
@@ -32,5 +33,16 @@ extension ReplayConfig {
             "reports.keep": String(reports.keep),
             "state_dir": stateDir,
         ]
+    }
+
+    /// The engine configuration for sending to `host`: ``delivery`` with the host and the write
+    /// key (a loaded config always passes the engine's checks: `ConfigLoader` applies the same
+    /// limits, with file and line).
+    package func deliveryConfiguration(host: String) throws -> DeliveryConfiguration {
+        var d = delivery
+        d.host = host
+        d.writeKey = writeKey
+        try d.validate()
+        return d
     }
 }
