@@ -237,10 +237,21 @@ let package = Package(
                 "CYAML", "JSONCore", "MetaRouterDelivery", "ObjectStorage", "EventTransforms", "VendorExports", "InputShapes",
             ]
         ),
+        // A run's report: report.json (`RunReport`), report.html, the run history, the batch
+        // journal, the metrics file, the progress line's state machine and the exit statuses.
+        .target(
+            name: "RunReporting",
+            dependencies: [
+                "SystemIO", "JSONCore", "Timestamps", "MetaRouterDelivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .target(
             name: "ReplayKit",
             dependencies: [
                 "ReplayConfiguration",
+                "RunReporting",
                 "JSONCore",
                 "MetaRouterDelivery",
                 "MetaRouter",
@@ -310,6 +321,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // The file-system seam's crashing double (CrashableFileSystem).
+                "SystemIO",
                 // The fault proxy (FaultProxy).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -354,6 +367,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IngestionChecksTests", dependencies: ["IngestionChecks", "JSONCore", "TestSupport"]),
+        .testTarget(name: "RunReportingTests", dependencies: ["RunReporting", "JSONCore", "SystemIO", "TestSupport"]),
         .testTarget(
             name: "ReplayConfigurationTests", dependencies: ["ReplayConfiguration", "MetaRouterDelivery", "JSONCore", "TestSupport"]),
         // mr-replay's command line, run as the built binary.

@@ -58,7 +58,8 @@ target_jsoncore() {
 # the dry runner, the config loader, the dead-letter retry or the s3:// inputs and the resolver that lists
 # them, which need NIO, swift-log or ObjectStorage: Fuzz/Support/ReplayKitS3 stands in for the
 # S3 input types the file inputs' code names), the configuration's model (ReplayConfiguration's
-# ReplayConfig, InputShaping, S3Inputs and UsageError, not its YAML loader), MetaRouter from
+# ReplayConfig, InputShaping, S3Inputs and UsageError, not its YAML loader), the report's counts
+# (RunReporting's RunReport and what it holds, not the page, history or metrics), MetaRouter from
 # the folders that need no NIO (metarouter_core), SimpleAnalytics (the payload check),
 # SQLiteSupport (the identity store's SQLite wrapper) and Digests (libcrypto) whole,
 # and the package's `GzipCodec` (NIO and compress-nio) is replaced by a stand-in (Fuzz/Support).
@@ -74,12 +75,13 @@ target_linepreparer() {
   module EventTransforms Sources/EventTransforms
   module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
   module ReplayConfiguration Sources/ReplayConfiguration/{ReplayConfig,InputShaping,S3Inputs,UsageError}.swift
+  module RunReporting Sources/RunReporting/{RunReport,RunReport+Acknowledgments,ExitStatus,BatchProblem,CountText,ProblemTally}.swift
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
     Sources/ReplayKit/Input/{InputReader+Shapes,InputReader+Formats,InputReader+Zip,RecordConverter}.swift \
     Sources/ReplayKit/Input/{InputError,InputFailure,SimpleAnalyticsInput,SimpleAnalyticsMapping,SnapshotInput}.swift \
     Fuzz/Support/ReplayKitS3 Sources/ReplayKit/DeadLetter/DeadLetter{Writer,Record,Files}.swift \
-    Sources/ReplayKit/Run/{RunOptions,TimeWindow,ExitStatus}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
+    Sources/ReplayKit/Run/{RunOptions,TimeWindow}.swift Sources/ReplayKit/Checkpoints/SettledLines.swift
   harness linepreparer Fuzz/linepreparer
 }
 

@@ -13,7 +13,7 @@ LAYERS = [
     ('executables', ['mr-replay', 'mr-collector']),
     ('command line', ['CommandLineSupport']),
     ('run pipeline', ['ReplayKit']),
-    ('configuration', ['ReplayConfiguration']),
+    ('configuration and report', ['ReplayConfiguration', 'RunReporting']),
     ('input conversion', ['VendorExports', 'EventTransforms', 'InputShapes']),
     ('test doubles', ['ServerTesting', 'MetaRouterTesting', 'TestSupport']),
     ('servers', ['Collector', 'CountOnlySink']),

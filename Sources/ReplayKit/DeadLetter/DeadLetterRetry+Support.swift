@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(PerLine) import MetaRouterDelivery
 import ReplayConfiguration
+import RunReporting
 import Synchronization
 import SystemIO
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunReporting
 
 /// What `mr-replay dead-letter retry` did.
 public struct DeadLetterRetryReport: Codable, Sendable, Equatable {

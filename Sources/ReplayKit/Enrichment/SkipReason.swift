@@ -1,3 +1,5 @@
+import RunReporting
+
 /// Why an event is settled without being sent or dead-lettered: a policy, not a failure.
 /// Nothing of such an event is stored.
 package enum SkipReason: String, Sendable, Equatable, CaseIterable {
@@ -26,6 +28,18 @@ package enum SkipReason: String, Sendable, Equatable, CaseIterable {
         switch self {
         case .outsideWindow, .otherShard, .droppedByTransform, .noEvent: true
         case .expired, .consentDropped, .alreadyDelivered: false
+        }
+    }
+}
+
+extension RunReport.Events {
+    /// Counts one event settled by a rule.
+    mutating func add(_ reason: SkipReason) {
+        switch reason {
+        case .expired: expired += 1
+        case .consentDropped: consentDropped += 1
+        case .alreadyDelivered: alreadyDelivered += 1
+        case .outsideWindow, .otherShard, .droppedByTransform, .noEvent: filtered += 1
         }
     }
 }

@@ -1,3 +1,5 @@
+import RunReporting
+
 /// An input that cannot be read for a reason that stops the command: an `s3://` input whose
 /// store refused the credentials, a bucket or key that does not exist, or failures that went on
 /// past the retries. Its message names the input (the `s3://` URL) and, for a refusal, where the

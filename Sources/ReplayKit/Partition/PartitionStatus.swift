@@ -1,5 +1,6 @@
 import Foundation
 import ReplayConfiguration
+import RunReporting
 
 /// One view of a partitioned backfill: every worker of the partition stage and every replaying
 /// shard, read from the partition's location, which they all report to (`mr-replay status

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
 import ReplayConfiguration
+import RunReporting
 import SystemIO
 
 /// The reading side of a run, on its own thread: reads and enriches every line, records it in

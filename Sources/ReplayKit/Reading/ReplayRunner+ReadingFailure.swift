@@ -1,3 +1,5 @@
+import RunReporting
+
 extension ReplayRunner {
     /// How a run ends when reading threw `error` (the lines read before it were recorded and
     /// stay in the checkpoint's care; nothing after it was handed on):

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
 import ReplayConfiguration
+import RunReporting
 import Synchronization
 import SystemIO
 import Timestamps

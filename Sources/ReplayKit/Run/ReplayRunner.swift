@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ReplayConfiguration
+import RunReporting
 import SystemIO
 
 /// Runs one `mr-replay run`: reads the inputs, enriches each line, delivers the events through

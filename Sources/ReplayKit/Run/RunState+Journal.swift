@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import RunReporting
 import Timestamps
 
 extension RunState {

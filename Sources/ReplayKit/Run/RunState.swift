@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import RunReporting
 import Synchronization
 
 /// The run's shared, mutable state: settlement, counters and the dead-letter sink.

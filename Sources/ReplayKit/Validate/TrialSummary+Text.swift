@@ -1,4 +1,5 @@
 import JSONCore
+import RunReporting
 import Timestamps
 
 extension TrialSummary {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ReplayKit
+@testable import RunReporting
 
 /// The batch journal, its summary line, and the report page.
 @Suite struct BatchJournalTests {

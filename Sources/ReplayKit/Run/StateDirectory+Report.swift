@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouterDelivery
+import RunReporting
 import SystemIO
 
 /// The reports of a state directory: `report.json`, `report.html` and the run history.

@@ -1,26 +1,26 @@
 import Foundation
-import MetaRouter
 import Synchronization
+import SystemIO
 
 /// The local file system, with a test's say over each atomic write: `beforeRename` sees the
 /// target and its new bytes while the target still holds its old content. When it throws, the
 /// write ends as it would for a process killed between writing the new content and renaming it:
 /// the new bytes are left complete in a temporary file beside the target (where
 /// ``LocalFileSystem`` writes them), the target is untouched, and the error is passed on.
-final class CrashableFileSystem: FileSystem {
+package final class CrashableFileSystem: FileSystem {
     private let beforeRename: @Sendable (_ path: String, _ bytes: [UInt8]) throws -> Void
     private let local = LocalFileSystem()
     private let targets = Mutex<[String]>([])
 
     /// A file system that calls `beforeRename` for every atomic write.
-    init(beforeRename: @escaping @Sendable (_ path: String, _ bytes: [UInt8]) throws -> Void) {
+    package init(beforeRename: @escaping @Sendable (_ path: String, _ bytes: [UInt8]) throws -> Void) {
         self.beforeRename = beforeRename
     }
 
     /// The targets of the atomic writes so far, in order.
-    var written: [String] { targets.withLock { $0 } }
+    package var written: [String] { targets.withLock { $0 } }
 
-    func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
+    package func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
         targets.withLock { $0.append(path) }
         do {
             try beforeRename(path, bytes)
@@ -34,8 +34,8 @@ final class CrashableFileSystem: FileSystem {
         try local.writeAtomically(path, bytes)
     }
 
-    func read(_ path: String) throws -> [UInt8]? { try local.read(path) }
-    func createDirectory(_ path: String) throws { try local.createDirectory(path) }
-    func remove(_ path: String) throws { try local.remove(path) }
-    func move(_ from: String, to: String) throws { try local.move(from, to: to) }
+    package func read(_ path: String) throws -> [UInt8]? { try local.read(path) }
+    package func createDirectory(_ path: String) throws { try local.createDirectory(path) }
+    package func remove(_ path: String) throws { try local.remove(path) }
+    package func move(_ from: String, to: String) throws { try local.move(from, to: to) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReplayConfiguration
+import RunReporting
 
 /// What `mr-replay status` shows: where each input of a state directory stands, and how the
 /// last run ended. It reads only the checkpoint mirror and the report, so it works while a run

@@ -53,20 +53,11 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
 
         /// `, 2 expired, 1 consent_dropped` for the events settled by a rule, or nothing.
-        var settledByRules: String {
+        package var settledByRules: String {
             [(expired, "expired"), (consentDropped, "consent_dropped"), (alreadyDelivered, "already_delivered")]
                 .filter { $0.0 > 0 }.map { ", \($0.0) \($0.1)" }.joined()
         }
 
-        /// Counts one event settled by a rule.
-        mutating func add(_ reason: SkipReason) {
-            switch reason {
-            case .expired: expired += 1
-            case .consentDropped: consentDropped += 1
-            case .alreadyDelivered: alreadyDelivered += 1
-            case .outsideWindow, .otherShard, .droppedByTransform, .noEvent: filtered += 1
-            }
-        }
     }
 
     /// Batch counts, and the batches that were not delivered cleanly on their first attempt.
@@ -121,12 +112,15 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// One input's counts and position.
     public struct Input: Codable, Sendable, Equatable {
         public var path: String
+
+        /// Zero counts for the input at `path`.
+        package init(path: String) { self.path = path }
         public var read = 0
         public var delivered = 0
         public var deadLettered = 0
         public var skippedBlank = 0
         public var filtered = 0
-        /// Events settled by a rule (expired, consent, already delivered), by ``SkipReason``.
+        /// Events settled by a rule (expired, consent, already delivered), by skip reason.
         public var skipped: [String: Int] = [:]
         public var checkpointOffset: UInt64 = 0
         public var checkpointLine = 0

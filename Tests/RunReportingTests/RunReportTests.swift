@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKit
+import RunReporting
 import Testing
 
 /// How a failing state directory at the end of a run shows in the report.

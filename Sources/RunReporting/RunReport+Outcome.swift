@@ -4,7 +4,7 @@ import Timestamps
 
 extension RunReport {
     /// Sets the duration, the rate and the finish time of a run that started at `startInstant`.
-    mutating func finish(startInstant: ContinuousClock.Instant) {
+    package mutating func finish(startInstant: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - startInstant
         durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         throughput.eventsPerSecond = durationSeconds > 0 ? (Double(events.delivered) / durationSeconds).rounded() : 0
@@ -12,7 +12,7 @@ extension RunReport {
     }
 
     /// Copies the engine's counters into the report.
-    mutating func apply(_ stats: DeliveryStats) {
+    package mutating func apply(_ stats: DeliveryStats) {
         batches.sent = stats.batchesSent
         batches.succeeded = stats.batchesSucceeded
         batches.retried = stats.batchesRetried

@@ -9,6 +9,12 @@ package struct BatchProblem: Codable, Sendable, Equatable {
         package var input: String
         /// Inclusive `[first, last]` line ranges, in order.
         package var ranges: [[Int]]
+
+        /// Lines of `input`.
+        package init(input: String, ranges: [[Int]]) {
+            self.input = input
+            self.ranges = ranges
+        }
     }
 
     /// One HTTP attempt and what followed it.
@@ -25,6 +31,16 @@ package struct BatchProblem: Codable, Sendable, Equatable {
         package var waitMs: Int?
         /// The circuit breaker's state after the attempt: `closed`, `open` or `half_open`.
         package var breaker: String
+
+        /// An attempt.
+        package init(at: String, status: Int? = nil, error: String? = nil, retryAfterMs: Int? = nil, waitMs: Int? = nil, breaker: String) {
+            self.at = at
+            self.status = status
+            self.error = error
+            self.retryAfterMs = retryAfterMs
+            self.waitMs = waitMs
+            self.breaker = breaker
+        }
 
         enum CodingKeys: String, CodingKey {
             case at, status, error, breaker
@@ -46,6 +62,15 @@ package struct BatchProblem: Codable, Sendable, Equatable {
         package var events: Int?
         /// The dead-letter file the given-up events went to.
         package var deadLetterFile: String?
+
+        /// An outcome.
+        package init(result: String, children: [Int]? = nil, reason: String? = nil, events: Int? = nil, deadLetterFile: String? = nil) {
+            self.result = result
+            self.children = children
+            self.reason = reason
+            self.events = events
+            self.deadLetterFile = deadLetterFile
+        }
 
         enum CodingKeys: String, CodingKey {
             case result, children, reason, events
@@ -71,11 +96,27 @@ package struct BatchProblem: Codable, Sendable, Equatable {
     package var attempts: [Attempt]
     /// How it ended.
     package var outcome: Outcome
+
+    /// A problem batch.
+    package init(
+        run: String, batch: Int, parent: Int?, lane: Int, events: Int, bytes: Int, lines: [Lines], attempts: [Attempt],
+        outcome: Outcome
+    ) {
+        self.run = run
+        self.batch = batch
+        self.parent = parent
+        self.lane = lane
+        self.events = events
+        self.bytes = bytes
+        self.lines = lines
+        self.attempts = attempts
+        self.outcome = outcome
+    }
 }
 
 extension BatchProblem.Lines {
     /// Groups line numbers of one input into inclusive ranges of consecutive lines.
-    static func ranges(of lineNumbers: [Int]) -> [[Int]] {
+    package static func ranges(of lineNumbers: [Int]) -> [[Int]] {
         var ranges: [[Int]] = []
         for line in lineNumbers.sorted() {
             if let last = ranges.last, last[1] + 1 >= line {

@@ -1,5 +1,5 @@
 extension RunReport {
-    /// What the run's acknowledgment log held (``AckLog``): what it wrote, and what an earlier
+    /// What the run's acknowledgment log held: what it wrote, and what an earlier
     /// run's log held that this run folded into the checkpoint and did not send again.
     public struct Acknowledgments: Codable, Sendable, Equatable {
         /// Lines this run wrote to the log as the destination acknowledged them.

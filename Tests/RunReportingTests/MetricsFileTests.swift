@@ -1,6 +1,6 @@
 import Foundation
 import MetaRouter
-import ReplayKit
+import RunReporting
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ReplayKit
+@testable import RunReporting
 
 #if canImport(FoundationXML)
     import FoundationXML

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RunReporting
 
 /// Shows progress (``ProgressLine``): on a terminal, one live line with a bar of the input bytes
 /// read, the share of the current input, the delivered rate and an ETA from the byte rate,

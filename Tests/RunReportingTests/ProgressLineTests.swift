@@ -1,4 +1,4 @@
-import ReplayKit
+import RunReporting
 import Testing
 
 /// What progress shows, from snapshots of the counters (no clock, no terminal).
