@@ -334,6 +334,19 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        // The two servers' test harness: each server on an ephemeral port for a test body, talked
+        // to over real HTTP or one raw connection, and the bodies Segment's libraries send.
+        .target(
+            name: "ServerTestHarness",
+            dependencies: [
+                "Collector", "CountOnlySink", "ServerTesting", "GzipCodec",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/ServerTestHarness"
+        ),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests"]),
         .testTarget(
@@ -357,13 +370,21 @@ let package = Package(
         .testTarget(
             name: "CollectorTests",
             dependencies: [
-                "Collector", "CountOnlySink", "ServerTesting", "IngestionChecks", "GzipCodec", "JSONCore", "SQLiteSupport",
+                "Collector", "CountOnlySink", "ServerTesting", "ServerTestHarness", "IngestionChecks", "GzipCodec", "JSONCore", "SQLiteSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "CountOnlySinkTests",
+            dependencies: [
+                "CountOnlySink", "ServerTestHarness", "IngestionChecks", "GzipCodec",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "IngestionChecksTests", dependencies: ["IngestionChecks", "JSONCore", "TestSupport"]),

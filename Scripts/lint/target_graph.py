@@ -15,7 +15,7 @@ LAYERS = [
     ('run pipeline', ['ReplayKit']),
     ('configuration and report', ['ReplayConfiguration', 'RunReporting']),
     ('input conversion', ['VendorExports', 'EventTransforms', 'InputShapes']),
-    ('test doubles', ['ServerTesting', 'MetaRouterTesting', 'TestSupport']),
+    ('test doubles', ['ServerTesting', 'MetaRouterTesting', 'TestSupport', 'ServerTestHarness']),
     ('servers', ['Collector', 'CountOnlySink']),
     ('SDK client', ['MetaRouter']),
     ('delivery engine', ['MetaRouterDelivery']),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Collector
 import Foundation
 import NIOCore
+import ServerTestHarness
 import ServerTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Collector
 import Foundation
 import Logging
 import NIOPosix
+import ServerTestHarness
 import ServiceLifecycle
 import Testing
 

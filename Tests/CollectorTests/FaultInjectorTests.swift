@@ -1,4 +1,5 @@
 import Collector
+import ServerTestHarness
 import Testing
 
 /// Seeded fault decisions, without a server.

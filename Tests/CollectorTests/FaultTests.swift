@@ -1,4 +1,5 @@
 import Collector
+import ServerTestHarness
 import ServerTesting
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServerTestHarness
 import ServerTesting
 import ServiceLifecycle
 import Testing
@@ -123,12 +124,6 @@ import Testing
             #expect(throws: (any Error).self) { _ = try RawConnection(port: early.currentPort()) }
         }
     }
-}
-
-/// Posts to any base URL.
-struct Posting: HTTPHarness {
-    let client: HTTPClient
-    let base: String
 }
 
 /// One of the two servers, seen as a service with its port and event count.

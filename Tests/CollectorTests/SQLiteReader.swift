@@ -1,4 +1,5 @@
 import SQLiteSupport
+import ServerTestHarness
 
 /// Reads back the collector's SQLite store.
 enum SQLiteReader {

@@ -4,6 +4,7 @@ import Foundation
 import GzipCodec
 import IngestionChecks
 import NIOCore
+import ServerTestHarness
 import ServerTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Collector
 import Foundation
 import JSONCore
+import ServerTestHarness
 import ServerTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Collector
+import ServerTestHarness
 import Testing
 
 /// Which store `--store FILE` opens.

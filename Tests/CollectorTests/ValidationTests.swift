@@ -1,5 +1,6 @@
 import Collector
 import Foundation
+import ServerTestHarness
 import ServerTesting
 import Testing
 

@@ -4,6 +4,7 @@ import CountOnlySink
 import Foundation
 import JSONCore
 import NIOCore
+import ServerTestHarness
 import ServerTesting
 import Testing
 

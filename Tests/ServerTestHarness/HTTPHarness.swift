@@ -10,7 +10,7 @@ import ServerTesting
 import Testing
 
 /// Sends requests over real HTTP to a server at `base`.
-protocol HTTPHarness: Sendable {
+package protocol HTTPHarness: Sendable {
     /// `HTTPClient.shared`, which needs no shutdown: a test that throws part-way leaves nothing
     /// to clean up (a client of its own would trap in its deinit).
     var client: HTTPClient { get }
@@ -19,7 +19,7 @@ protocol HTTPHarness: Sendable {
 
 /// Runs `body` with an HTTP client of its own (for a pool wider than `.shared`'s) and shuts the
 /// client down whether `body` returns or throws (one left running traps in its deinit).
-func withHTTPClient<T>(connectionsPerHost: Int, _ body: (HTTPClient) async throws -> T) async throws -> T {
+package func withHTTPClient<T>(connectionsPerHost: Int, _ body: (HTTPClient) async throws -> T) async throws -> T {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -34,23 +34,31 @@ func withHTTPClient<T>(connectionsPerHost: Int, _ body: (HTTPClient) async throw
 }
 
 /// The write key every harness's server expects.
-let testKey = "test-key"
+package let testKey = "test-key"
 
 /// `Basic base64(key:password)`.
-func basic(_ key: String = testKey, password: String = "") -> String {
+package func basic(_ key: String = testKey, password: String = "") -> String {
     "Basic " + Data("\(key):\(password)".utf8).base64EncodedString()
 }
 
 /// A full collector on an ephemeral port, running for the length of a test body, talked to over
 /// real HTTP.
-struct Harness: HTTPHarness {
-    let server: CollectorServer
-    let running: RunningServer
-    let client: HTTPClient
-    let base: String
+package struct Harness: HTTPHarness {
+    package let server: CollectorServer
+    package let running: RunningServer
+    package let client: HTTPClient
+    package let base: String
+
+    /// A harness over a collector already running as `running`.
+    package init(server: CollectorServer, running: RunningServer, client: HTTPClient, base: String) {
+        self.server = server
+        self.running = running
+        self.client = client
+        self.base = base
+    }
 
     /// Runs `body` with a collector configured by `configure`; it shuts down when `body` ends.
-    static func run<T>(
+    package static func run<T>(
         _ configure: (inout CollectorConfiguration) -> Void = { _ in }, body: (Harness) async throws -> T
     ) async throws -> T {
         var config = CollectorConfiguration(writeKey: testKey)
@@ -65,23 +73,23 @@ struct Harness: HTTPHarness {
     }
 
     /// Shuts the collector down before the body ends (it lets requests in flight finish).
-    func stop() async {
+    package func stop() async {
         await running.shutdown()
     }
 }
 
 /// A count-only sink on an ephemeral port, running for the length of a test body, talked to
 /// over real HTTP.
-struct CountOnlyHarness: HTTPHarness {
-    let server: CountOnlyServer
-    let running: RunningServer
-    let client: HTTPClient
-    let base: String
-    var port: Int { running.port }
+package struct CountOnlyHarness: HTTPHarness {
+    package let server: CountOnlyServer
+    package let running: RunningServer
+    package let client: HTTPClient
+    package let base: String
+    package var port: Int { running.port }
 
     /// Runs `body` with a sink configured by `configure`, on `threads` event loops of its own
     /// when given; it shuts down (and its loops with it) when `body` ends.
-    static func run<T>(
+    package static func run<T>(
         threads: Int? = nil, _ configure: (inout CountOnlyConfiguration) -> Void = { _ in },
         body: (CountOnlyHarness) async throws -> T
     ) async throws -> T {
@@ -105,21 +113,33 @@ struct CountOnlyHarness: HTTPHarness {
     }
 
     /// Shuts the sink down before the body ends, once every connection is closed.
-    func stop() async {
+    package func stop() async {
         await running.shutdown()
     }
 }
 
+/// Posts to any base URL (a server run some other way than by a harness).
+package struct Posting: HTTPHarness {
+    package let client: HTTPClient
+    package let base: String
+
+    /// Posts to `base` through `client`.
+    package init(client: HTTPClient, base: String) {
+        self.client = client
+        self.base = base
+    }
+}
+
 /// One HTTP answer.
-struct Answer: Sendable {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: String
+package struct Answer: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: String
 }
 
 extension HTTPHarness {
     /// Sends `body` to `path` and returns the answer.
-    func post(
+    package func post(
         _ body: [UInt8], path: String = "/v1/batch", auth: String? = basic(), gzip: Bool = false,
         headers extra: [(String, String)] = []
     ) async throws -> Answer {
@@ -136,7 +156,7 @@ extension HTTPHarness {
     }
 
     /// Sends the UTF-8 of `body`.
-    func post(
+    package func post(
         _ body: String, path: String = "/v1/batch", auth: String? = basic(), gzip: Bool = false,
         headers extra: [(String, String)] = []
     ) async throws -> Answer {
@@ -144,7 +164,7 @@ extension HTTPHarness {
     }
 
     /// A GET of `path`.
-    func get(_ path: String) async throws -> Answer {
+    package func get(_ path: String) async throws -> Answer {
         let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
         let text = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: text))
@@ -152,11 +172,11 @@ extension HTTPHarness {
 }
 
 /// Gzips `bytes` (as clients do with `Content-Encoding: gzip`).
-func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+package func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
     try GzipCodec.compress(bytes)
 }
 
 /// A fresh temporary file path.
-func temporaryPath(_ suffix: String) -> String {
+package func temporaryPath(_ suffix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)\(suffix)").path
 }

@@ -1,9 +1,9 @@
 /// Request bodies shaped exactly like Segment's official client libraries send them.
-enum Fixtures {
+package enum Fixtures {
     /// A body as analytics-python 2.x posts it to `/v1/batch` (with Basic auth `writeKey:`):
     /// `{"batch":[...],"sentAt":...}`, each event with `messageId`, `timestamp`, `context.library`,
     /// `integrations`, `type`, and `anonymousId: null` when only a userId is known.
-    static let analyticsPythonBody = """
+    package static let analyticsPythonBody = """
         {"batch": [{"integrations": {}, "anonymousId": null, "properties": {"revenue": 39.95, "currency": "USD", \
         "items": 3, "big": 12345678901234567890, "exact": 0.1000000000000000055511151231257827, "note": "caf\\u00e9 \\ud83d\\ude00 \u{65e5}\u{672c}"}, \
         "timestamp": "2026-11-22T06:00:00.123456+00:00", "context": {"library": {"name": "analytics-python", \
@@ -30,15 +30,15 @@ enum Fixtures {
         """
 
     /// The number of events in `analyticsPythonBody`.
-    static let analyticsPythonEventCount = 6
+    package static let analyticsPythonEventCount = 6
 
     /// A minimal valid track event as JSON text.
-    static func track(_ id: String, userId: String = "u1", extra: String = "") -> String {
+    package static func track(_ id: String, userId: String = "u1", extra: String = "") -> String {
         "{\"type\":\"track\",\"event\":\"E\",\"userId\":\"\(userId)\",\"messageId\":\"\(id)\"\(extra)}"
     }
 
     /// A batch body around `events` (JSON texts).
-    static func batch(_ events: [String], extra: String = "") -> String {
+    package static func batch(_ events: [String], extra: String = "") -> String {
         "{\"batch\":[" + events.joined(separator: ",") + "]\(extra)}"
     }
 }

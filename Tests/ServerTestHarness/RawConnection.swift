@@ -8,23 +8,23 @@ import Foundation
 
 /// One plain TCP connection to 127.0.0.1 with blocking reads (60 s timeout), to see exactly
 /// what happens on a single keep-alive connection: several requests, pipelining, `Connection: close`.
-final class RawConnection {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class RawConnection {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// One parsed HTTP response.
-    struct Response {
-        var status: Int
+    package struct Response {
+        package var status: Int
         /// Header names lowercased.
-        var headers: [String: String]
-        var body: String
+        package var headers: [String: String]
+        package var body: String
     }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    package init(port: Int) throws {
         fd = try Self.connectedSocket(port: port)
     }
 
@@ -61,7 +61,7 @@ final class RawConnection {
     deinit { close(fd) }
 
     /// A complete request with a Content-Length body.
-    static func request(
+    package static func request(
         _ method: String = "POST", path: String = "/v1/batch", body: [UInt8] = [], headers: [String] = []
     ) -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -71,7 +71,7 @@ final class RawConnection {
         return Array(head.utf8) + body
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    package func send(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
@@ -91,7 +91,7 @@ final class RawConnection {
     }
 
     /// The next response, or nil when the server closed the connection before sending one.
-    func readResponse() throws -> Response? {
+    package func readResponse() throws -> Response? {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while true {
@@ -126,7 +126,7 @@ final class RawConnection {
     }
 
     /// True when the server has closed the connection (and sent nothing more).
-    func isClosedByServer() throws -> Bool {
+    package func isClosedByServer() throws -> Bool {
         try buffer.isEmpty && !fill()
     }
 }
