@@ -382,7 +382,8 @@ let package = Package(
         .testTarget(
             name: "CountOnlySinkTests",
             dependencies: [
-                "CountOnlySink", "ServerTestHarness", "IngestionChecks", "GzipCodec",
+                "CountOnlySink", "ServerTestHarness", "IngestionChecks", "GzipCodec", "JSONCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,11 +1,10 @@
 import AsyncHTTPClient
-import Collector
 import CountOnlySink
 import Foundation
+import IngestionChecks
 import JSONCore
 import NIOCore
 import ServerTestHarness
-import ServerTesting
 import Testing
 
 /// The count-only sink's own behaviour: its hand-written HTTP/1.1 handling and its counters.

@@ -1,6 +1,6 @@
 import Foundation
-import MetaRouter
 import RunReporting
+import SystemIO
 import TestSupport
 import Testing
 
