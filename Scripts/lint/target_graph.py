@@ -3,9 +3,14 @@
 
 Usage: Scripts/lint/target_graph.py [--check docs/ARCHITECTURE.md]
 With --check, exits 1 when the diagram in that file (the block after 'Targets and their edges')
-differs from Package.swift.
+differs from Package.swift, or when a target's Swift files import a package module that is not
+among the target's dependencies, direct or indirect. An incremental build finds such a module
+already built; a clean one may build it later and fail.
 """
+import glob
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -28,9 +33,48 @@ LAYERS = [
 ]
 
 
-def diagram() -> str:
-    package = json.loads(subprocess.run(['swift', 'package', 'dump-package'], capture_output=True, check=True,
-                                        text=True).stdout)
+def dump_package() -> dict:
+    return json.loads(subprocess.run(['swift', 'package', 'dump-package'], capture_output=True, check=True,
+                                     text=True).stdout)
+
+
+def dependency_names(target: dict) -> list:
+    names = []
+    for d in target.get('dependencies', []):
+        for kind in ('byName', 'target', 'product'):
+            if kind in d:
+                names.append(d[kind][0])
+    return names
+
+
+def undeclared_imports(package: dict) -> list:
+    """(target, module, file) for each import of one of the package's own targets that is not
+    among the importing target's dependencies, direct or indirect."""
+    targets = {t['name']: t for t in package['targets']}
+    root = os.path.dirname(os.path.abspath(__file__)) + '/../..'
+
+    def closure(name: str, seen: set) -> set:
+        for dep in dependency_names(targets.get(name, {})):
+            if dep not in seen:
+                seen.add(dep)
+                closure(dep, seen)
+        return seen
+
+    found = []
+    importing = re.compile(r'^(?:@[\w()]+ )*import (?:struct |class |enum |func |protocol )?(\w+)', re.M)
+    for name, target in targets.items():
+        if target['type'] in ('system-target', 'plugin'):
+            continue
+        folder = target.get('path') or ('Tests/' if target['type'] == 'test' else 'Sources/') + name
+        reachable = closure(name, set())
+        for path in sorted(glob.glob(f'{root}/{folder}/**/*.swift', recursive=True)):
+            for module in sorted(set(importing.findall(open(path, encoding='utf-8').read()))):
+                if module in targets and module != name and module not in reachable:
+                    found.append((name, module, os.path.relpath(path, root)))
+    return found
+
+
+def diagram(package: dict) -> str:
     targets = {t['name']: t for t in package['targets'] if t['type'] != 'test'}
     products = {p['name'] for p in package['products'] if 'library' in p['type'] or 'executable' in p['type']}
     lines = []
@@ -56,13 +100,18 @@ def diagram() -> str:
 
 
 def main() -> int:
-    text = diagram()
+    package = dump_package()
+    text = diagram(package)
     if sys.argv[1:2] == ['--check']:
+        status = 0
         doc = open(sys.argv[2], encoding='utf-8').read()
         if text not in doc:
             print(f'{sys.argv[2]}: the target diagram differs from Package.swift; it should read:\n{text}')
-            return 1
-        return 0
+            status = 1
+        for target, module, path in undeclared_imports(package):
+            print(f'{path}: imports {module}, which is not among the dependencies of {target} in Package.swift')
+            status = 1
+        return status
     print(text)
     return 0
 
