@@ -11,7 +11,7 @@ struct MRReplay: AsyncParsableCommand {
         commandName: "mr-replay",
         abstract: "Replay analytics events (NDJSON) into a MetaRouter/Segment-compatible endpoint.",
         discussion: ExitStatus.help,
-        version: "mr-replay \(Enricher.libraryVersion) (commit \(BuildInfo.commit))",
+        version: "mr-replay \(ReplayConfig.toolVersion) (commit \(BuildInfo.commit))",
         subcommands: [Run.self, Partition.self, Validate.self, Status.self, DeadLetterCommand.self])
 
     /// Runs the command; errors map to exit statuses as in every tool of this package

@@ -1,5 +1,4 @@
 import Collector
-import ServerTestHarness
 import Testing
 
 /// The collector's quota: a token bucket of events, a second's worth, refilled at its rate.

@@ -1,5 +1,4 @@
 import Collector
-import ServerTestHarness
 import Testing
 
 /// Seeded fault decisions, without a server.

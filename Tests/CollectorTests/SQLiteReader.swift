@@ -1,5 +1,4 @@
 import SQLiteSupport
-import ServerTestHarness
 
 /// Reads back the collector's SQLite store.
 enum SQLiteReader {

@@ -1,6 +1,5 @@
 import Collector
 import JSONCore
-import ServerTestHarness
 import Testing
 
 /// The collector's split of a validated `batch` array into its elements.

@@ -1,5 +1,4 @@
 import Collector
-import ServerTestHarness
 import Testing
 
 /// Which store `--store FILE` opens.

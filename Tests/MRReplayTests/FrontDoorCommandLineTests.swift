@@ -11,10 +11,10 @@ import Testing
         let run = try runReplayBinary(["--version"], in: NSTemporaryDirectory())
         #expect(run.code == 0, "\(run.err)")
         let line = run.out.trimmingCharacters(in: .newlines)
-        #expect(line.hasPrefix("mr-replay \(Enricher.libraryVersion) (commit "), "\(line)")
+        #expect(line.hasPrefix("mr-replay \(ReplayConfig.toolVersion) (commit "), "\(line)")
         // Built from a git work tree (as the tests are), the commit is HEAD's.
         if let head = try? gitHead(), !head.isEmpty {
-            #expect(line == "mr-replay \(Enricher.libraryVersion) (commit \(head))", "\(line)")
+            #expect(line == "mr-replay \(ReplayConfig.toolVersion) (commit \(head))", "\(line)")
         }
     }
 

@@ -9,9 +9,6 @@ import ReplayConfiguration
 /// store learn from it and counts the outcome. See `docs/enrichment.md`.
 /// Not thread-safe: one enricher per pipeline, fed in read order.
 package final class Enricher {
-    /// The `context.library.version` written into every event: the tool's version.
-    package static var libraryVersion: String { ReplayConfig.toolVersion }
-
     package let identity: IdentityStore
     /// Validation and the per-line rules.
     // Unchecked: the enricher is used by one thread at a time (it is not Sendable), and no

@@ -1,4 +1,5 @@
 import JSONCore
+import ReplayConfiguration
 
 /// mr-replay's `library` object, `{"name":"mr-replay","version":"…"}`, which enrichment puts in
 /// every context that names no library of its own.
@@ -6,7 +7,7 @@ package enum LibraryMember {
     /// The object's JSON.
     package static let json: [UInt8] = {
         var lib: [UInt8] = Array("{\"name\":\"mr-replay\",\"version\":".utf8)
-        lib += JSONStrings.quoted(Enricher.libraryVersion)
+        lib += JSONStrings.quoted(ReplayConfig.toolVersion)
         lib.append(UInt8(ascii: "}"))
         return lib
     }()

@@ -16,9 +16,6 @@ package struct DeliveryTarget: Sendable {
     /// What the report names as the destination.
     let description: String
 
-    /// The keyword that selects the embedded collector.
-    static let embeddedKeyword = ReplayConfig.embeddedHost
-
     /// The target for `config`; `embeddedURL` is the running embedded collector's base URL
     /// when the config names it, and `collectedPath` the file it writes. A remote host gets the
     /// configuration's TLS and proxy settings (`config.ingestion.security`); the embedded

@@ -12,7 +12,7 @@ public typealias EmbeddedCollectorURL = @Sendable () async throws -> String
 extension ReplayConfig {
     /// Whether events go to the embedded collector (`ingestion.host: embedded`), which the
     /// caller runs (``EmbeddedCollectorURL``).
-    package var sendsToEmbeddedCollector: Bool { ingestion.host == DeliveryTarget.embeddedKeyword }
+    package var sendsToEmbeddedCollector: Bool { ingestion.host == ReplayConfig.embeddedHost }
 
     /// The file the embedded collector appends to for the state directory `stateDirectory`.
     package static func collectedPath(stateDirectory: String) -> String {

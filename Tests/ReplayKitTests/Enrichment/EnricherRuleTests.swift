@@ -27,7 +27,7 @@ final class EnricherRuleTests {
         let obj = try JSONObjectView(bytes)
         #expect(obj["messageId"] == .string("m-1"))
         #expect(obj["context", "library", "name"] == .string("mr-replay"))
-        #expect(obj["context", "library", "version"] == .string(Enricher.libraryVersion))
+        #expect(obj["context", "library", "version"] == .string(ReplayConfig.toolVersion))
         #expect(e.stats.sentAtDropped == 1)
     }
 
