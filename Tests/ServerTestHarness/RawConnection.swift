@@ -55,6 +55,19 @@ package final class RawConnection {
             close(fd)
             throw Failure(description: "connect failed")
         }
+        // With nothing listening on `port`, the kernel may still give this socket `port` as its
+        // own ephemeral port, and a loopback connect to itself then succeeds (TCP simultaneous
+        // open). A port a test found closed is free for exactly that, so such a connection means
+        // nothing listens, as a refused one does.
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        if named == 0, Int(UInt16(bigEndian: local.sin_port)) == port {
+            close(fd)
+            throw Failure(description: "connected to itself: nothing listens on port \(port)")
+        }
         return fd
     }
 
