@@ -66,6 +66,22 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // Debian's OpenSSL libssl (apt-get install -y libssl-dev): TLS for the HTTP clients and the collector.
+        .systemLibrary(
+            name: "CLibSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // TLS for SwiftNIO channels on the system's OpenSSL (client and server), so no copy of
+        // BoringSSL is built: a channel handler over memory BIOs and the shared context.
+        .target(
+            name: "SystemTLS",
+            dependencies: [
+                "CLibSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]
+        ),
         // The package's digests (SHA-256 streaming and at once, SHA-1, HMAC-SHA256), on libcrypto.
         .target(name: "Digests", dependencies: ["CLibCrypto"]),
         // An event loop as a task executor, for the engine's lanes and the S3 reader's body task.
@@ -221,6 +237,8 @@ let package = Package(
             name: "ObjectStorage",
             dependencies: [
                 "EventLoopExecution",
+                "SystemTLS",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
