@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "MetaRouter", targets: ["MetaRouter"]),
         // The delivery engine alone, for a server app that sends events it already has.
         .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),
+        // The engine's transport on AsyncHTTPClient (swift-nio-ssl), for apps that already use it.
+        .library(name: "MetaRouterAsyncHTTPClient", targets: ["MetaRouterAsyncHTTPClient"]),
         // Test doubles of the engine (a clock, a scripted transport, an in-memory file system) for
         // the package's tests and for apps that embed the engine.
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
@@ -26,7 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
+        // Without its default traits: their swift-configuration support and URL-encoded forms are
+        // unused here, and swift-configuration alone is 21,000 lines to build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0", traits: []),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -161,8 +165,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "SystemTLS",
                 .product(name: "NIOTLS", package: "swift-nio"),  // TLSUserEvent (lean transport's handshake)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -181,6 +184,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The engine's transport on AsyncHTTPClient and swift-nio-ssl, for apps that already run
+        // them (mr-replay does not: the lean transport has TLS and proxies on the system's OpenSSL).
+        .target(
+            name: "MetaRouterAsyncHTTPClient",
+            dependencies: [
+                "MetaRouterDelivery",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "MetaRouterTesting", dependencies: ["MetaRouterDelivery", "SystemIO", "JSONCore", "GzipCodec"]),
@@ -209,8 +227,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "SystemTLS",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -380,7 +397,8 @@ let package = Package(
         .testTarget(
             name: "MetaRouterTests",
             dependencies: [
-                "MetaRouter", "MetaRouterDelivery", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps", "Collector", "JSONCore",
+                "MetaRouter", "MetaRouterDelivery", "MetaRouterAsyncHTTPClient", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps",
+                "Collector", "JSONCore",
                 "GzipCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

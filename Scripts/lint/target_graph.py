@@ -4,8 +4,11 @@
 Usage: Scripts/lint/target_graph.py [--check docs/ARCHITECTURE.md]
 With --check, exits 1 when the diagram in that file (the block after 'Targets and their edges')
 differs from Package.swift, or when a target's Swift files import a package module that is not
-among the target's dependencies, direct or indirect. An incremental build finds such a module
-already built; a clean one may build it later and fail.
+among the target's dependencies, direct or indirect (an incremental build finds such a module
+already built; a clean one may build it later and fail), or when an executable depends, directly
+or indirectly, on a product that builds a copy of BoringSSL (NIOSSL, AsyncHTTPClient, Crypto,
+HummingbirdTLS): that one package takes more CPU to build than the rest of mr-replay, which
+has TLS on the system's OpenSSL instead (SystemTLS).
 """
 import glob
 import json
@@ -23,12 +26,12 @@ LAYERS = [
     ('test doubles', ['ServerTesting', 'MetaRouterTesting', 'TestSupport', 'ServerTestHarness']),
     ('servers', ['Collector', 'CountOnlySink']),
     ('SDK client', ['MetaRouter']),
-    ('delivery engine', ['MetaRouterDelivery']),
+    ('delivery engine', ['MetaRouterDelivery', 'MetaRouterAsyncHTTPClient']),
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'SimpleAnalytics', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
-                'SystemIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI']),
+                'SystemIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI', 'SystemTLS']),
     ('C shims', ['CPrefetch', 'CSHA1']),
-    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto', 'CLibSSL']),
     ('build plugins', ['BuildInfoPlugin']),
 ]
 
@@ -74,6 +77,29 @@ def undeclared_imports(package: dict) -> list:
     return found
 
 
+# Products that build a copy of BoringSSL; no executable may depend on them.
+BORINGSSL_PRODUCTS = {'NIOSSL', 'AsyncHTTPClient', 'Crypto', 'HummingbirdTLS', 'NIOSSLHTTP1', '_CryptoExtras'}
+
+
+def boringssl_dependents(package: dict) -> list:
+    """(executable, product, path of targets) for each executable that reaches a BoringSSL product
+    through the package's own targets."""
+    targets = {t['name']: t for t in package['targets']}
+    found = []
+    for exe in (t['name'] for t in package['targets'] if t['type'] == 'executable'):
+        stack, seen = [(exe, [exe])], set()
+        while stack:
+            name, path = stack.pop()
+            for d in targets.get(name, {}).get('dependencies', []):
+                if 'product' in d and d['product'][0] in BORINGSSL_PRODUCTS:
+                    found.append((exe, d['product'][0], ' -> '.join(path)))
+                for kind in ('byName', 'target'):
+                    if kind in d and d[kind][0] not in seen:
+                        seen.add(d[kind][0])
+                        stack.append((d[kind][0], path + [d[kind][0]]))
+    return found
+
+
 def diagram(package: dict) -> str:
     targets = {t['name']: t for t in package['targets'] if t['type'] != 'test'}
     products = {p['name'] for p in package['products'] if 'library' in p['type'] or 'executable' in p['type']}
@@ -110,6 +136,9 @@ def main() -> int:
             status = 1
         for target, module, path in undeclared_imports(package):
             print(f'{path}: imports {module}, which is not among the dependencies of {target} in Package.swift')
+            status = 1
+        for exe, product, path in boringssl_dependents(package):
+            print(f'Package.swift: {exe} builds BoringSSL through {path} -> {product}; use SystemTLS')
             status = 1
         return status
     print(text)

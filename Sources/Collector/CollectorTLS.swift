@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
-import NIOSSL
+import Logging
+import NIOCore
+import SystemTLS
 
 /// HTTPS for the collector: its certificate and key, and optionally the CA that client
-/// certificates must chain to (mutual TLS). Served through Hummingbird's TLS support
-/// (swift-nio-ssl).
+/// certificates must chain to (mutual TLS). Served by SystemTLS (the system's OpenSSL) in front of
+/// Hummingbird's HTTP/1 channel.
 public struct CollectorTLS: Sendable, Equatable {
     /// PEM file with the server certificate first, followed by any intermediate certificates.
     public var certificateFile: String
@@ -23,48 +24,33 @@ public struct CollectorTLS: Sendable, Equatable {
         self.clientCAFile = clientCAFile
     }
 
-    /// swift-nio-ssl's server configuration, with every file read now.
+    /// The server TLS context for these settings, with every file read now.
     /// - Throws: ``CollectorTLSError`` naming the file that cannot be used.
-    func serverConfiguration() throws(CollectorTLSError) -> TLSConfiguration {
-        let chain = try Self.load(certificateFile, "certificate") { try NIOSSLCertificate.fromPEMFile($0) }
-        guard !chain.isEmpty else { throw CollectorTLSError(message: "\(certificateFile) holds no PEM certificate") }
-        let key = try Self.load(privateKeyFile, "private key") { try NIOSSLPrivateKey(file: $0, format: .pem) }
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-        if let clientCAFile {
-            let roots = try Self.load(clientCAFile, "CA certificate") { try NIOSSLCertificate.fromPEMFile($0) }
-            guard !roots.isEmpty else { throw CollectorTLSError(message: "\(clientCAFile) holds no PEM certificate") }
-            tls.trustRoots = .certificates(roots)
-            // Verify the client's chain (a client has no host name to check); with verification
-            // on, a server refuses clients that present no certificate.
-            tls.certificateVerification = .noHostnameVerification
-        }
-        do {
-            _ = try NIOSSLContext(configuration: tls)
-        } catch {
-            throw CollectorTLSError(message: "\(privateKeyFile) is not the private key of \(certificateFile) (\(error))")
-        }
-        return tls
-    }
-
-    /// Hummingbird's HTTP/1 server over TLS with these settings.
-    func serverBuilder() throws(CollectorTLSError) -> HTTPServerBuilder {
-        let tls = try serverConfiguration()
-        do {
-            return try .tls(.http1(), tlsConfiguration: tls)
-        } catch {
-            throw CollectorTLSError(message: "cannot serve TLS: \(error)")
-        }
-    }
-
-    /// `read(path)`, with a missing or unusable file reported as a ``CollectorTLSError``.
-    private static func load<T>(_ path: String, _ what: String, _ read: (String) throws -> T) throws(CollectorTLSError) -> T {
-        guard FileManager.default.isReadableFile(atPath: path) else {
+    func serverContext() throws(CollectorTLSError) -> TLSContext {
+        for (path, what) in [(certificateFile, "certificate"), (privateKeyFile, "private key")]
+            + (clientCAFile.map { [($0, "CA certificate")] } ?? [])
+        where !FileManager.default.isReadableFile(atPath: path) {
             throw CollectorTLSError(message: "cannot read the TLS \(what) file \(path)")
         }
         do {
-            return try read(path)
+            return try TLSContext.server(certificateFile: certificateFile, privateKeyFile: privateKeyFile, clientCAFile: clientCAFile)
         } catch {
-            throw CollectorTLSError(message: "\(path) is not a PEM \(what) (\(error))")
+            switch error.role {
+            case .certificate: throw CollectorTLSError(message: "\(certificateFile) holds no PEM certificate (\(error.reason))")
+            case .privateKey: throw CollectorTLSError(message: "\(privateKeyFile) is not a PEM private key (\(error.reason))")
+            case .keyMismatch:
+                throw CollectorTLSError(message: "\(privateKeyFile) is not the private key of \(certificateFile) (\(error.reason))")
+            case .caFile: throw CollectorTLSError(message: "\(clientCAFile ?? "?") holds no PEM certificate (\(error.reason))")
+            case .context: throw CollectorTLSError(message: "cannot serve TLS: \(error.reason)")
+            }
+        }
+    }
+
+    /// Hummingbird's HTTP/1 server over TLS (the system's OpenSSL) with these settings.
+    func serverBuilder() throws(CollectorTLSError) -> HTTPServerBuilder {
+        let context = try serverContext()
+        return HTTPServerBuilder { responder in
+            SystemTLSChannel(base: HTTP1Channel(responder: responder, configuration: .init()), context: context)
         }
     }
 }
@@ -85,5 +71,26 @@ extension CollectorConfiguration {
     /// The Hummingbird server for these settings: HTTP/1, over TLS when ``tls`` is set.
     func serverBuilder() throws(CollectorTLSError) -> HTTPServerBuilder {
         try tls?.serverBuilder() ?? .http1()
+    }
+}
+
+/// A Hummingbird child channel with SystemTLS's server handler in front of `base`.
+struct SystemTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let context: TLSContext
+
+    /// Adds the TLS handler, then sets the base channel up after it.
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(TLSHandler(server: context))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    /// Handles the connection as the base channel does.
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
     }
 }

@@ -82,8 +82,8 @@ public actor MetaRouterClient: Service {
     /// snapshot (its events are queued first). It starts no task and sends nothing: call ``run()``.
     /// - Parameters:
     ///   - options: endpoint, write key and the other settings; validated here.
-    ///   - transport: how requests are sent; `nil` uses the transport ``HTTPTransport`` chooses
-    ///     for the endpoint, on `eventLoopGroup`, made on the first request and shut down at the
+    ///   - transport: how requests are sent; `nil` uses a ``LeanHTTPTransport`` with the options'
+    ///     TLS and proxy settings, on `eventLoopGroup`, made on the first request and shut down at the
     ///     end of ``run()``.
     ///   - eventLoopGroup: the group for that owned transport; nil (the default) uses
     ///     `MultiThreadedEventLoopGroup.singleton`, first touched when the first request is sent.
@@ -100,7 +100,7 @@ public actor MetaRouterClient: Service {
         let owned =
             transport == nil
             ? OwnedHTTPTransport(
-                host: options.delivery.endpointURL, eventLoopGroup: eventLoopGroup,
+                eventLoopGroup: eventLoopGroup,
                 maxConnectionsPerHost: options.delivery.concurrency, security: options.security) : nil
         self.options = options
         self.ledger = ledger

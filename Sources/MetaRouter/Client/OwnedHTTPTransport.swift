@@ -2,31 +2,28 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The HTTP transport a ``MetaRouterClient`` owns when the caller passes none: the one
-/// ``HTTPTransport`` chooses for the endpoint (lean, or AsyncHTTPClient through a proxy), made on
-/// the first request (so creating a client starts nothing, not even the default group's threads)
+/// The HTTP transport a ``MetaRouterClient`` owns when the caller passes none: a
+/// ``LeanHTTPTransport`` with the endpoint's TLS and proxy settings, made on the first request (so creating a client starts nothing, not even the default group's threads)
 /// on the caller's event loop group, or on `MultiThreadedEventLoopGroup.singleton`, and shut down
 /// at the end of ``MetaRouterClient/run()``.
 final class OwnedHTTPTransport: DeliveryTransport {
     private enum State {
         case idle
-        case started(HTTPTransport)
+        case started(LeanHTTPTransport)
         case shutDown
     }
 
     private let state = Mutex(State.idle)
-    private let host: String
     private let eventLoopGroup: (any EventLoopGroup)?
     private let maxConnectionsPerHost: Int
     private let security: TransportSecurity
 
-    /// A transport to `host` that will use `eventLoopGroup`, or the singleton group when nil
-    /// (never shut down here), with the TLS and proxy settings of `security`.
+    /// A transport that will use `eventLoopGroup`, or the singleton group when nil (never shut
+    /// down here), with the TLS and proxy settings of `security`.
     init(
-        host: String, eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
+        eventLoopGroup: (any EventLoopGroup)?, maxConnectionsPerHost: Int,
         security: TransportSecurity = TransportSecurity()
     ) {
-        self.host = host
         self.eventLoopGroup = eventLoopGroup
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.security = security
@@ -34,12 +31,12 @@ final class OwnedHTTPTransport: DeliveryTransport {
 
     /// Sends through the chosen transport, making it first if needed; a network error once shut down.
     func send(_ request: DeliveryRequest) async -> DeliveryResponse {
-        let transport = state.withLock { s -> HTTPTransport? in
+        let transport = state.withLock { s -> LeanHTTPTransport? in
             switch s {
             case .idle:
-                let made = HTTPTransport(
-                    host: host, security: security, maxConnectionsPerHost: maxConnectionsPerHost,
-                    eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+                let made = LeanHTTPTransport(
+                    eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton,
+                    maxConnectionsPerHost: maxConnectionsPerHost, security: security)
                 s = .started(made)
                 return made
             case .started(let t): return t
@@ -52,7 +49,7 @@ final class OwnedHTTPTransport: DeliveryTransport {
 
     /// Shuts the transport down if one was made; later requests fail as network errors.
     func shutdown() async {
-        let started = state.withLock { s -> HTTPTransport? in
+        let started = state.withLock { s -> LeanHTTPTransport? in
             defer { s = .shutDown }
             if case .started(let t) = s { return t }
             return nil

@@ -143,23 +143,18 @@ public actor DeliveryEngine: Service {
             eventLoop: eventLoop, onOutcomes: onOutcomes)
     }
 
-    /// Creates an engine sending through the transport ``HTTPTransport`` chose; a lean transport
-    /// gets each body as the buffer the engine writes it into. Otherwise as
+    /// Creates an engine sending through the HTTP transport, which gets each body as the buffer the
+    /// engine writes it into. Otherwise as
     /// ``init(configuration:transport:clock:random:logger:eventLoop:onOutcomes:)``: give it
     /// `transport.eventLoop` as `eventLoop` when few calls come from other threads.
     public init(
-        configuration: DeliveryConfiguration, transport: HTTPTransport,
+        configuration: DeliveryConfiguration, transport: LeanHTTPTransport,
         clock: any EngineClock = SystemEngineClock(), random: any RandomSource = SystemRandomSource(),
         logger: Logger = Logger(label: "mr.delivery"), eventLoop: (any EventLoop)? = nil,
         onOutcomes: @escaping @Sendable ([EventOutcome]) -> Void
     ) {
-        let sender: Sender
-        switch transport {
-        case .lean(let lean): sender = .buffers(lean)
-        case .asyncHTTPClient(let client): sender = .requests(client)
-        }
         self.init(
-            configuration: configuration, sender: sender, clock: clock, random: random, logger: logger,
+            configuration: configuration, sender: .buffers(transport), clock: clock, random: random, logger: logger,
             eventLoop: eventLoop, onOutcomes: onOutcomes)
     }
 

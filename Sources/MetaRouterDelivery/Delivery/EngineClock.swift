@@ -49,7 +49,7 @@ public struct SystemRandomSource: RandomSource {
 
 extension Duration {
     /// The duration in seconds as a Double.
-    var seconds: Double {
+    package var seconds: Double {
         let c = components
         return Double(c.seconds) + Double(c.attoseconds) / 1e18
     }

@@ -1,9 +1,8 @@
 import NIOCore
-import NIOSSL
 import NIOTLS
 
-/// The HTTP/1.1 handler of a lean connection (its only handler, or the one after swift-nio-ssl's
-/// `NIOSSLClientHandler`): writes one exchange at a time, its prepared head and its body as two
+/// The HTTP/1.1 handler of a lean connection (its only handler, or the one after SystemTLS's
+/// `TLSHandler`): writes one exchange at a time, its prepared head and its body as two
 /// buffers flushed together (one `writev`), reads the answer with an ``HTTPResponseParser``, and
 /// completes the exchange's promise once, with the status and headers (the response body is
 /// drained, not kept), or with a network error when the deadline passes, the exchange is

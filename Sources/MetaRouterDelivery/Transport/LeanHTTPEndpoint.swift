@@ -1,8 +1,10 @@
 import Foundation
 import NIOCore
+import SystemTLS
 
-/// An `http://` or `https://` endpoint of ``LeanHTTPTransport``: where to connect, whether over
-/// TLS and with which server name, and the request heads that requests to it start from.
+/// An `http://` or `https://` endpoint of ``LeanHTTPTransport``: where to connect (the endpoint,
+/// or the HTTP proxy it is reached through), whether over TLS and with which server name, and the
+/// request heads that requests to it start from.
 struct LeanHTTPEndpoint: Sendable {
     /// The host to connect to (an IPv6 address without brackets).
     let host: String
@@ -10,14 +12,27 @@ struct LeanHTTPEndpoint: Sendable {
     /// Whether the connection is TLS (`https://`).
     let tls: Bool
     /// The name sent as SNI and checked against the server's certificate: the host, or nil when
-    /// it is an IP address (NIOSSL then checks the certificate against the peer's address).
+    /// it is an IP address (the certificate must then name the address).
     let serverName: String?
     /// `host[:port]` as the `Host` header carries it.
     let authority: String
-    /// `scheme://authority`: the connection pool's key.
+    /// `scheme://authority`: the connection pool's key (a transport has one proxy, so it is the
+    /// same whether the endpoint is reached through it or not).
     let key: String
-    /// The request target: percent-encoded path and query, `/` when empty.
-    let target: String
+    /// The request target: percent-encoded path and query, `/` when empty; the whole URL when
+    /// the request is forwarded by a proxy.
+    private(set) var target: String
+    /// The proxy the connection goes to, if any: a `CONNECT` tunnel for `https`, forwarding for `http`.
+    private(set) var proxy: HTTPProxy?
+
+    /// The host the TCP connection goes to: the proxy's, or the endpoint's.
+    var connectHost: String { proxy?.host ?? host }
+    /// The port the TCP connection goes to.
+    var connectPort: Int { proxy?.port ?? port }
+    /// Whether the connection is a `CONNECT` tunnel through ``proxy`` (TLS starts after it opens).
+    var tunnels: Bool { tls && proxy != nil }
+    /// `host:port` as a `CONNECT` request names it (the port always given).
+    var tunnelAuthority: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
 
     /// Parses `url`; nil unless it is an `http://` or `https://` URL with a host.
     init?(url: String) {
@@ -37,6 +52,17 @@ struct LeanHTTPEndpoint: Sendable {
         self.target = target
     }
 
+    /// This endpoint reached through `proxy` (unchanged when nil): a plain `http` request then
+    /// names the whole URL, as a forwarding proxy expects (RFC 9112 §3.2.2), and carries the
+    /// proxy's credentials; an `https` one goes through a tunnel and keeps its own form.
+    func routed(through proxy: HTTPProxy?) -> LeanHTTPEndpoint {
+        guard let proxy else { return self }
+        var routed = self
+        routed.proxy = proxy
+        if !tls { routed.target = "http://\(authority)\(target)" }
+        return routed
+    }
+
     /// The bytes of a `POST` head to this endpoint carrying `headers` (in order, after `Host`),
     /// up to its framing: the request line and every field but `Content-Length`, each line ending
     /// in CRLF. nil when a header cannot be sent (see ``isValidToSend(name:value:)``). The
@@ -44,6 +70,10 @@ struct LeanHTTPEndpoint: Sendable {
     func headPrefix(headers: [(name: String, value: String)]) -> [UInt8]? {
         guard headers.allSatisfy({ Self.isValidToSend(name: $0.name, value: $0.value) }) else { return nil }
         var text = "POST \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
+        if !tls, let credentials = proxy?.credentials {
+            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            text += "Proxy-Authorization: Basic \(token)\r\n"
+        }
         for h in headers where !Self.isFraming(h.name) { text += "\(h.name): \(h.value)\r\n" }
         return Array(text.utf8)
     }
@@ -119,5 +149,24 @@ struct LeanHeadCache: Sendable {
 
     private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// The handlers of a lean connection to one endpoint, added when the connection opens (or when
+/// its proxy tunnel does): TLS first when the endpoint is `https`, then the HTTP handler.
+struct LeanPipeline: Sendable {
+    let endpoint: LeanHTTPEndpoint
+    let tls: TLSContext?
+    let handshake: EventLoopPromise<Void>?
+    let fault: LeanConnectionFault
+
+    /// Adds the handlers to `channel`'s pipeline; call on its event loop.
+    func add(to channel: any Channel) throws {
+        let pipeline = channel.pipeline.syncOperations
+        if let tls {
+            try pipeline.addHandler(TLSHandler(client: tls, serverName: endpoint.serverName, host: endpoint.host))
+        }
+        // Every head was validated once, when its header list was first seen (LeanHeadCache).
+        try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
     }
 }

@@ -1,21 +1,26 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOSSL
 import ServiceLifecycle
+import SystemTLS
 
-/// The lean transport for `http://` and `https://` endpoints reached directly: HTTP/1.1 over
-/// long-lived keep-alive SwiftNIO connections, one request in flight per connection, so each
-/// engine lane keeps one connection. Each connection has one handler
-/// (``LeanHTTPConnectionHandler``, after swift-nio-ssl's `NIOSSLClientHandler` for HTTPS) that
-/// writes a request's prepared head and its body with one `writev` and reads the answer with
+/// The HTTP transport for `http://` and `https://` endpoints, reached directly or through an HTTP
+/// proxy: HTTP/1.1 over long-lived keep-alive SwiftNIO connections, one request in flight per
+/// connection, so each engine lane keeps one connection. Each connection has one HTTP handler
+/// (``LeanHTTPConnectionHandler``, after SystemTLS's `TLSHandler` for HTTPS) that writes a
+/// request's prepared head and its body with one `writev` and reads the answer with
 /// ``HTTPResponseParser``: no HTTP encoder, decoder or header objects per request.
 ///
-/// HTTPS uses the trust and client certificate of a ``TransportSecurity``, made into one
-/// `NIOSSLContext` on the first HTTPS request and shared by every connection; the server name
-/// (SNI, and the name the certificate must carry) is the URL's host, none for an IP address. A
-/// certificate that is not trusted or a client certificate the server refuses answers
+/// HTTPS uses the trust and client certificate of a ``TransportSecurity``, made into one TLS
+/// context on the system's OpenSSL on the first HTTPS request and shared by every connection; the
+/// server name (SNI, and the name the certificate must carry) is the URL's host, none for an IP
+/// address (the certificate must then name the address). A certificate that is not trusted or
+/// names another host, or a client certificate the server refuses, answers
 /// ``DeliveryResponse/tlsFailure(_:)``, as do TLS settings whose files cannot be used.
+///
+/// With ``TransportSecurity/proxy`` set, an `https` endpoint is reached through a `CONNECT`
+/// tunnel (TLS stays end to end), and a plain `http` request is sent to the proxy naming the
+/// whole URL; both carry the proxy's Basic credentials when it has them.
 ///
 /// Per request it looks up the endpoint's prepared head (its bytes built once per URL and header
 /// list; the request adds its `Content-Length`) and hands the body's `ByteBuffer` to the connection;
@@ -23,7 +28,7 @@ import ServiceLifecycle
 /// dropped and the next request opens a new one. It starts nothing in `init`: connections open on
 /// the first request, on the caller's `eventLoopGroup` (pass one `EventLoop` to keep every
 /// connection on one thread). ``shutdown()`` (or the end of ``run()``) closes them; the group is
-/// left running. Proxies (``TransportSecurity/proxy`` is ignored here) go through ``HTTPDeliveryTransport``.
+/// left running.
 public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     private struct State {
         /// Idle keep-alive connections by endpoint (`LeanHTTPEndpoint.key`).
@@ -33,7 +38,7 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
         /// Prepared heads by URL.
         var heads: [String: LeanHeadCache] = [:]
         /// The TLS context, or why it cannot be made; made on the first HTTPS request.
-        var tls: Result<NIOSSLContext, DeliveryConfigurationError>?
+        var tls: Result<TLSContext, DeliveryConfigurationError>?
         var shutDown = false
     }
 
@@ -52,8 +57,8 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     /// A transport whose connections run on `eventLoopGroup`, which ``shutdown()`` leaves running.
     /// At most `maxConnectionsPerHost` idle connections are kept per endpoint (it should be at
     /// least the engine's concurrency); `connectTimeout` bounds opening a connection (and so does
-    /// the request's own timeout). HTTPS connections trust and present what `security` says (its
-    /// proxy is not used: choose ``HTTPDeliveryTransport`` for a proxy).
+    /// the request's own timeout). HTTPS connections trust and present what `security` says, and
+    /// every connection goes through its proxy, if it has one.
     public init(
         eventLoopGroup: any EventLoopGroup, maxConnectionsPerHost: Int = 8, connectTimeout: Duration = .seconds(10),
         security: TransportSecurity = TransportSecurity()
@@ -64,8 +69,24 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
         self.connectTimeout = TimeAmount(connectTimeout)
     }
 
-    /// The event loop of every connection when the transport was given one `EventLoop`.
-    package var homeEventLoop: (any EventLoop)? { group as? any EventLoop }
+    /// A transport for `host` (which no longer chooses among transports: this one sends to every
+    /// `http://` and `https://` host, through a proxy or not).
+    @available(
+        *, deprecated, message: "the host does not choose the transport; use init(eventLoopGroup:maxConnectionsPerHost:connectTimeout:security:)"
+    )
+    public convenience init(
+        host: String, security: TransportSecurity = TransportSecurity(), maxConnectionsPerHost: Int,
+        eventLoopGroup: any EventLoopGroup
+    ) {
+        self.init(eventLoopGroup: eventLoopGroup, maxConnectionsPerHost: maxConnectionsPerHost, security: security)
+    }
+
+    /// The one event loop every connection runs on, when the transport was given one `EventLoop`.
+    /// An engine given it as its event loop sends and settles without a thread hop.
+    public var eventLoop: (any EventLoop)? { group as? any EventLoop }
+
+    /// ``eventLoop``, as ``BufferDeliveryTransport`` names it.
+    package var homeEventLoop: (any EventLoop)? { eventLoop }
 
     /// Allocates request bodies.
     package let allocator = ByteBufferAllocator()
@@ -96,7 +117,7 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
         case .success(let prepared): (endpoint, head) = prepared
         case .failure(let error): return .networkError(error.message)
         }
-        var tls: NIOSSLContext?
+        var tls: TLSContext?
         if endpoint.tls {
             switch tlsContext() {
             case .success(let context): tls = context
@@ -115,7 +136,8 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
                 (channel, fault) = try await connect(endpoint, tls: tls, deadline: deadline)
             } catch {
                 if let refusal = TLSRefusal.describe(error) { return .tlsFailure(refusal) }
-                return .networkError("cannot connect to \(endpoint.authority): \(error)")
+                let via = endpoint.proxy.map { " through the proxy \($0)" } ?? ""
+                return .networkError("cannot connect to \(endpoint.authority)\(via): \(error)")
             }
         }
         let answer = await exchange(
@@ -167,8 +189,8 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     ) -> Result<(LeanHTTPEndpoint, LeanRequestHead), LeanRequestError> {
         state.withLockedValue { s in
             if s.heads[url] == nil {
-                guard let endpoint = LeanHTTPEndpoint(url: url) else {
-                    return .failure(LeanRequestError("the lean HTTP transport sends to http:// and https:// URLs only, not \(url)"))
+                guard let endpoint = LeanHTTPEndpoint(url: url)?.routed(through: security.proxy) else {
+                    return .failure(LeanRequestError("the HTTP transport sends to http:// and https:// URLs only, not \(url)"))
                 }
                 if s.heads.count >= 16 { s.heads.removeAll() }
                 s.heads[url] = LeanHeadCache(endpoint: endpoint)
@@ -190,7 +212,7 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
     }
 
     /// The TLS context for HTTPS connections, made from ``TransportSecurity`` once.
-    private func tlsContext() -> Result<NIOSSLContext, DeliveryConfigurationError> {
+    private func tlsContext() -> Result<TLSContext, DeliveryConfigurationError> {
         state.withLockedValue { s in
             if let made = s.tls { return made }
             let made = Result { () throws(DeliveryConfigurationError) in try security.makeTLSContext() }
@@ -222,55 +244,72 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
         if !keep { channel.close(promise: nil) }
     }
 
-    /// Opens a connection to `endpoint` with the HTTP/1.1 pipeline, over TLS with `tls` when given,
-    /// and waits for the TLS handshake to succeed (by `deadline`).
-    /// Also returns where the connection records a TLS refusal that arrives before the first request
-    /// (TLS 1.3: a server refusing the client's certificate says so after the handshake).
+    /// Opens a connection to `endpoint` with the HTTP/1.1 pipeline, over TLS with `tls` when given
+    /// (through the proxy's tunnel when it has one), and waits for the TLS handshake to succeed
+    /// (by `deadline`). Also returns where the connection records a TLS refusal that arrives before
+    /// the first request (TLS 1.3: a server refusing the client's certificate says so after the
+    /// handshake).
     private func connect(
-        _ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?,
+        _ endpoint: LeanHTTPEndpoint, tls: TLSContext?,
         deadline: NIODeadline
     ) async throws -> (any Channel, LeanConnectionFault) {
-        let handshake = tls == nil ? nil : group.next().makePromise(of: Void.self)
+        let loop = group.next()
+        let handshake = tls == nil ? nil : loop.makePromise(of: Void.self)
+        let tunnel = endpoint.tunnels ? loop.makePromise(of: Void.self) : nil
         let fault = LeanConnectionFault()
+        let handlers = LeanPipeline(endpoint: endpoint, tls: tls, handshake: handshake, fault: fault)
         let channel: any Channel
         do {
-            channel = try await bootstrap(endpoint, tls: tls, handshake: handshake, fault: fault, deadline: deadline)
+            channel = try await bootstrap(endpoint, on: loop, deadline: deadline) { channel in
+                if let tunnel {
+                    let asking = ProxyTunnelHandler(authority: endpoint.tunnelAuthority, proxy: endpoint.proxy!, established: tunnel)
+                    try channel.pipeline.syncOperations.addHandler(asking)
+                } else {
+                    try handlers.add(to: channel)
+                }
+            }
         } catch {
+            tunnel?.fail(error)
             handshake?.fail(error)
             throw error
         }
         try await admit(channel, endpoint: endpoint)
-        if let handshake {
-            // A refused handshake fails here (see `send`), not as a write to a closed connection.
-            let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
-                handshake.fail(ChannelError.connectTimeout(.zero))
-                channel.close(promise: nil)
+        do {
+            if let tunnel {
+                try await Self.wait(for: tunnel, on: channel, by: deadline)
+                try await channel.eventLoop.submit { try handlers.add(to: channel) }.get()
             }
-            defer { timer.cancel() }
-            try await handshake.futureResult.get()
+            // A refused handshake fails here (see `send`), not as a write to a closed connection.
+            if let handshake { try await Self.wait(for: handshake, on: channel, by: deadline) }
+        } catch {
+            handshake?.fail(error)
+            channel.close(promise: nil)
+            throw error
         }
         return (channel, fault)
     }
 
-    /// Opens the TCP connection with its handler (TLS first when `tls` is given).
+    /// Waits for `promise`, failing it and closing `channel` if `deadline` passes first.
+    private static func wait(for promise: EventLoopPromise<Void>, on channel: any Channel, by deadline: NIODeadline) async throws {
+        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+            promise.fail(ChannelError.connectTimeout(.zero))
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        try await promise.futureResult.get()
+    }
+
+    /// Opens the TCP connection (to the proxy when there is one) on `loop`, with the handlers
+    /// `initialize` adds.
     private func bootstrap(
-        _ endpoint: LeanHTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
-        fault: LeanConnectionFault, deadline: NIODeadline
+        _ endpoint: LeanHTTPEndpoint, on loop: any EventLoop, deadline: NIODeadline,
+        initialize: @escaping @Sendable (any Channel) throws -> Void
     ) async throws -> any Channel {
-        try await ClientBootstrap(group: group)
+        try await ClientBootstrap(group: loop)
             .connectTimeout(min(connectTimeout, max(deadline - .now(), .milliseconds(1))))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tls {
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverName))
-                    }
-                    // Every head was validated once, when its header list was first seen (LeanHeadCache).
-                    try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
-                }
-            }
-            .connect(host: endpoint.host, port: endpoint.port).get()
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try initialize(channel) } }
+            .connect(host: endpoint.connectHost, port: endpoint.connectPort).get()
     }
 
     /// Records `channel` as open (closing it if the transport is shut down) until it closes.

@@ -2,11 +2,10 @@
 /// authorities a server certificate may chain to, the client certificate it presents (mutual
 /// TLS), and the HTTP proxy it tunnels through.
 ///
-/// A plain value, independent of the HTTP library: ``HTTPDeliveryTransport`` and
-/// ``LeanHTTPTransport`` turn it into swift-nio-ssl's `TLSConfiguration` (and AsyncHTTPClient's
-/// proxy setting) in one place. Files are read when a transport is created (the lean one: on its
-/// first HTTPS request); ``check()`` reads them at once and says which one is wrong, so a caller
-/// can refuse bad settings before sending anything.
+/// A plain value, independent of the HTTP library: ``LeanHTTPTransport`` makes it a TLS context
+/// on the system's OpenSSL on its first HTTPS request, and routes through the proxy itself.
+/// ``check()`` reads every file at once and says which one is wrong, so a caller can refuse bad
+/// settings before sending anything.
 ///
 /// ```swift
 /// var security = TransportSecurity()
@@ -15,8 +14,8 @@
 /// security.proxy = try HTTPProxy.resolve(for: "https://ingest.example.com", configured: nil, noProxy: nil,
 ///                                        environment: ProcessInfo.processInfo.environment)
 /// try security.check()
-/// let transport = HTTPTransport(host: "https://ingest.example.com", security: security, maxConnectionsPerHost: 4,
-///                               eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+/// let transport = LeanHTTPTransport(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+///                                   maxConnectionsPerHost: 4, security: security)
 /// ```
 public struct TransportSecurity: Sendable, Equatable {
     /// Which certificate authorities a server's certificate may chain to.

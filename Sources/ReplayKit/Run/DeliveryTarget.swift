@@ -12,7 +12,7 @@ package struct DeliveryTarget: Sendable {
     /// The base URL events go to.
     let host: String
     /// The HTTP transport the engine sends with; shut down when ``with(config:embeddedURL:collectedPath:eventLoopGroup:_:)``'s body ends.
-    let transport: HTTPTransport
+    let transport: LeanHTTPTransport
     /// What the report names as the destination.
     let description: String
 
@@ -26,9 +26,9 @@ package struct DeliveryTarget: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         let security = embeddedURL == nil ? config.ingestion.security : TransportSecurity()
-        transport = HTTPTransport(
-            host: embeddedURL ?? config.ingestion.host, security: security,
-            maxConnectionsPerHost: max(config.delivery.concurrency, 1), eventLoopGroup: eventLoopGroup.next())
+        transport = LeanHTTPTransport(
+            eventLoopGroup: eventLoopGroup.next(), maxConnectionsPerHost: max(config.delivery.concurrency, 1),
+            security: security)
         if let embeddedURL {
             host = embeddedURL
             description = "embedded collector (\(embeddedURL)) -> \(collectedPath)"

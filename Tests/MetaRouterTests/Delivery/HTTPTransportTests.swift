@@ -4,6 +4,7 @@ import Hummingbird
 import JSONCore
 import Logging
 @_spi(PerLine) import MetaRouter
+import MetaRouterAsyncHTTPClient
 import MetaRouterTesting
 import NIOCore
 import NIOPosix

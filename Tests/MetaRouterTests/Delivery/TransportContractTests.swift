@@ -1,9 +1,18 @@
 @_spi(PerLine) import MetaRouter
+import MetaRouterAsyncHTTPClient
 import NIOCore
 import NIOPosix
 import Testing
 
 @_spi(PerLine) @testable import MetaRouterDelivery
+
+/// A transport under the contract: it sends, and it shuts down.
+protocol ContractTransport: DeliveryTransport {
+    func shutdown() async
+}
+
+extension LeanHTTPTransport: ContractTransport {}
+extension HTTPDeliveryTransport: ContractTransport {}
 
 /// The transports under one contract.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -12,18 +21,16 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
     var testDescription: String { rawValue }
 
-    func make(maxConnectionsPerHost: Int = 4) -> HTTPTransport {
+    func make(maxConnectionsPerHost: Int = 4, security: TransportSecurity = TransportSecurity()) -> any ContractTransport {
         switch self {
         case .asyncHTTPClient:
-            .asyncHTTPClient(
-                HTTPDeliveryTransport(
-                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                    maxConnectionsPerHost: maxConnectionsPerHost))
+            HTTPDeliveryTransport(
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                maxConnectionsPerHost: maxConnectionsPerHost, security: security)
         case .lean:
-            .lean(
-                LeanHTTPTransport(
-                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
-                    maxConnectionsPerHost: maxConnectionsPerHost))
+            LeanHTTPTransport(
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
+                maxConnectionsPerHost: maxConnectionsPerHost, security: security)
         }
     }
 }
@@ -282,23 +289,13 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         #expect(server.connections == 1)
     }
 
-    /// ``HTTPTransport`` picks the lean transport for HTTP and HTTPS reached directly, and
-    /// AsyncHTTPClient through a proxy.
-    @Test func selection() async {
+    /// The transport has a home event loop only when it was given one loop.
+    @Test func aTransportOnOneLoopHasItAsItsEventLoop() async {
         let group = MultiThreadedEventLoopGroup.singleton
-        let viaProxy = TransportSecurity(proxy: HTTPProxy(host: "127.0.0.1", port: 3128))
-        let plain = HTTPTransport(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2, eventLoopGroup: group)
-        let tls = HTTPTransport(host: "https://example.test", maxConnectionsPerHost: 2, eventLoopGroup: group)
-        let proxied = HTTPTransport(host: "http://127.0.0.1:1", security: viaProxy, maxConnectionsPerHost: 2, eventLoopGroup: group)
-        let proxiedTLS = HTTPTransport(host: "https://example.test", security: viaProxy, maxConnectionsPerHost: 2, eventLoopGroup: group)
-        func isLean(_ t: HTTPTransport) -> Bool { if case .lean = t { true } else { false } }
-        #expect(isLean(plain))
-        #expect(isLean(tls))
-        #expect(!isLean(proxied))
-        #expect(!isLean(proxiedTLS))
-        #expect(plain.eventLoop == nil, "a group of several loops: no home loop")
-        let onOneLoop = HTTPTransport(host: "http://127.0.0.1:1", maxConnectionsPerHost: 2, eventLoopGroup: group.next())
+        let spread = LeanHTTPTransport(eventLoopGroup: group, maxConnectionsPerHost: 2)
+        #expect(spread.eventLoop == nil, "a group of several loops: no home loop")
+        let onOneLoop = LeanHTTPTransport(eventLoopGroup: group.next(), maxConnectionsPerHost: 2)
         #expect(onOneLoop.eventLoop != nil)
-        for t in [plain, tls, proxied, proxiedTLS, onOneLoop] { await t.shutdown() }
+        for t in [spread, onOneLoop] { await t.shutdown() }
     }
 }

@@ -2,6 +2,7 @@ import Collector
 import Foundation
 import JSONCore
 @_spi(PerLine) import MetaRouter
+import MetaRouterAsyncHTTPClient
 import MetaRouterTesting
 import NIOPosix
 import ServerTesting

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PerLine) import MetaRouter
+import MetaRouterAsyncHTTPClient
 import MetaRouterTesting
 import NIOPosix
 import Testing
@@ -55,8 +56,9 @@ import Testing
 
     @Test func reasonNamesComeOutOfBoringSSLText() {
         let text = "[Error: 268436572 error:1000045c:SSL routines:OPENSSL_internal:TLSV1_ALERT_CERTIFICATE_REQUIRED at /x/tls_record.cc:491]"
-        #expect(TLSRefusal.reasonName(in: text, among: ["CERTIFICATE_REQUIRED"]) == "TLSV1_ALERT_CERTIFICATE_REQUIRED")
-        #expect(TLSRefusal.reasonName(in: text, among: ["CERTIFICATE_VERIFY_FAILED"]) == nil)
+        #expect(BoringSSLRefusal.reasonName(in: text, among: ["CERTIFICATE_REQUIRED"]) == "TLSV1_ALERT_CERTIFICATE_REQUIRED")
+        #expect(BoringSSLRefusal.reasonName(in: text, among: ["CERTIFICATE_VERIFY_FAILED"]) == nil)
+        #expect(BoringSSLRefusal.describe(CancellationError()) == nil, "not a TLS error")
         #expect(TLSRefusal.describe(CancellationError()) == nil, "not a TLS error")
     }
 }

@@ -11,26 +11,6 @@ import Testing
 /// nobody trusts, and a mutual-TLS server refusing a client without a certificate, answer
 /// `.tlsFailure` (which stops the engine) rather than a network error it would retry.
 @Suite(.serialized) final class TLSTransportContractTests {
-    /// The transports under the contract, built as a run builds them.
-    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case asyncHTTPClient, lean
-        var testDescription: String { rawValue }
-
-        func make(_ security: TransportSecurity, url: String) -> HTTPTransport {
-            switch self {
-            case .asyncHTTPClient:
-                .asyncHTTPClient(
-                    HTTPDeliveryTransport(
-                        eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                        maxConnectionsPerHost: 2, security: security))
-            case .lean:
-                HTTPTransport(
-                    host: url, security: security, maxConnectionsPerHost: 2,
-                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next())
-            }
-        }
-    }
-
     let dir: String
     let pki: TLSTestPKI
     init() throws {
@@ -43,7 +23,7 @@ import Testing
     /// Sends one batch with `security` to an HTTPS collector (requiring a client certificate from
     /// the test CA when `mutual`) at `host`, and returns the answer and how many events arrived.
     private func send(
-        _ kind: Kind, _ security: TransportSecurity, mutual: Bool = false,
+        _ kind: TransportKind, _ security: TransportSecurity, mutual: Bool = false,
         host: String = "127.0.0.1"
     ) async throws -> (DeliveryResponse, Int) {
         var configuration = CollectorConfiguration(writeKey: "tls-key")
@@ -52,8 +32,7 @@ import Testing
         let server = CollectorServer(configuration: configuration)
         return try await withRunningServer(server) { running in
             let url = "https://\(host):\(running.port)/v1/batch"
-            let transport = kind.make(security, url: url)
-            if kind == .lean, case .asyncHTTPClient = transport { Issue.record("an https:// host without a proxy gets the lean transport") }
+            let transport = kind.make(maxConnectionsPerHost: 2, security: security)
             let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","messageId":"m1","timestamp":"2024-01-01T00:00:00Z"}]}"#
             let request = DeliveryRequest(
                 url: url,
@@ -69,15 +48,15 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases, ["127.0.0.1", "localhost"])
-    func trustingTheTestCADelivers(kind: Kind, host: String) async throws {
+    @Test(arguments: TransportKind.allCases, ["127.0.0.1", "localhost"])
+    func trustingTheTestCADelivers(kind: TransportKind, host: String) async throws {
         let (response, events) = try await send(kind, TransportSecurity(trust: .only(caFile: pki.caFile)), host: host)
         guard case .status(200, _) = response else { Issue.record("got \(response)"); return }
         #expect(events == 1)
     }
 
-    @Test(arguments: Kind.allCases)
-    func anUntrustedCAIsATLSFailure(kind: Kind) async throws {
+    @Test(arguments: TransportKind.allCases)
+    func anUntrustedCAIsATLSFailure(kind: TransportKind) async throws {
         for security in [TransportSecurity(), TransportSecurity(trust: .only(caFile: pki.otherCAFile))] {
             let (response, events) = try await send(kind, security)
             guard case .tlsFailure(let why) = response else { Issue.record("\(security.trust): got \(response)"); continue }
@@ -86,8 +65,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases)
-    func mutualTLSIsRefusedWithoutAClientCertificateAndAcceptedWithOne(kind: Kind) async throws {
+    @Test(arguments: TransportKind.allCases)
+    func mutualTLSIsRefusedWithoutAClientCertificateAndAcceptedWithOne(kind: TransportKind) async throws {
         var security = TransportSecurity(trust: .only(caFile: pki.caFile))
         let (without, none) = try await send(kind, security, mutual: true)
         guard case .tlsFailure(let why) = without else { Issue.record("without a certificate: \(without)"); return }
@@ -100,8 +79,8 @@ import Testing
     }
 
     /// Files that cannot be used answer `.tlsFailure` naming the problem, without connecting.
-    @Test(arguments: Kind.allCases)
-    func unusableTLSFilesAreATLSFailure(kind: Kind) async throws {
+    @Test(arguments: TransportKind.allCases)
+    func unusableTLSFilesAreATLSFailure(kind: TransportKind) async throws {
         let (response, events) = try await send(kind, TransportSecurity(trust: .only(caFile: dir + "/missing.pem")))
         guard case .tlsFailure(let why) = response else { Issue.record("got \(response)"); return }
         #expect(why.contains("missing.pem"), "\(why)")

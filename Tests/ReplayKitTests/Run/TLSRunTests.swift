@@ -8,7 +8,7 @@ import Testing
 /// End to end: the real `mr-replay` binary against a local HTTPS collector whose certificate
 /// the test makes at run time (``TLSTestPKI``): an untrusted CA stops the run with exit 3,
 /// `ingestion.tls.ca_file` makes it succeed, mutual TLS is refused without a client
-/// certificate and accepted with one, and a proxy (``TLSTestProxy``) carries the run when
+/// certificate and accepted with one, and a proxy (``TestHTTPProxy``) carries the run when
 /// `HTTPS_PROXY` or `ingestion.proxy` names it, unless `NO_PROXY` matches.
 @Suite(.serialized, .enabled(if: hasBuiltBinary("mr-replay"), "needs the mr-replay binary next to the test bundle (swift build)"))
 final class TLSRunTests {
@@ -82,7 +82,7 @@ final class TLSRunTests {
 
     @Test func proxyFromTheEnvironmentOrTheConfigCarriesTheRunUnlessNoProxyMatches() async throws {
         try await withCollector { server, port in
-            let proxy = try TLSTestProxy()
+            let proxy = try TestHTTPProxy()
             defer { proxy.stop() }
             let tls = ["tls:", "  ca_file: ca.pem"]
             let viaEnv = try await replay(port: port, tls, state: "env", environment: ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"])

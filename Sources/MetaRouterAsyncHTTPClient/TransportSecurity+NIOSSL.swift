@@ -1,13 +1,14 @@
 import AsyncHTTPClient
 import Foundation
+import MetaRouterDelivery
 import NIOSSL
 
-/// The one place where ``TransportSecurity`` becomes library configuration: swift-nio-ssl's
-/// `TLSConfiguration` (for any SwiftNIO transport) and AsyncHTTPClient's proxy setting.
+/// Where ``TransportSecurity`` becomes ``HTTPDeliveryTransport``'s configuration: swift-nio-ssl's
+/// `TLSConfiguration` and AsyncHTTPClient's proxy setting.
 extension TransportSecurity {
     /// swift-nio-ssl's client configuration for these settings, with every file read now.
     /// - Throws: ``DeliveryConfigurationError`` naming the file's setting (``Setting``).
-    package func makeTLSConfiguration() throws(DeliveryConfigurationError) -> TLSConfiguration {
+    func makeTLSConfiguration() throws(DeliveryConfigurationError) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch trust {
         case .systemRoots:
@@ -28,22 +29,6 @@ extension TransportSecurity {
         return tls
     }
 
-    /// A TLS context built from ``makeTLSConfiguration()``: it also checks that the private
-    /// key belongs to the client certificate.
-    func makeTLSContext() throws(DeliveryConfigurationError) -> NIOSSLContext {
-        let tls = try makeTLSConfiguration()
-        do {
-            return try NIOSSLContext(configuration: tls)
-        } catch {
-            if let client = clientCertificate {
-                throw .init(
-                    setting: Setting.clientPrivateKeyFile,
-                    "\(client.privateKeyFile) is not the private key of \(client.certificateFile) (\(error))")
-            }
-            throw .init(setting: Setting.caFile, "cannot set up TLS with these files: \(error)")
-        }
-    }
-
     /// AsyncHTTPClient's proxy setting for ``proxy``.
     var asyncHTTPClientProxy: HTTPClient.Configuration.Proxy? {
         guard let proxy else { return nil }
@@ -57,7 +42,7 @@ extension TransportSecurity {
     private static func certificates(
         _ path: String, setting: String, what: String
     ) throws(DeliveryConfigurationError) -> [NIOSSLCertificate] {
-        try readable(path, setting: setting)
+        try TransportSecurity.readable(path, setting: setting)
         let certificates: [NIOSSLCertificate]
         do {
             certificates = try NIOSSLCertificate.fromPEMFile(path)
@@ -72,24 +57,13 @@ extension TransportSecurity {
 
     /// The private key of PEM file `path`.
     private static func privateKey(_ path: String) throws(DeliveryConfigurationError) -> NIOSSLPrivateKey {
-        try readable(path, setting: Setting.clientPrivateKeyFile)
+        try TransportSecurity.readable(path, setting: Setting.clientPrivateKeyFile)
         do {
             return try NIOSSLPrivateKey(file: path, format: .pem)
         } catch {
             throw .init(
                 setting: Setting.clientPrivateKeyFile,
                 "\(path) is not an unencrypted PEM private key (\(error))")
-        }
-    }
-
-    /// Throws unless `path` is a readable file.
-    private static func readable(_ path: String, setting: String) throws(DeliveryConfigurationError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .init(setting: setting, "\(path) does not exist")
-        }
-        guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path) else {
-            throw .init(setting: setting, "\(path) is not a readable file")
         }
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import MetaRouterDelivery
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

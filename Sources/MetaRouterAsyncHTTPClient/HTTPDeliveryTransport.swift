@@ -1,12 +1,15 @@
 import AsyncHTTPClient
 import Logging
+import MetaRouterDelivery
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// The AsyncHTTPClient transport, for endpoints behind an HTTP proxy (``HTTPTransport`` chooses
-/// it): a keep-alive connection pool; HTTPS works, with the trust, client certificate and proxy
-/// of a ``TransportSecurity``.
+/// A delivery transport on AsyncHTTPClient: a keep-alive connection pool; HTTPS (on
+/// swift-nio-ssl) works, with the trust, client certificate and proxy of a ``TransportSecurity``.
+/// For an app that already runs AsyncHTTPClient; ``LeanHTTPTransport`` does the same on the
+/// system's OpenSSL with fewer copies, and is what mr-replay and ``MetaRouterClient`` use. Both
+/// pass the same transport contract tests.
 ///
 /// The connections run on the caller's event loop group (for example
 /// `MultiThreadedEventLoopGroup.singleton`, which a server shares between its clients), which
@@ -62,7 +65,7 @@ public final class HTTPDeliveryTransport: DeliveryTransport {
                 task.cancel()
             }
         } catch {
-            if let refusal = TLSRefusal.describe(error) { return .tlsFailure(refusal) }
+            if let refusal = BoringSSLRefusal.describe(error) { return .tlsFailure(refusal) }
             return .networkError(String(describing: error))
         }
     }
