@@ -395,6 +395,15 @@ let package = Package(
         .testTarget(name: "InputShapesTests", dependencies: ["InputShapes", "JSONCore", "CZlib", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(
+            name: "SystemTLSTests",
+            dependencies: [
+                "SystemTLS", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "MetaRouterTests",
             dependencies: [
                 "MetaRouter", "MetaRouterDelivery", "MetaRouterAsyncHTTPClient", "MetaRouterTesting", "ServerTesting", "TestSupport", "Timestamps",
