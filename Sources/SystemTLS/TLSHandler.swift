@@ -11,8 +11,9 @@ import NIOTLS
 /// `errorCaught` and closes the channel; a `close_notify` from the peer closes it. Closing the
 /// channel sends this side's `close_notify` first, without waiting for the peer's.
 ///
-/// With `autoRead` off, a read asked for by a later handler that brings only part of a record
-/// asks the socket for more itself, so each read asked for yields plaintext or the end.
+/// With `autoRead` off, the handshake reads what it needs by itself, and a read asked for by a
+/// later handler that brings only part of a record asks the socket for more, so each read asked
+/// for yields plaintext or the end.
 package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = ByteBuffer
     package typealias InboundOut = ByteBuffer
@@ -89,7 +90,7 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
             writePending(context)
             deliverPlaintext(context)  // application data that came with the last handshake message
         case .wantsInput:
-            break
+            context.read()  // the peer's next handshake message, also with autoRead off
         case .closed:
             fail(context, TLSConnectionError(.failed, "the peer closed the connection during the TLS handshake"))
         case .failed(let error):
