@@ -431,6 +431,8 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "ObjectStorage",
+                // The HTTP client's tests serve HTTPS with it (LocalHTTPServer).
+                "SystemTLS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
