@@ -24,6 +24,27 @@ import Testing
         await server.stop()
     }
 
+    /// The S3 client takes a request timeout for an idle timeout, retries it, and says so.
+    @Test func theS3ClientRetriesATimeoutAsAnIdleTimeout() async throws {
+        let server = try await LocalHTTPServer.start { _ in .silence }
+        let client = makeTestClient()
+        var settings = S3Settings(endpoint: "http://127.0.0.1:\(server.port)", idleTimeout: .milliseconds(200))
+        settings.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))
+        let s3 = S3Client(
+            httpClient: client, settings: settings, region: "us-east-1", endpoint: try S3Endpoint(parsing: settings.endpoint ?? ""),
+            credentials: StaticCredentialProvider(AWSCredentials(accessKeyID: "AKID", secretAccessKey: "secret"), source: "test"))
+        await #expect {
+            _ = try await s3.listObjects(bucket: "b", prefix: "")
+        } throws: { error in
+            guard let error = error as? S3Error else { return false }
+            return error.kind == .retriesExhausted
+                && error.message.contains("no bytes for the idle timeout (the answer did not start within 0.2 seconds)")
+        }
+        #expect(server.seen.connections == 2)
+        await client.shutdown()
+        await server.stop()
+    }
+
     /// An answer cut short: the bytes that came are handed out, then a failure saying where.
     @Test func anAnswerCutShortFailsAfterItsBytes() async throws {
         let server = try await LocalHTTPServer.start { _ in .body(headers: ["Content-Length: 10000"], bytes: 4000, after: .close) }
