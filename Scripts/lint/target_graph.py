@@ -26,9 +26,9 @@ LAYERS = [
     ('delivery engine', ['MetaRouterDelivery']),
     ('object storage', ['ObjectStorage']),
     ('shared', ['IngestionChecks', 'SimpleAnalytics', 'ServerLifecycle', 'SQLiteSupport', 'GzipCodec', 'ZstdCodec', 'Timestamps',
-                'SystemIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI']),
+                'SystemIO', 'JSONCore', 'Digests', 'EventLoopExecution', 'SegmentAPI', 'SystemTLS']),
     ('C shims', ['CPrefetch', 'CSHA1']),
-    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto']),
+    ('system libraries', ['CYAML', 'CSQLite', 'CDeflate', 'CZstd', 'CJQ', 'CZlib', 'CLibCrypto', 'CLibSSL']),
     ('build plugins', ['BuildInfoPlugin']),
 ]
 
