@@ -256,7 +256,6 @@ let package = Package(
                 "EventLoopExecution",
                 "SystemTLS",
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -304,7 +303,6 @@ let package = Package(
                 "EventTransforms",
                 "InputShapes",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),  // the S3 inputs' HTTP client
                 "Digests",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -458,6 +456,8 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "ObjectStorage",
+                // The HTTP client's tests serve HTTPS with it (LocalHTTPServer).
+                "SystemTLS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

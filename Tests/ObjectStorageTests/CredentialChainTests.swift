@@ -1,9 +1,12 @@
-import AsyncHTTPClient
+import NIOPosix
 import ObjectStorage
 import Testing
 
 /// Where credentials and the region come from, with an injected environment and file system.
 struct CredentialChainTests {
+    /// The HTTP client of the providers (these tests send no request; it starts nothing).
+    static let httpClient = ObjectHTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+
     static let credentialsFile = """
         # comment
         [default]
@@ -48,7 +51,7 @@ struct CredentialChainTests {
     static func resolve(_ environment: [String: String]) async throws -> (source: String, credentials: AWSCredentials) {
         let provider = try CredentialChain.resolve(
             sources: sources(environment), settings: S3Settings(), region: "us-east-1",
-            httpClient: HTTPClient.shared, timing: .live)
+            httpClient: Self.httpClient, timing: .live)
         return (provider.source, try await provider.credentials())
     }
 
@@ -102,12 +105,12 @@ struct CredentialChainTests {
                 "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/eks/token", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r",
                 "AWS_ENDPOINT_URL_STS": "http://127.0.0.1:1",
             ]),
-            settings: S3Settings(), region: "eu-west-1", httpClient: HTTPClient.shared, timing: .live)
+            settings: S3Settings(), region: "eu-west-1", httpClient: Self.httpClient, timing: .live)
         #expect(fromEnvironment.source.contains("role arn:aws:iam::1:role/r with the token in /var/run/eks/token"))
         #expect(fromEnvironment.source.contains("through STS at http://127.0.0.1:1"))
         let fromProfile = try CredentialChain.resolve(
             sources: Self.sources(["AWS_PROFILE": "web"]), settings: S3Settings(),
-            region: "eu-west-1", httpClient: HTTPClient.shared, timing: .live)
+            region: "eu-west-1", httpClient: Self.httpClient, timing: .live)
         #expect(fromProfile.source.contains("profile \"web\" in /home/me/.aws/config"))
         #expect(fromProfile.source.contains("through STS at https://sts.eu-west-1.amazonaws.com"))
     }

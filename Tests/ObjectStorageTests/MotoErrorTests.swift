@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 import Foundation
+import NIOPosix
 import ObjectStorage
 import TestSupport
 import Testing
@@ -85,18 +85,16 @@ extension MotoTests {
             }
         }
 
-        /// Nothing listens: every attempt fails, the policy gives up, and the error says so.
-        /// (AsyncHTTPClient retries a refused connection itself until its connect timeout, so this
-        /// test's client has a short one.)
+        /// Nothing listens: every attempt fails, the policy gives up, and the error says so. (The
+        /// client's connect timeout is short, so an attempt the kernel does not refuse at once
+        /// still fails fast.)
         @Test func transientFailuresRunOut() async throws {
             // Held, not released: a moto server another test starts cannot take the port.
             let (port, reserved) = try LoopbackPort.reserve()
             defer { close(reserved) }
             let recording = RecordingTiming()
-            let httpClient = HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: HTTPClient.Configuration(timeout: .init(connect: .milliseconds(200))))
-            defer { Task { try? await httpClient.shutdown() } }
+            let httpClient = ObjectHTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, connectTimeout: .milliseconds(200))
+            defer { Task { await httpClient.shutdown() } }
             var settings = S3Settings(endpoint: "http://127.0.0.1:\(port)", retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(100)))
             settings.region = "us-east-1"
             let client = S3Client(
@@ -109,6 +107,7 @@ extension MotoTests {
             } throws: { error in
                 guard let error = error as? S3Error else { return false }
                 return error.kind == .retriesExhausted && error.message.contains("gave up after 3 attempts")
+                    && error.message.contains("cannot connect to 127.0.0.1:\(port)")
             }
             #expect(recording.recorded == [.milliseconds(75), .milliseconds(150)])
             let reading = await readOnThread { client.reader(bucket: "replay-listing", key: "k", etag: nil) }

@@ -32,9 +32,9 @@ extension MotoTests {
             #expect(recording.recorded == [.milliseconds(375)])
             let connections = proxy.connections
             try #require(connections.count == 2 && result.reopenOffsets.count == 1)
-            // The reader resumes at the last byte it handed on. After a cut that can be well before
-            // the last byte the proxy forwarded: AsyncHTTPClient drops the body parts it holds back
-            // (backpressure) when the connection fails.
+            // The reader resumes at the last byte it handed on. After a cut that can be before the
+            // last byte the proxy forwarded: bytes still in flight when the connection failed (in
+            // the kernel's buffers, held back by backpressure) are lost with it.
             let resumedAt = result.reopenOffsets[0]
             #expect(resumedAt > 0 && resumedAt <= UInt64(connections[0].bodyBytesForwarded))
             if fault == .stall { #expect(resumedAt == UInt64(connections[0].bodyBytesForwarded)) }

@@ -1,7 +1,7 @@
 import Foundation
 
 // Stand-ins for ReplayKit's `s3://` input types, compiled into the fuzz build of ReplayKit in
-// place of Sources/ReplayKit/Input/S3*.swift, which need ObjectStorage (NIO, AsyncHTTPClient).
+// place of Sources/ReplayKit/Input/S3*.swift, which need ObjectStorage (NIO, its HTTP client).
 // The line path the linepreparer target fuzzes never reads an S3 object: these declare only what
 // the file inputs' code names, and a stream that cannot be created.
 

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 
@@ -27,16 +26,16 @@ package struct AttemptFailure: Error, Sendable {
         self.detail = detail
     }
 
-    /// A transport error from the HTTP client: a timeout waiting for bytes is an idle timeout,
-    /// anything else a reset (the connection broke, closed early or could not be made). Returns
-    /// nil for cancellation, which is not a failure to retry.
+    /// A transport error from the HTTP client: no answer within the request's timeout is an idle
+    /// timeout, anything else a reset (the connection broke, closed early, could not be made, or
+    /// carried no HTTP), its detail saying which. Returns nil for cancellation, which is not a
+    /// failure to retry.
     static func transport(_ error: any Error) -> AttemptFailure? {
         if error is CancellationError { return nil }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .cancelled: return nil
-            case .readTimeout, .deadlineExceeded: return AttemptFailure(.idleTimeout, detail: "no bytes arrived in time")
-            default: break
+        if let error = error as? ObjectHTTPError {
+            switch error.kind {
+            case .timedOut: return AttemptFailure(.idleTimeout, detail: error.detail)
+            default: return AttemptFailure(.connectionReset, detail: error.detail)
             }
         }
         if let error = error as? IOError { return AttemptFailure(.connectionReset, detail: error.description) }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 
 /// What a HEAD or GET answer says about the object.
@@ -22,7 +21,7 @@ package struct ObjectHead: Sendable, Equatable {
     }
 
     /// Reads the headers of `response` to a request for bytes from `offset`.
-    init(response: HTTPClientResponse, offset: UInt64) {
+    init(response: ObjectHTTPResponse, offset: UInt64) {
         let headers = response.headers
         etag = headers.first(name: "ETag")
         lastModified = headers.first(name: "Last-Modified").flatMap(S3DateParsing.httpDate)
@@ -42,7 +41,7 @@ package struct ObjectStream: Sendable {
     /// What the answer said about the object.
     package var head: ObjectHead
     /// The bytes, from the offset asked for to the end.
-    package var body: HTTPClientResponse.Body
+    package var body: ObjectHTTPResponse.Body
 }
 
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import NIOCore
 
 extension S3Client {
@@ -27,7 +26,7 @@ extension S3Client {
     }
 
     /// Up to `count` bytes of `body`, failing with an idle timeout after `limit`.
-    private func firstBytes(of body: HTTPClientResponse.Body, count: Int, within limit: Duration) async throws -> [UInt8] {
+    private func firstBytes(of body: ObjectHTTPResponse.Body, count: Int, within limit: Duration) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             group.addTask {
                 var bytes: [UInt8] = []

@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 extension S3Client {
     /// The largest error or listing document read into memory.
@@ -33,31 +31,26 @@ extension S3Client {
     /// Signs and sends `request`; returns a 2xx answer, whose body the caller reads. Throws
     /// ``AttemptFailure`` for an error answer (its body read and parsed) or a transport failure,
     /// ``S3Error`` when credentials cannot be had, and `CancellationError`.
-    func send(_ request: S3Request, body: [UInt8]? = nil) async throws -> HTTPClientResponse {
+    func send(_ request: S3Request, body: [UInt8]? = nil) async throws -> ObjectHTTPResponse {
         let credentials = try await currentCredentials()
         var signed = request
         signed.sign(with: credentials, region: region, at: timing.now())
-        var outgoing = HTTPClientRequest(url: signed.url)
-        outgoing.method = HTTPMethod(rawValue: signed.method)
-        outgoing.headers.add(name: "Host", value: signed.host)
-        for header in signed.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        if let body {
-            outgoing.body = .bytes(ByteBuffer(bytes: body))
-            outgoing.headers.add(name: "Content-Length", value: String(body.count))
-        }
-        let response: HTTPClientResponse
+        var headers = ObjectHTTPHeaders([(name: "Host", value: signed.host)])
+        for header in signed.headers { headers.add(name: header.name, value: header.value) }
+        let outgoing = ObjectHTTPRequest(method: signed.method, url: signed.url, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        let response: ObjectHTTPResponse
         do {
-            response = try await httpClient.execute(outgoing, timeout: TimeAmount(settings.idleTimeout))
+            response = try await httpClient.execute(outgoing, timeout: settings.idleTimeout)
         } catch {
             guard let failure = AttemptFailure.transport(error) else { throw CancellationError() }
             throw failure
         }
-        guard (200..<300).contains(Int(response.status.code)) else {
+        guard (200..<300).contains(response.status) else {
             let data = (try? await collect(response.body, within: settings.idleTimeout)) ?? Data()
             var body = S3ErrorBody(parsing: data)
             body.message = body.message.map { Self.redacting($0, credentials) }
             body.region = body.region ?? response.headers.first(name: "x-amz-bucket-region")
-            throw AttemptFailure(status: Int(response.status.code), body: body)
+            throw AttemptFailure(status: response.status, body: body)
         }
         return response
     }
@@ -80,9 +73,9 @@ extension S3Client {
         let response = try await send(builder.getObject(bucket: bucket, key: key, from: offset, ifMatch: etag))
         let head = ObjectHead(response: response, offset: offset)
         if offset > 0 {
-            guard response.status == .partialContent, head.rangeStart == offset else {
+            guard response.status == 206, head.rangeStart == offset else {
                 throw AttemptFailure(
-                    .clientError(status: Int(response.status.code), code: nil),
+                    .clientError(status: response.status, code: nil),
                     detail: "asked for bytes from \(offset), the answer starts at \(head.rangeStart.map(String.init) ?? "0")")
             }
         }
@@ -103,7 +96,7 @@ extension S3Client {
     }
 
     /// Reads a whole body of at most ``maxDocumentBytes``, failing with an idle timeout after `limit`.
-    func collect(_ body: HTTPClientResponse.Body, within limit: Duration) async throws -> Data {
+    func collect(_ body: ObjectHTTPResponse.Body, within limit: Duration) async throws -> Data {
         try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask {
                 var data = Data()
@@ -135,13 +128,5 @@ extension S3Client {
             out = out.replacingOccurrences(of: secret, with: "***")
         }
         return out
-    }
-}
-
-extension TimeAmount {
-    /// The same length of time.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

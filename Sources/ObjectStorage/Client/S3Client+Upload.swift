@@ -1,8 +1,6 @@
-import AsyncHTTPClient
 import Digests
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// Writing objects: a whole object in one PUT, or a large one as a multipart upload (create,
 /// parts of at least 5 MiB but the last, complete; abort on failure), each request signed with
@@ -43,7 +41,7 @@ extension S3Client {
             let response = try await send(request, body: bytes)
             _ = try await collect(response.body, within: settings.idleTimeout)
             guard let etag = response.headers.first(name: "ETag") else {
-                throw AttemptFailure(.clientError(status: Int(response.status.code), code: nil), detail: "the answer has no ETag")
+                throw AttemptFailure(.clientError(status: response.status, code: nil), detail: "the answer has no ETag")
             }
             return etag
         }

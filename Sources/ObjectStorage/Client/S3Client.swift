@@ -1,16 +1,15 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
 
-/// Reads S3 and S3-compatible stores over the caller's `HTTPClient`: lists objects, HEADs them
-/// and streams them. It starts nothing: the HTTP client (and its event loops) belong to the caller,
-/// who shuts it down.
+/// Reads S3 and S3-compatible stores over the caller's ``ObjectHTTPClient``: lists objects, HEADs
+/// them and streams them. It starts nothing: the HTTP client (and its event loops) belong to the
+/// caller, who shuts it down.
 ///
 /// Every method retries what a retry can fix (``RetryState``) and throws ``S3Error`` otherwise.
 package final class S3Client: Sendable {
     /// The caller's HTTP client.
-    package let httpClient: HTTPClient
+    package let httpClient: ObjectHTTPClient
     /// The settings.
     package let settings: S3Settings
     /// The region requests are signed for.
@@ -25,7 +24,7 @@ package final class S3Client: Sendable {
 
     /// A client for a known region, endpoint and credential provider.
     package init(
-        httpClient: HTTPClient, settings: S3Settings, region: String, endpoint: S3Endpoint,
+        httpClient: ObjectHTTPClient, settings: S3Settings, region: String, endpoint: S3Endpoint,
         credentials: any CredentialProvider, timing: S3Timing = .live,
         logger: Logger = Logger(label: "mr-replay.s3")
     ) {
@@ -42,7 +41,7 @@ package final class S3Client: Sendable {
 
     /// A client that finds its region, endpoint and credentials as the AWS tools do, from `sources`.
     package convenience init(
-        httpClient: HTTPClient, settings: S3Settings, sources: ConfigurationSources = .process,
+        httpClient: ObjectHTTPClient, settings: S3Settings, sources: ConfigurationSources = .process,
         timing: S3Timing = .live, logger: Logger = Logger(label: "mr-replay.s3")
     ) throws(S3Error) {
         let region = settings.resolveRegion(sources)

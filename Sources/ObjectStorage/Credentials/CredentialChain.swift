@@ -1,5 +1,3 @@
-import AsyncHTTPClient
-
 /// Finds credentials in the order the AWS tools look for them:
 /// 1. `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (with `AWS_SESSION_TOKEN`);
 /// 2. web identity: `AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN` (`AWS_ROLE_SESSION_NAME`),
@@ -11,7 +9,7 @@ package enum CredentialChain {
     /// or the profile asked for is missing or uses a method this reader does not support.
     package static func resolve(
         sources: ConfigurationSources, settings: S3Settings, region: String,
-        httpClient: HTTPClient, timing: S3Timing
+        httpClient: ObjectHTTPClient, timing: S3Timing
     ) throws(S3Error) -> any CredentialProvider {
         if let provider = environment(sources) { return provider }
         let sts = { () throws(S3Error) in try settings.resolveSTSEndpoint(sources, region: region) }

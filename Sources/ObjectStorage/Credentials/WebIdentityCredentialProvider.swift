@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// Temporary credentials for a role, obtained with a web identity token (an EKS service account's,
 /// say) through STS `AssumeRoleWithWebIdentity`, and obtained again before they expire.
@@ -18,7 +16,7 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
     private let roleARN: String
     private let sessionName: String?
     private let stsEndpoint: S3Endpoint
-    private let httpClient: HTTPClient
+    private let httpClient: ObjectHTTPClient
     private let sources: ConfigurationSources
     private let timing: S3Timing
     private var cached: AWSCredentials?
@@ -27,7 +25,7 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
     /// A provider; `origin` says where the token file and role were configured.
     package init(
         tokenFile: String, roleARN: String, sessionName: String?, stsEndpoint: S3Endpoint,
-        httpClient: HTTPClient, sources: ConfigurationSources, timing: S3Timing, origin: String
+        httpClient: ObjectHTTPClient, sources: ConfigurationSources, timing: S3Timing, origin: String
     ) {
         self.tokenFile = tokenFile
         self.roleARN = roleARN
@@ -87,12 +85,12 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
             SigV4.Parameter("RoleSessionName", sessionName ?? "mr-replay-\(Int(timing.now().timeIntervalSince1970))"),
             SigV4.Parameter("WebIdentityToken", token),
         ])
-        var request = HTTPClientRequest(url: "\(stsEndpoint)/")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded; charset=utf-8")
-        request.headers.add(name: "Accept", value: "text/xml")
-        request.body = .bytes(ByteBuffer(string: form))
-        let response: HTTPClientResponse
+        let headers = ObjectHTTPHeaders([
+            (name: "Host", value: stsEndpoint.authority),
+            (name: "Content-Type", value: "application/x-www-form-urlencoded; charset=utf-8"), (name: "Accept", value: "text/xml"),
+        ])
+        let request = ObjectHTTPRequest(method: "POST", url: "\(stsEndpoint)/", headers: headers, body: ByteBuffer(string: form))
+        let response: ObjectHTTPResponse
         let data: Data
         do {
             response = try await httpClient.execute(request, timeout: .seconds(30))
@@ -101,8 +99,8 @@ package actor WebIdentityCredentialProvider: CredentialProvider {
             guard let failure = AttemptFailure.transport(error) else { throw CancellationError() }
             throw failure
         }
-        guard response.status == .ok else {
-            throw AttemptFailure(status: Int(response.status.code), body: S3ErrorBody(parsing: data))
+        guard response.status == 200 else {
+            throw AttemptFailure(status: response.status, body: S3ErrorBody(parsing: data))
         }
         guard let credentials = STSResponse.credentials(parsing: data) else {
             throw S3Error(.credentials, "\(source): the STS answer has no credentials")

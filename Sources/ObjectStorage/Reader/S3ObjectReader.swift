@@ -136,7 +136,7 @@ package final class S3ObjectReader: ObjectByteStream {
     private func open() -> BodyHandoff {
         let handoff = BodyHandoff(capacity: client.settings.readBufferBytes)
         let (client, bucket, key, offset, etag) = (client, bucket, key, position, etag)
-        // On the HTTP client's event loop (``EventLoopTaskExecutor``), never the global pool.
+        // On one of the HTTP client's event loops (``EventLoopTaskExecutor``), never the global pool.
         let task = Task(executorPreference: EventLoopTaskExecutor(client.httpClient.eventLoopGroup.any())) {
             do {
                 let stream = try await client.openObject(bucket: bucket, key: key, from: offset, ifMatch: etag)

@@ -1,19 +1,19 @@
-import AsyncHTTPClient
 import NIOCore
 import NIOPosix
+import ObjectStorage
 import Synchronization
 
 /// The HTTP client a command reads `s3://` inputs and partitions with: made when the first store
 /// needs it, and shut down by whoever runs the command's work (``withClient(eventLoopGroup:_:)``),
 /// so no client outlives the work that used it.
 ///
-/// The client has no read timeout: the reader keeps its own idle timeout (docs/s3.md). It follows
-/// no redirects (a region redirect must be an error naming the region) and decompresses nothing
-/// (an object is read byte for byte, `Content-Encoding: gzip` or not, so offsets and ranges stay
-/// the object's).
+/// The client (ObjectStorage's ``ObjectHTTPClient``) connects within 10 seconds and has no read
+/// timeout: the reader keeps its own idle timeout (docs/s3.md). It follows no redirects (a region
+/// redirect must be an error naming the region) and decompresses nothing (an object is read byte
+/// for byte, `Content-Encoding: gzip` or not, so offsets and ranges stay the object's).
 package final class S3HTTPClient: Sendable {
     private let eventLoopGroup: any EventLoopGroup
-    private let made = Mutex<HTTPClient?>(nil)
+    private let made = Mutex<ObjectHTTPClient?>(nil)
 
     /// A holder whose client, once made, runs on `eventLoopGroup`.
     init(eventLoopGroup: any EventLoopGroup) {
@@ -38,15 +38,10 @@ package final class S3HTTPClient: Sendable {
     }
 
     /// The client, made on first use.
-    var client: HTTPClient {
+    var client: ObjectHTTPClient {
         made.withLock { made in
             if let made { return made }
-            let configuration = HTTPClient.Configuration(
-                tlsConfiguration: nil, redirectConfiguration: .disallow,
-                timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: nil),
-                connectionPool: HTTPClient.Configuration.ConnectionPool(), proxy: nil, ignoreUncleanSSLShutdown: false,
-                decompression: .disabled)
-            let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+            let client = ObjectHTTPClient(eventLoopGroup: eventLoopGroup, connectTimeout: .seconds(10))
             made = client
             return client
         }
@@ -55,11 +50,11 @@ package final class S3HTTPClient: Sendable {
     /// Shuts the client down, if one was made; later uses make a new one.
     func shutdown() async {
         guard
-            let client = made.withLock({ made -> HTTPClient? in
+            let client = made.withLock({ made -> ObjectHTTPClient? in
                 defer { made = nil }
                 return made
             })
         else { return }
-        try? await client.shutdown()
+        await client.shutdown()
     }
 }

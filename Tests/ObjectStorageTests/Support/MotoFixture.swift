@@ -1,6 +1,6 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOPosix
 import ObjectStorage
 import TestSupport
 import Testing
@@ -15,7 +15,7 @@ struct MotoFixture: Sendable {
     /// The interpreter with boto3 and moto.
     let python: String
     /// The HTTP client every S3Client of the tests uses.
-    let httpClient: HTTPClient
+    let httpClient: ObjectHTTPClient
 
     /// The fixture of the running suite.
     @TaskLocal static var current: MotoFixture?
@@ -50,15 +50,13 @@ struct MotoFixture: Sendable {
 
     static func start() async throws -> MotoFixture {
         let python = try await Moto.python()
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.read = nil
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let httpClient = ObjectHTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         do {
             async let open = MotoServer.start(mode: "open", python: python, httpClient: httpClient)
             async let iam = MotoServer.start(mode: "iam", python: python, httpClient: httpClient)
             return try await MotoFixture(open: open, iam: iam, python: python, httpClient: httpClient)
         } catch {
-            try await httpClient.shutdown()
+            await httpClient.shutdown()
             throw error
         }
     }
@@ -66,7 +64,7 @@ struct MotoFixture: Sendable {
     func stop() async throws {
         open.stop()
         iam.stop()
-        try await httpClient.shutdown()
+        await httpClient.shutdown()
     }
 }
 

@@ -1,6 +1,6 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ObjectStorage
 import TestSupport
 import Testing
 
@@ -26,7 +26,7 @@ final class MotoServer: Sendable {
     var endpoint: String { process.endpoint }
 
     /// Starts a server with `python`, waits until it answers, then fills it.
-    static func start(mode: String, python: String, httpClient: HTTPClient) async throws -> MotoServer {
+    static func start(mode: String, python: String, httpClient: ObjectHTTPClient) async throws -> MotoServer {
         let process = try MotoProcess(python: python)
         do {
             try await waitUntilAnswering(port: process.port, httpClient: httpClient)
@@ -49,10 +49,11 @@ final class MotoServer: Sendable {
         setup.objects?[key] ?? MotoSetup.Object(size: -1, sha256: "")
     }
 
-    private static func waitUntilAnswering(port: Int, httpClient: HTTPClient) async throws {
+    private static func waitUntilAnswering(port: Int, httpClient: ObjectHTTPClient) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/moto-api/")
+            let request = ObjectHTTPRequest(
+                url: "http://127.0.0.1:\(port)/moto-api/", headers: ObjectHTTPHeaders([(name: "Host", value: "127.0.0.1:\(port)")]))
             if let response = try? await httpClient.execute(request, timeout: .seconds(2)) {
                 _ = try? await response.body.collect(upTo: 1 << 20)
                 return

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
@@ -62,14 +61,12 @@ func sha256Hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element ==
 func putObject(_ client: S3Client, bucket: String, key: String, body: [UInt8]) async throws -> String {
     var request = client.builder.request("PUT", bucket: bucket, key: key, payloadHash: sha256Hex(body))
     request.sign(with: try await client.credentials.credentials(), region: client.region, at: Date())
-    var outgoing = HTTPClientRequest(url: request.url)
-    outgoing.method = .PUT
-    outgoing.headers.add(name: "Host", value: request.host)
-    for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-    outgoing.body = .bytes(ByteBuffer(bytes: body))
+    var headers = ObjectHTTPHeaders([(name: "Host", value: request.host)])
+    for header in request.headers { headers.add(name: header.name, value: header.value) }
+    let outgoing = ObjectHTTPRequest(method: "PUT", url: request.url, headers: headers, body: ByteBuffer(bytes: body))
     let response = try await client.httpClient.execute(outgoing, timeout: .seconds(30))
     _ = try await response.body.collect(upTo: 1 << 20)
-    guard response.status == .ok else { throw Subprocess.Failure(description: "PUT \(key): \(response.status)") }
+    guard response.status == 200 else { throw Subprocess.Failure(description: "PUT \(key): \(response.status)") }
     return response.headers.first(name: "ETag") ?? ""
 }
 
