@@ -149,7 +149,7 @@ let package = Package(
         // How the collector's and the count-only sink's port is awaited while their run() starts.
         .target(name: "ServerLifecycle"),
         // The delivery engine of the MetaRouter SDK: batches, lanes, the circuit breaker, the status
-        // table, 413 halving, Retry-After, and the lean and AsyncHTTPClient transports.
+        // table, 413 halving, Retry-After, and the HTTP transport (TLS on SystemTLS, proxies).
         .target(
             name: "MetaRouterDelivery",
             dependencies: [
@@ -458,7 +458,6 @@ let package = Package(
                 "ObjectStorage",
                 // The HTTP client's tests serve HTTPS with it (LocalHTTPServer).
                 "SystemTLS",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
