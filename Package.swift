@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.0
 import PackageDescription
 
 let package = Package(
@@ -28,9 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // Without its default traits: their swift-configuration support and URL-encoded forms are
-        // unused here, and swift-configuration alone is 21,000 lines to build.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0", traits: []),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -146,8 +143,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // How the collector's and the count-only sink's port is awaited while their run() starts.
-        .target(name: "ServerLifecycle"),
+        // How the collector and the count-only sink listen and quiesce, and how their port is
+        // awaited while their run() starts.
+        .target(
+            name: "ServerLifecycle",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The delivery engine of the MetaRouter SDK: batches, lanes, the circuit breaker, the status
         // table, 413 halving, Retry-After, and the HTTP transport (TLS on SystemTLS, proxies).
         .target(
@@ -212,6 +218,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The loopback ingestion server: NIO's HTTP/1.1 codec, the shared checks, fault injection,
+        // the stores, TLS through SystemTLS.
         .target(
             name: "Collector",
             dependencies: [
@@ -225,13 +233,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 "SystemTLS",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The count-only benchmark sink (bare SwiftNIO, no Hummingbird): `CountOnlyServer` and
+        // The count-only benchmark sink (pre-rendered answers, no store): `CountOnlyServer` and
         // its parts, behind `mr-collector --count-only`.
         .target(
             name: "CountOnlySink",
@@ -244,7 +251,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

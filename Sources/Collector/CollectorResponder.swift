@@ -1,20 +1,11 @@
-import Hummingbird
 import IngestionChecks
 import JSONCore
-import Logging
 import NIOCore
 import SegmentAPI
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// Answers `POST {base}/v1/batch` and `GET {base}/stats`.
-struct CollectorResponder: HTTPResponder {
-    typealias Context = CollectorContext
-
+/// Answers `POST {base}/v1/batch`, `GET {base}/stats` and, through ``SimpleAnalyticsReceiver``,
+/// `POST {base}/simpleanalytics`.
+struct CollectorResponder: Sendable {
     let configuration: CollectorConfiguration
     let policy: IngestionPolicy
     let inspector: BatchInspector
@@ -46,38 +37,36 @@ struct CollectorResponder: HTTPResponder {
             basePath: configuration.basePath, store: simpleAnalyticsStore, stats: stats)
     }
 
-    func respond(to request: Request, context: Context) async throws -> Response {
-        let path = IngestionPaths.path(of: request.uri.path)
-        if request.method == .get, paths.stats.contains(where: { $0 == path }) {
-            return Self.json(.ok, stats.snapshot().jsonText)
+    /// The answer to `request`.
+    func respond(to request: CollectorRequest) async -> CollectorResponse {
+        let path = IngestionPaths.path(of: request.uri)
+        if request.method == .GET, paths.stats.contains(where: { $0 == path }) {
+            return .json(200, Array(stats.snapshot().jsonText.utf8))
         }
         if path == simpleAnalytics.path { return await simpleAnalytics.respond(to: request) }
-        let raw: ByteBuffer
-        do {
-            raw = try await request.body.collect(upTo: SegmentLimits.maxRawBodyBytes)
-        } catch {
+        guard let raw = request.body else {
             stats.recordRequest(bodyBytes: 0)
             return refuse(policy.rawBodyTooLarge)
         }
         stats.recordRequest(bodyBytes: raw.readableBytes)
         guard path == paths.batch else { return finish(404, "not found") }
-        guard request.method == .post else { return finish(405, "method not allowed") }
-        if let injected = await injectFault(context: context) { return injected }
+        guard request.method == .POST else { return finish(405, "method not allowed") }
+        if let injected = await injectFault() { return injected }
 
         let checked: IngestionPolicy.Checked
         do {
             var scratch = ByteBuffer()
             checked = try policy.check(
-                authorization: request.headers[.authorization], contentEncoding: request.headers[.contentEncoding],
+                authorization: request.header("authorization"), contentEncoding: request.header("content-encoding"),
                 body: raw, headerRequired: false, scratch: &scratch)
         } catch {
             return refuse(error)
         }
-        return try await ingest(checked.body, authorized: checked.authorized)
+        return await ingest(checked.body, authorized: checked.authorized)
     }
 
     /// Applies the configured latency and fault decision; nil when the request goes on.
-    private func injectFault(context: Context) async -> Response? {
+    private func injectFault() async -> CollectorResponse? {
         if configuration.faults.latency > .zero {
             try? await Task.sleep(for: configuration.faults.latency)
         }
@@ -88,17 +77,16 @@ struct CollectorResponder: HTTPResponder {
             return finish(status, "injected failure")
         case .throttle(let seconds):
             var response = finish(429, "injected throttle")
-            response.headers[.retryAfter] = String(seconds)
+            response.headers.append(("Retry-After", String(seconds)))
             return response
         case .reset:
             stats.recordReset()
-            await Self.reset(context.channel)
-            return Response(status: .internalServerError)
+            return .reset
         }
     }
 
     /// Validates, stores and counts one decoded body.
-    private func ingest(_ body: ByteBuffer, authorized: Bool) async throws -> Response {
+    private func ingest(_ body: ByteBuffer, authorized: Bool) async -> CollectorResponse {
         let hasStore = store != nil
         let (verdict, records) = body.withUnsafeReadableBytes { rawBytes -> (BatchVerdict, [StoredEvent]) in
             // Safe: ByteBuffer storage is plain bytes that NIO itself only reads and writes as
@@ -118,7 +106,7 @@ struct CollectorResponder: HTTPResponder {
         case .accept(let events, let ids, let total, let invalid):
             if let quota, !quota.admit(events.count) {
                 var response = finish(429, "over the collector's quota of \(quota.rate) events a second")
-                response.headers[.retryAfter] = "1"
+                response.headers.append(("Retry-After", "1"))
                 return response
             }
             if let store, !records.isEmpty {
@@ -131,35 +119,20 @@ struct CollectorResponder: HTTPResponder {
             stats.recordInvalid(invalid)
             stats.recordAccepted(count: events.count, batchSize: total, messageIds: ids)
             stats.recordResponse(200)
-            return Self.json(.ok, "{\"success\":true}")
+            return .json(200, Array(#"{"success":true}"#.utf8))
         }
     }
 
     /// Counts and builds the answer to a request the shared checks refused.
-    private func refuse(_ refusal: IngestionRefusal) -> Response {
+    private func refuse(_ refusal: IngestionRefusal) -> CollectorResponse {
         finish(refusal.status, refusal.reason, close: refusal.closesConnection)
     }
 
     /// Counts and builds an error (or injected) response.
-    private func finish(_ status: Int, _ reason: String, close: Bool = false) -> Response {
+    private func finish(_ status: Int, _ reason: String, close: Bool = false) -> CollectorResponse {
         stats.recordResponse(status)
-        let text = IngestionRefusal.jsonBody(reason)
-        var response = Self.json(HTTPResponse.Status(code: status), String(decoding: text, as: UTF8.self))
-        if close { response.headers[.connection] = "close" }
+        var response = CollectorResponse.json(status, IngestionRefusal.jsonBody(reason))
+        response.closesConnection = close
         return response
-    }
-
-    private static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    /// Closes the connection with a TCP reset (SO_LINGER 0) instead of answering.
-    private static func reset(_ channel: any Channel) async {
-        if let options = channel as? any SocketOptionProvider {
-            try? await options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
-        }
-        try? await channel.close().get()
     }
 }

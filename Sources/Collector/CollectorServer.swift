@@ -1,11 +1,11 @@
-import Hummingbird
-import HummingbirdCore
 import IngestionChecks
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServerLifecycle
 import ServiceLifecycle
+import SystemTLS
 
 /// A loopback Segment/MetaRouter-compatible ingestion server with fault injection, as a
 /// swift-service-lifecycle `Service`.
@@ -54,9 +54,9 @@ public final class CollectorServer: Service, Sendable {
     public func run() async throws {
         let store: (any EventStore)?
         let simpleAnalyticsStore: NDJSONStore?
-        let server: HTTPServerBuilder
+        let tls: TLSContext?
         do {
-            server = try configuration.serverBuilder()
+            tls = try configuration.tls?.serverContext()
             store = try configuration.store.open()
         } catch {
             listening.fail(error)
@@ -72,20 +72,16 @@ public final class CollectorServer: Service, Sendable {
         let responder = CollectorResponder(
             configuration: configuration, stats: recorder, store: store, startedAt: .now,
             simpleAnalyticsStore: simpleAnalyticsStore)
-        var httpLogger = logger
-        if httpLogger.logLevel < .warning { httpLogger.logLevel = .warning }
-        let listening = self.listening
-        let app = Application(
-            responder: responder,
-            server: server,
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), backlog: 1024),
-            onServerRunning: { channel in listening.bound(channel.localAddress?.port ?? 0) },
-            eventLoopGroupProvider: .shared(eventLoopGroup),
-            logger: httpLogger
-        )
-        let result = await Result(awaiting: { try await app.run() })
-        if case .failure(let error) = result { listening.fail(error) } else { listening.fail() }
+        let result = await Result(awaiting: {
+            try await QuiescingListener.serve(
+                group: eventLoopGroup, host: configuration.host, port: configuration.port, listening: listening
+            ) { channel in
+                let pipeline = channel.pipeline.syncOperations
+                if let tls { try pipeline.addHandler(TLSHandler(server: tls)) }
+                try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
+                try pipeline.addHandler(CollectorHTTPHandler { await responder.respond(to: $0) })
+            }
+        })
         let closed = await Result(awaiting: {
             try await store?.close()
             try await simpleAnalyticsStore?.close()

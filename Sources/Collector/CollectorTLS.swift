@@ -1,13 +1,9 @@
 import Foundation
-import Hummingbird
-import HummingbirdCore
-import Logging
-import NIOCore
 import SystemTLS
 
 /// HTTPS for the collector: its certificate and key, and optionally the CA that client
 /// certificates must chain to (mutual TLS). Served by SystemTLS (the system's OpenSSL) in front of
-/// Hummingbird's HTTP/1 channel.
+/// the collector's HTTP/1.1 handler.
 public struct CollectorTLS: Sendable, Equatable {
     /// PEM file with the server certificate first, followed by any intermediate certificates.
     public var certificateFile: String
@@ -45,14 +41,6 @@ public struct CollectorTLS: Sendable, Equatable {
             }
         }
     }
-
-    /// Hummingbird's HTTP/1 server over TLS (the system's OpenSSL) with these settings.
-    func serverBuilder() throws(CollectorTLSError) -> HTTPServerBuilder {
-        let context = try serverContext()
-        return HTTPServerBuilder { responder in
-            SystemTLSChannel(base: HTTP1Channel(responder: responder, configuration: .init()), context: context)
-        }
-    }
 }
 
 /// A TLS file of ``CollectorTLS`` that cannot be used; the server does not start.
@@ -67,30 +55,4 @@ public struct CollectorTLSError: Error, Sendable, CustomStringConvertible {
 extension CollectorConfiguration {
     /// `https` when ``tls`` is set, `http` otherwise.
     public var scheme: String { tls == nil ? "http" : "https" }
-
-    /// The Hummingbird server for these settings: HTTP/1, over TLS when ``tls`` is set.
-    func serverBuilder() throws(CollectorTLSError) -> HTTPServerBuilder {
-        try tls?.serverBuilder() ?? .http1()
-    }
-}
-
-/// A Hummingbird child channel with SystemTLS's server handler in front of `base`.
-struct SystemTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-    let base: Base
-    let context: TLSContext
-
-    /// Adds the TLS handler, then sets the base channel up after it.
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(TLSHandler(server: context))
-        }.flatMap {
-            base.setup(channel: channel, logger: logger)
-        }
-    }
-
-    /// Handles the connection as the base channel does.
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
-    }
 }

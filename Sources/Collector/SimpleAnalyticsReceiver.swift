@@ -1,4 +1,3 @@
-import Hummingbird
 import IngestionChecks
 import JSONCore
 import NIOCore
@@ -30,19 +29,16 @@ struct SimpleAnalyticsReceiver: Sendable {
     }
 
     /// Answers one request to ``path``.
-    func respond(to request: Request) async -> Response {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: SegmentLimits.maxRawBodyBytes)
-        } catch {
+    func respond(to request: CollectorRequest) async -> CollectorResponse {
+        guard let body = request.body else {
             stats.recordRequest(bodyBytes: 0)
             var response = answer(413, "the body is over \(SegmentLimits.maxRawBodyBytes) bytes")
-            response.headers[.connection] = "close"
+            response.closesConnection = true
             return response
         }
         stats.recordRequest(bodyBytes: body.readableBytes)
-        guard request.method == .post else { return answer(405, "use POST") }
-        if let encoding = request.headers[.contentEncoding], encoding.lowercased() != "identity" {
+        guard request.method == .POST else { return answer(405, "use POST") }
+        if let encoding = request.header("content-encoding"), encoding.lowercased() != "identity" {
             return answer(415, "Content-Encoding \(encoding) is not supported: send the JSON as is")
         }
         guard let store else {
@@ -75,16 +71,12 @@ struct SimpleAnalyticsReceiver: Sendable {
     private static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 
     /// Counts and builds `{"message": text}` with `status`.
-    private func answer(_ status: Int, _ text: String) -> Response {
+    private func answer(_ status: Int, _ text: String) -> CollectorResponse {
         stats.recordResponse(status)
         var json: [UInt8] = Array(#"{"message":"#.utf8)
         JSONStrings.appendQuoted(text, to: &json)
         json.append(UInt8(ascii: "}"))
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        var buffer = ByteBuffer()
-        buffer.writeBytes(json)
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: .init(byteBuffer: buffer))
+        return .json(status, json)
     }
 }
 

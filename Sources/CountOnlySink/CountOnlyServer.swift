@@ -1,15 +1,13 @@
 import IngestionChecks
 import Logging
 import NIOCore
-import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import ServerLifecycle
 import ServiceLifecycle
-import Synchronization
 
 /// The benchmark sink behind `mr-collector --count-only`: a lean HTTP/1.1 server built directly
-/// on SwiftNIO (no Hummingbird) that applies the shared ingestion checks (``IngestionPolicy``)
+/// on SwiftNIO (pre-rendered answers, no response encoder) that applies the shared ingestion checks (``IngestionPolicy``)
 /// and counts the events of `POST {base}/v1/batch` requests without validating or keeping them.
 ///
 /// - `POST {base}/v1/batch`: `Authorization: Basic base64(writeKey:)` is required (a missing or
@@ -57,49 +55,16 @@ package final class CountOnlyServer: Service, Sendable {
     /// to close.
     /// - Throws: the bind error (for example a port in use, an `IOError` with `EADDRINUSE`).
     package func run() async throws {
-        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
-        let listener: any Channel
-        do {
-            listener = try await bind(quiescing)
-        } catch {
-            listening.fail(error)
-            throw error
-        }
-        listening.bound(listener.localAddress?.port ?? 0)
-        let allClosed = listener.eventLoop.makePromise(of: Void.self)
-        let once = ShutdownOnce(allClosed)
-        await withTaskCancellationOrGracefulShutdownHandler {
-            try? await allClosed.futureResult.get()
-        } onCancelOrGracefulShutdown: {
-            once.fire { quiescing.initiateShutdown(promise: $0) }
-        }
-        listening.fail()
-    }
-
-    private func bind(_ quiescing: ServerQuiescingHelper) async throws -> any Channel {
         let endpoint = CountOnlyEndpoint(configuration: configuration, stats: recorder)
-        return try await ServerBootstrap(group: eventLoopGroup)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
-                }
-            }
-            // Batch bodies are tens of kilobytes: read them in few, large reads.
-            .childChannelOption(
-                .recvAllocator,
-                value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024)
-            )
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                    try pipeline.addHandler(CountOnlyHandler(endpoint: endpoint))
-                }
-            }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
+        // Batch bodies are tens of kilobytes: read them in few, large reads.
+        try await QuiescingListener.serve(
+            group: eventLoopGroup, host: configuration.host, port: configuration.port, listening: listening,
+            recvAllocator: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024)
+        ) { channel in
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+            try pipeline.addHandler(CountOnlyHandler(endpoint: endpoint))
+        }
     }
 
     /// The bound port, once listening (0 before).
@@ -116,24 +81,4 @@ package final class CountOnlyServer: Service, Sendable {
 
     /// A snapshot of the counters (the same as `GET /stats`).
     package func stats() -> CollectorStats { recorder.snapshot() }
-}
-
-/// Hands the shutdown promise to the first of graceful shutdown and cancellation only: the
-/// quiescing helper must get a given promise once.
-private final class ShutdownOnce: Sendable {
-    private let promise: Mutex<EventLoopPromise<Void>?>
-
-    init(_ promise: EventLoopPromise<Void>) {
-        self.promise = Mutex(promise)
-    }
-
-    /// Runs `body` with the promise the first time; does nothing after.
-    func fire(_ body: (EventLoopPromise<Void>) -> Void) {
-        let first = promise.withLock { held -> EventLoopPromise<Void>? in
-            defer { held = nil }
-            return held
-        }
-        guard let first else { return }
-        body(first)
-    }
 }

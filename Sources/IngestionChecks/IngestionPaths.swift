@@ -20,9 +20,17 @@ package struct IngestionPaths: Sendable, Equatable {
         return p.hasPrefix("/") ? p : "/" + p
     }
 
-    /// A request target without its query or fragment and without one trailing slash.
+    /// A request target (origin or absolute form) as a path, without its query or fragment and
+    /// without one trailing slash.
     package static func path(of uri: String) -> Substring {
         var path = Substring(uri)
+        // The absolute form (`http://host:port/path`, RFC 9112 §3.2.2), which a server must
+        // accept and a forwarding proxy may pass on: the path starts after the authority.
+        if let scheme = path.range(of: "://"), path[..<scheme.lowerBound].allSatisfy({ $0.isLetter }) {
+            let authority = path[scheme.upperBound...]
+            path = authority.firstIndex(where: { $0 == "/" || $0 == "?" }).map { authority[$0...] } ?? "/"
+            if path.first == "?" { path = "/" }
+        }
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
         if path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         return path

@@ -5,7 +5,7 @@ import SegmentAPI
 /// The ingestion checks both servers share, in the order both apply them: write key (Basic
 /// auth), content encoding, gzip decoding, size limits, batch shape. Each check takes the
 /// request's header values or bytes and either passes or throws the ``IngestionRefusal`` to
-/// answer with, so the Hummingbird collector and the count-only sink refuse alike.
+/// answer with, so the collector and the count-only sink refuse alike.
 package struct IngestionPolicy: Sendable {
     /// How a request body is encoded.
     package enum BodyEncoding: Sendable, Equatable {

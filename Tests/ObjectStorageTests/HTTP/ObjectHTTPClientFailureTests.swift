@@ -18,7 +18,7 @@ import Testing
             isHTTPError($0, .timedOut, saying: "the answer did not start within 0.3 seconds")
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5))
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(20))
         #expect(try await server.waitUntil { $0.closedConnections == 1 })
         await client.shutdown()
         await server.stop()

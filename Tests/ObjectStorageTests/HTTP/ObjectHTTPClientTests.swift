@@ -125,7 +125,7 @@ import Testing
         let cancelled = ContinuousClock.now
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        #expect(ContinuousClock.now - cancelled < .seconds(20), "it ran toward its 60 s timeout instead of ending at the cancel")
         #expect(try await server.waitUntil { $0.closedConnections == 1 })
         await client.shutdown()
         await server.stop()
@@ -141,7 +141,7 @@ import Testing
         let cancelled = ContinuousClock.now
         request.cancel()
         await #expect(throws: CancellationError.self) { _ = try await request.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        #expect(ContinuousClock.now - cancelled < .seconds(20), "it ran toward its 60 s timeout instead of ending at the cancel")
         #expect(try await server.waitUntil { $0.closedConnections == 1 })
         await client.shutdown()
         await server.stop()
