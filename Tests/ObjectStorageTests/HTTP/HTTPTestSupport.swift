@@ -4,7 +4,7 @@ import ObjectStorage
 import Testing
 
 /// A client for one test, on the shared event loops.
-func makeTestClient(connectTimeout: Duration = .seconds(10), caFile: String? = nil) -> ObjectHTTPClient {
+func makeTestClient(connectTimeout: Duration = .seconds(30), caFile: String? = nil) -> ObjectHTTPClient {
     ObjectHTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, connectTimeout: connectTimeout, caFile: caFile)
 }
 

@@ -49,7 +49,7 @@ import Testing
     @Test func anAnswerCutShortFailsAfterItsBytes() async throws {
         let server = try await LocalHTTPServer.start { _ in .body(headers: ["Content-Length: 10000"], bytes: 4000, after: .close) }
         let client = makeTestClient()
-        let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+        let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         var received = 0
         await #expect {
             for try await chunk in response.body { received += chunk.readableBytes }
@@ -66,7 +66,7 @@ import Testing
         let server = try await LocalHTTPServer.start { _ in .raw("SSH-2.0-OpenSSH_9.2\r\n\r\n") }
         let client = makeTestClient()
         await #expect {
-            _ = try await client.execute(testRequest(server), timeout: .seconds(10))
+            _ = try await client.execute(testRequest(server), timeout: .seconds(60))
         } throws: {
             isHTTPError($0, .malformedAnswer, saying: "not HTTP/1.1")
         }
@@ -81,7 +81,7 @@ import Testing
         let client = makeTestClient()
         let request = ObjectHTTPRequest(url: "http://127.0.0.1:\(port)/", headers: ObjectHTTPHeaders([(name: "Host", value: "x")]))
         await #expect {
-            _ = try await client.execute(request, timeout: .seconds(10))
+            _ = try await client.execute(request, timeout: .seconds(60))
         } throws: {
             isHTTPError($0, .connectFailed, saying: "cannot connect to 127.0.0.1:\(port): Connection refused")
         }
@@ -102,12 +102,12 @@ import Testing
     @Test func shutdownClosesIdleConnectionsAndRefusesLaterRequests() async throws {
         let server = try await LocalHTTPServer.start { _ in .body(bytes: 10) }
         let client = makeTestClient()
-        let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+        let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         #expect(try await response.body.collect(upTo: 100).readableBytes == 10)
         await client.shutdown()
         #expect(try await server.waitUntil { $0.closedConnections == 1 })
         await #expect {
-            _ = try await client.execute(testRequest(server), timeout: .seconds(10))
+            _ = try await client.execute(testRequest(server), timeout: .seconds(60))
         } throws: {
             isHTTPError($0, .shutDown)
         }
@@ -120,7 +120,7 @@ import Testing
         let server = try await LocalHTTPServer.start { _ in .body(bytes: 10, after: .close) }
         let client = makeTestClient()
         for _ in 0..<3 {
-            let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+            let response = try await client.execute(testRequest(server), timeout: .seconds(60))
             #expect(try await response.body.collect(upTo: 100).readableBytes == 10)
         }
         #expect(server.seen.connections == 3)

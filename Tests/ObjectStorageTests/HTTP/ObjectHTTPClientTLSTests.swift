@@ -30,7 +30,7 @@ import Testing
         let fixture = try await Fixture { _ in .body(bytes: 300_000) }
         let client = makeTestClient(caFile: fixture.pki.caFile)
         for host in ["localhost", "127.0.0.1", "localhost"] {
-            let response = try await client.execute(testRequest(fixture.server, scheme: "https", host: host), timeout: .seconds(10))
+            let response = try await client.execute(testRequest(fixture.server, scheme: "https", host: host), timeout: .seconds(60))
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(body.readableBytes == 300_000 && holdsBodyBytes(body, from: 0))
         }
@@ -44,7 +44,7 @@ import Testing
         let fixture = try await Fixture { _ in .body(bytes: 10) }
         let client = makeTestClient(caFile: fixture.pki.otherCAFile)
         await #expect {
-            _ = try await client.execute(testRequest(fixture.server, scheme: "https", host: "localhost"), timeout: .seconds(10))
+            _ = try await client.execute(testRequest(fixture.server, scheme: "https", host: "localhost"), timeout: .seconds(60))
         } throws: {
             isHTTPError($0, .tls, saying: "cannot connect to localhost:\(fixture.server.port): TLS failed during the handshake")
         }
@@ -57,7 +57,7 @@ import Testing
         let fixture = try await Fixture { _ in .body(bytes: 10) }
         let client = makeTestClient(caFile: "/nonexistent/ca.pem")
         await #expect {
-            _ = try await client.execute(testRequest(fixture.server, scheme: "https", host: "localhost"), timeout: .seconds(10))
+            _ = try await client.execute(testRequest(fixture.server, scheme: "https", host: "localhost"), timeout: .seconds(60))
         } throws: {
             isHTTPError($0, .tls, saying: "cannot set up TLS with the system's CA certificates or /nonexistent/ca.pem")
         }

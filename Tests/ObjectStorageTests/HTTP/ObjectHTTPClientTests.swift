@@ -12,7 +12,7 @@ import Testing
         let client = makeTestClient()
         for method in ["GET", "HEAD", "POST", "PUT", "DELETE", "GET"] {
             let body = method == "PUT" ? ByteBuffer(string: "hello") : nil
-            let response = try await client.execute(testRequest(server, method: method, body: body), timeout: .seconds(10))
+            let response = try await client.execute(testRequest(server, method: method, body: body), timeout: .seconds(60))
             #expect(response.status == 200)
             #expect(response.headers.first(name: "content-LENGTH") == "1000")
             let bytes = try await response.body.collect(upTo: 1 << 20)
@@ -35,7 +35,7 @@ import Testing
         let server = try await LocalHTTPServer.start { _ in .raw(answer) }
         let client = makeTestClient()
         for _ in 0..<2 {
-            let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+            let response = try await client.execute(testRequest(server), timeout: .seconds(60))
             #expect(String(buffer: try await response.body.collect(upTo: 1000)) == "hello world")
         }
         #expect(server.seen.connections == 1)
@@ -50,7 +50,7 @@ import Testing
         let total = 64 << 20
         let server = try await LocalHTTPServer.start { _ in .body(bytes: total) }
         let client = makeTestClient()
-        let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+        let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         var chunks = response.body.makeAsyncIterator()
         let first = try #require(try await chunks.next())
         try await Task.sleep(for: .milliseconds(500))
@@ -77,7 +77,7 @@ import Testing
         let server = try await LocalHTTPServer.start { _ in .body(bytes: 8 << 20) }
         let client = makeTestClient()
         do {
-            let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+            let response = try await client.execute(testRequest(server), timeout: .seconds(60))
             for try await chunk in response.body {
                 #expect(holdsBodyBytes(chunk, from: 0))
                 break
@@ -86,7 +86,7 @@ import Testing
         #expect(try await server.waitUntil { $0.closedConnections == 1 })
         do {
             // A body never iterated, dropped with its response.
-            _ = try await client.execute(testRequest(server), timeout: .seconds(10))
+            _ = try await client.execute(testRequest(server), timeout: .seconds(60))
         }
         #expect(try await server.waitUntil { $0.closedConnections == 2 })
         #expect(server.seen.connections == 2)
@@ -99,7 +99,7 @@ import Testing
     @Test func collectingTooLargeABodyFails() async throws {
         let server = try await LocalHTTPServer.start { _ in .body(bytes: 8 << 20) }
         let client = makeTestClient()
-        let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+        let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         await #expect {
             _ = try await response.body.collect(upTo: 100_000)
         } throws: {
@@ -115,7 +115,7 @@ import Testing
     @Test func cancellingATaskWaitingForAChunkEndsIt() async throws {
         let server = try await LocalHTTPServer.start { _ in .body(headers: ["Content-Length: 1000000"], bytes: 1000, after: .stall) }
         let client = makeTestClient()
-        let response = try await client.execute(testRequest(server), timeout: .seconds(10))
+        let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         let reader = Task {
             var count = 0
             for try await chunk in response.body { count += chunk.readableBytes }
