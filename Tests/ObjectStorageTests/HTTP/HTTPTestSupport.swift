@@ -3,9 +3,14 @@ import NIOPosix
 import ObjectStorage
 import Testing
 
-/// A client for one test, on the shared event loops.
+/// The event loops of the HTTP client's tests, clients and servers alike: two threads of their
+/// own, so that other suites keeping the shared singleton's loops busy (in-process replays run
+/// their engines there) do not delay these tests' answers.
+let httpTestLoops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+/// A client for one test, on ``httpTestLoops``.
 func makeTestClient(connectTimeout: Duration = .seconds(30), caFile: String? = nil) -> ObjectHTTPClient {
-    ObjectHTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, connectTimeout: connectTimeout, caFile: caFile)
+    ObjectHTTPClient(eventLoopGroup: httpTestLoops, connectTimeout: connectTimeout, caFile: caFile)
 }
 
 /// A request to `server` for `path`, with its `Host`.

@@ -78,7 +78,7 @@ final class LocalHTTPServer: Sendable {
     /// Starts a server answering as `respond` says, over TLS with `tls` when given.
     static func start(tls: TLSContext? = nil, respond: @escaping @Sendable (Request) -> Answer) async throws -> LocalHTTPServer {
         let record = NIOLockedValueBox(Record())
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ServerBootstrap(group: httpTestLoops)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 let index = record.withLockedValue { record in
