@@ -32,9 +32,8 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Plaintext written before the handshake ended.
     private var pending: [(ByteBuffer, EventLoopPromise<Void>?)] = []
     private var flushPending = false
-    /// A later handler asked for a read that has not yet produced plaintext.
+    /// A later handler asked for a read that no plaintext has answered yet.
     private var readAsked = false
-    private var producedPlaintext = false
 
     /// A client handler: `serverName` is sent as SNI and must be on the server's certificate;
     /// without one (the host is an IP address), the certificate must be for `host`.
@@ -76,7 +75,11 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return fail(context, error)
         }
         state = .handshaking
-        if !tlsContext.isServer { advanceHandshake(context) }
+        if tlsContext.isServer {
+            context.read()  // the client's first handshake message, also with autoRead off
+        } else {
+            advanceHandshake(context)
+        }
     }
 
     private func advanceHandshake(_ context: ChannelHandlerContext) {
@@ -86,8 +89,8 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch step {
         case .done:
             state = .open
+            writePending(context)  // before the event, so what was written first goes first
             context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
-            writePending(context)
             deliverPlaintext(context)  // application data that came with the last handshake message
         case .wantsInput:
             context.read()  // the peer's next handshake message, also with autoRead off
@@ -110,13 +113,15 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
             var plaintext = context.channel.allocator.buffer(capacity: 0)
             let step = session.read(into: &plaintext)
             if plaintext.readableBytes > 0 {
-                producedPlaintext = true
+                readAsked = false  // answered; a read asked for while handling it sets it again
                 context.fireChannelRead(wrapInboundOut(plaintext))
             }
             switch step {
             case nil: continue
             case .wantsInput?, .done?: sendOutput(context, flush: true)
             case .closed?:
+                session.shutdown()  // this side's close_notify, in answer to the peer's
+                sendOutput(context, flush: true)
                 state = .closed
                 context.close(promise: nil)
             case .failed(let error)?:
@@ -128,12 +133,9 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
-        if readAsked, !producedPlaintext, state == .handshaking || state == .open {
-            context.read()  // part of a record: the read asked for has nothing to show yet
-        } else {
-            readAsked = false
+        if readAsked, state == .handshaking || state == .open {
+            context.read()  // part of a record, or a ticket: the read asked for has nothing to show yet
         }
-        producedPlaintext = false
         context.fireChannelReadComplete()
     }
 
@@ -167,10 +169,9 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 promise?.fail(error)
                 return fail(context, error)
             }
-            guard let session, let ciphertext = session.takeOutput(allocator: context.channel.allocator) else {
-                promise?.succeed()
-                return
-            }
+            // An empty write (NIO's HTTP encoder makes one for `.end`) still goes down, so its
+            // promise completes after the writes before it, as the caller expects.
+            let ciphertext = session?.takeOutput(allocator: context.channel.allocator) ?? context.channel.allocator.buffer(capacity: 0)
             context.write(wrapOutboundOut(ciphertext), promise: promise)
         }
     }

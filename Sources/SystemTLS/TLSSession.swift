@@ -19,8 +19,13 @@ final class TLSSession {
     /// be for `host` (a DNS name or an IP address), or a server session when `context` is one.
     init(context: TLSContext, serverName: String?, host: String?) throws(TLSConnectionError) {
         ERR_clear_error()
-        guard let ssl = SSL_new(context.pointer), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem())
-        else { throw TLSConnectionError(.failed, "cannot make a TLS connection: \(TLSErrorQueue.drain())") }
+        let made = (SSL_new(context.pointer), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()))
+        guard let ssl = made.0, let input = made.1, let output = made.2 else {
+            SSL_free(made.0)  // each free accepts nil
+            BIO_free(made.1)
+            BIO_free(made.2)
+            throw TLSConnectionError(.failed, "cannot make a TLS connection: \(TLSErrorQueue.drain())")
+        }
         mr_bio_mem_retry_when_empty(input)
         mr_bio_mem_retry_when_empty(output)
         SSL_set_bio(ssl, input, output)  // the SSL owns both BIOs from here

@@ -117,6 +117,37 @@ import Testing
         #expect(counter.reads == 2, "plaintext came: the application decides about the next read")
     }
 
+    @Test func aReadAskedForWhileHandlingPlaintextIsKeptUntilPlaintextAnswersIt() throws {
+        let pair = try TLSPair(client: client(), server: server())
+        let counter = ReadCounter()
+        try pair.client.pipeline.syncOperations.addHandler(counter, position: .first)
+        try pair.client.pipeline.syncOperations.addHandler(
+            AsksAgain(), position: .after(pair.client.pipeline.syncOperations.handler(type: TLSHandler.self)))
+        TLSPair.send("first", on: pair.server)
+        TLSPair.send(String(repeating: "y", count: 4000), on: pair.server)
+        guard let first = try pair.server.readOutbound(as: ByteBuffer.self), var second = try pair.server.readOutbound(as: ByteBuffer.self)
+        else { Issue.record("no records"); return }
+        try pair.client.writeInbound(first)  // plaintext: the handler after TLS asks for the next read
+        let afterFirst = counter.reads
+        try pair.client.writeInbound(second.readSlice(length: second.readableBytes / 2)!)  // part of a record
+        #expect(counter.reads > afterFirst, "the read asked for while handling plaintext is still owed: ask the socket again")
+        try pair.client.writeInbound(second)
+        #expect(pair.clientEnd.text == "first" + String(repeating: "y", count: 4000))
+    }
+
+    @Test func anEmptyWriteCompletesAfterTheWritesBeforeIt() throws {
+        let pair = try TLSPair(client: client(), server: server())
+        let first = Completion(pair.client.eventLoop)
+        let empty = Completion(pair.client.eventLoop)
+        pair.client.write(ByteBuffer(string: "head"), promise: first.promise)
+        pair.client.write(ByteBuffer(), promise: empty.promise)  // NIO's HTTP encoder writes one for `.end`
+        #expect(!empty.done, "not before the write it follows")
+        pair.client.flush()
+        #expect(first.done && empty.done)
+        try pair.shuttle()
+        #expect(pair.serverEnd.text == "head")
+    }
+
     @Test func unusableFilesNameTheirRole() throws {
         let noCertificates = dir + "/empty.pem"
         try "not a certificate\n".write(toFile: noCertificates, atomically: true, encoding: .utf8)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOTLS
+import Synchronization
 import SystemTLS
 
 /// What reaches the end of a pipeline: plaintext, TLS events, errors, and whether it closed.
@@ -37,6 +38,17 @@ final class ReadCounter: ChannelOutboundHandler {
     func read(context: ChannelHandlerContext) {
         reads += 1
         context.read()
+    }
+}
+
+/// Asks for the next read while it handles each read, as a handler with `autoRead` off does to
+/// keep reading.
+final class AsksAgain: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.read()
+        context.fireChannelRead(data)
     }
 }
 
@@ -79,4 +91,17 @@ struct TLSPair {
     static func send(_ text: String, on channel: EmbeddedChannel) {
         channel.writeAndFlush(ByteBuffer(string: text), promise: nil)
     }
+}
+
+/// A write's promise, and whether it has completed.
+final class Completion: Sendable {
+    let promise: EventLoopPromise<Void>
+    private let completed = Mutex(false)
+
+    init(_ loop: any EventLoop) {
+        promise = loop.makePromise()
+        promise.futureResult.whenComplete { [self] _ in completed.withLock { $0 = true } }
+    }
+
+    var done: Bool { completed.withLock { $0 } }
 }

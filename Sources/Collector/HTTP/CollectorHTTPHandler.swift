@@ -44,6 +44,12 @@ final class CollectorHTTPHandler: ChannelInboundHandler {
     private var waiting: [HTTPServerRequestPart] = []
     /// The server is shutting down: close after the current request.
     private var quiescing = false
+    /// The request being answered was over the size limit: the rest of what arrives is dropped
+    /// (the connection closes after the answer).
+    private var discarding = false
+    /// The parser failed on bytes after the request being answered: that answer goes out first,
+    /// then the 400, then the close.
+    private var malformedAfterAnswer = false
 
     /// How long a connection still busy at shutdown may take before it is closed anyway.
     private static let shutdownGrace: TimeAmount = .seconds(10)
@@ -54,6 +60,7 @@ final class CollectorHTTPHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        if discarding { return }
         if case .answering = phase { return waiting.append(part) }
         handle(part, context: context)
     }
@@ -83,6 +90,7 @@ final class CollectorHTTPHandler: ChannelInboundHandler {
     /// Asks for the answer to the request with `head` and `body` (nil: over the limit) and writes it.
     private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         phase = .answering
+        if body == nil { discarding = true }
         let request = CollectorRequest(method: head.method, uri: head.uri, headers: head.headers, body: body, channel: context.channel)
         let promise = context.eventLoop.makePromise(of: CollectorResponse.self)
         promise.completeWithTask { [respond] in await respond(request) }
@@ -108,6 +116,7 @@ final class CollectorHTTPHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
         if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil) }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if malformedAfterAnswer { return sendMalformed(context) }
         guard keepAlive else {
             phase = .closing
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -134,16 +143,21 @@ final class CollectorHTTPHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A request the HTTP parser cannot read gets 400 and the connection is closed (not
-        // counted), as the count-only sink does; any other error just closes the connection.
-        let beforeAnswering: Bool
-        switch phase {
-        case .idle, .reading: beforeAnswering = true
-        case .answering, .closing: beforeAnswering = false
-        }
-        guard error is HTTPParserError, beforeAnswering else {
+        // counted), as the count-only sink does; bytes that fail to parse behind a request being
+        // answered get theirs after that answer. Any other error just closes the connection.
+        guard error is HTTPParserError else {
             phase = .closing
             return context.close(promise: nil)
         }
+        switch phase {
+        case .idle, .reading: sendMalformed(context)
+        case .answering: malformedAfterAnswer = true
+        case .closing: break
+        }
+    }
+
+    /// Answers 400 `malformed HTTP request` and closes the connection.
+    private func sendMalformed(_ context: ChannelHandlerContext) {
         phase = .closing
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")])
         let text = IngestionRefusal.jsonBody("malformed HTTP request")

@@ -160,13 +160,15 @@ struct LeanPipeline: Sendable {
     let handshake: EventLoopPromise<Void>?
     let fault: LeanConnectionFault
 
-    /// Adds the handlers to `channel`'s pipeline; call on its event loop.
+    /// Adds the handlers to `channel`'s pipeline; call on its event loop. The HTTP handler goes in
+    /// first, so that a TLS handler added to an open connection (a tunnel), which starts its
+    /// handshake at once, has it there to report to.
     func add(to channel: any Channel) throws {
         let pipeline = channel.pipeline.syncOperations
-        if let tls {
-            try pipeline.addHandler(TLSHandler(client: tls, serverName: endpoint.serverName, host: endpoint.host))
-        }
         // Every head was validated once, when its header list was first seen (LeanHeadCache).
         try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
+        if let tls {
+            try pipeline.addHandler(TLSHandler(client: tls, serverName: endpoint.serverName, host: endpoint.host), position: .first)
+        }
     }
 }

@@ -273,8 +273,8 @@ public final class LeanHTTPTransport: BufferDeliveryTransport, Service {
             handshake?.fail(error)
             throw error
         }
-        try await admit(channel, endpoint: endpoint)
         do {
+            try await admit(channel, endpoint: endpoint)
             if let tunnel {
                 try await Self.wait(for: tunnel, on: channel, by: deadline)
                 try await channel.eventLoop.submit { try handlers.add(to: channel) }.get()
