@@ -25,7 +25,6 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let tlsContext: TLSContext
-    private let serverName: String?
     private let host: String?
     private var session: TLSSession?
     private var state = State.waiting
@@ -35,12 +34,11 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A later handler asked for a read that no plaintext has answered yet.
     private var readAsked = false
 
-    /// A client handler: `serverName` is sent as SNI and must be on the server's certificate;
-    /// without one (the host is an IP address), the certificate must be for `host`.
-    package init(client context: TLSContext, serverName: String?, host: String) {
+    /// A client handler for a server at `host`: a name is sent as SNI and must be on the server's
+    /// certificate; an IP address is not sent, and the certificate must carry it.
+    package init(client context: TLSContext, host: String) {
         precondition(!context.isServer, "a client handler needs a client context")
         tlsContext = context
-        self.serverName = serverName
         self.host = host
     }
 
@@ -48,7 +46,6 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     package init(server context: TLSContext) {
         precondition(context.isServer, "a server handler needs a server context")
         tlsContext = context
-        serverName = nil
         host = nil
     }
 
@@ -70,7 +67,7 @@ package final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func begin(_ context: ChannelHandlerContext) {
         guard state == .waiting else { return }
         do {
-            session = try TLSSession(context: tlsContext, serverName: serverName, host: host)
+            session = try TLSSession(context: tlsContext, host: host)
         } catch {
             return fail(context, error)
         }

@@ -15,9 +15,11 @@ final class TLSSession {
     /// Ciphertext for the peer, written by OpenSSL.
     private let output: OpaquePointer
 
-    /// A client session that sends `serverName` as SNI and requires the server's certificate to
-    /// be for `host` (a DNS name or an IP address), or a server session when `context` is one.
-    init(context: TLSContext, serverName: String?, host: String?) throws(TLSConnectionError) {
+    /// A client session whose server certificate must be for `host`, or a server session when
+    /// `context` is one. An address (IPv4 or IPv6, as OpenSSL reads it) is checked against the
+    /// certificate's addresses and sent as no server name; a name is sent as SNI and checked
+    /// against the certificate's names.
+    init(context: TLSContext, host: String?) throws(TLSConnectionError) {
         ERR_clear_error()
         let made = (SSL_new(context.pointer), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()))
         guard let ssl = made.0, let input = made.1, let output = made.2 else {
@@ -37,11 +39,12 @@ final class TLSSession {
             return
         }
         SSL_set_connect_state(ssl)
-        if let serverName, mr_ssl_set_server_name(ssl, serverName) != 1 || SSL_set1_host(ssl, serverName) != 1 {
-            throw TLSConnectionError(.failed, "cannot use \(serverName) as the server name: \(TLSErrorQueue.drain())")
-        }
-        if serverName == nil, let host, X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) != 1 {
-            throw TLSConnectionError(.failed, "cannot check the certificate against \(host): \(TLSErrorQueue.drain())")
+        guard let host else { return }
+        // OpenSSL's own parser says whether `host` is an address: TLS may not send one as SNI.
+        if X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 { return }
+        ERR_clear_error()
+        if mr_ssl_set_server_name(ssl, host) != 1 || SSL_set1_host(ssl, host) != 1 {
+            throw TLSConnectionError(.failed, "cannot use \(host) as the server name: \(TLSErrorQueue.drain())")
         }
     }
 

@@ -43,14 +43,14 @@ import Testing
     }
 
     @Test func anAddressIsCheckedAgainstTheCertificatesAddresses() throws {
-        let pair = try TLSPair(client: client(), server: server(), serverName: nil, host: "127.0.0.1")
+        let pair = try TLSPair(client: client(), server: server(), host: "127.0.0.1")
         #expect(pair.clientEnd.handshakes == 1)
-        let wrong = try TLSPair(client: client(), server: server(), serverName: nil, host: "127.0.0.2")
+        let wrong = try TLSPair(client: client(), server: server(), host: "127.0.0.2")
         #expect(wrong.clientEnd.tlsFailure == .wrongHost, "\(wrong.clientEnd.errors)")
     }
 
     @Test func aCertificateForAnotherNameIsTheWrongHost() throws {
-        let pair = try TLSPair(client: client(), server: server(), serverName: "ingest.example.com")
+        let pair = try TLSPair(client: client(), server: server(), host: "ingest.example.com")
         #expect(pair.clientEnd.handshakes == 0)
         #expect(pair.clientEnd.tlsFailure == .wrongHost, "\(pair.clientEnd.errors)")
         #expect(!pair.client.isActive, "a failed handshake closes the connection")
@@ -80,7 +80,7 @@ import Testing
         let clientChannel = EmbeddedChannel()
         let serverChannel = EmbeddedChannel()
         let serverEnd = Recorder()
-        try clientChannel.pipeline.syncOperations.addHandler(TLSHandler(client: client(), serverName: "localhost", host: "localhost"))
+        try clientChannel.pipeline.syncOperations.addHandler(TLSHandler(client: client(), host: "localhost"))
         try serverChannel.pipeline.syncOperations.addHandlers([TLSHandler(server: server()), serverEnd])
         TLSPair.send("early", on: clientChannel)  // not active yet: held
         try serverChannel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()

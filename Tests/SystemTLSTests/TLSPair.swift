@@ -60,9 +60,9 @@ struct TLSPair {
     let serverEnd = Recorder()
 
     /// Connects both channels with TLS handlers from `client` and `server` contexts (the client
-    /// naming `serverName`, or checking `host` when nil) and runs the handshake as far as it goes.
-    init(client clientContext: TLSContext, server serverContext: TLSContext, serverName: String? = "localhost", host: String = "localhost") throws {
-        try client.pipeline.syncOperations.addHandler(TLSHandler(client: clientContext, serverName: serverName, host: host))
+    /// expecting a certificate for `host`) and runs the handshake as far as it goes.
+    init(client clientContext: TLSContext, server serverContext: TLSContext, host: String = "localhost") throws {
+        try client.pipeline.syncOperations.addHandler(TLSHandler(client: clientContext, host: host))
         try client.pipeline.syncOperations.addHandler(clientEnd)
         try server.pipeline.syncOperations.addHandler(TLSHandler(server: serverContext))
         try server.pipeline.syncOperations.addHandler(serverEnd)

@@ -60,6 +60,14 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible, CustomDeb
         }
     }
 
+    /// The `Proxy-Authorization: Basic …` field, CRLF included, when the proxy has credentials:
+    /// the one form of them that goes on the wire (in a `CONNECT`, or in a forwarded request).
+    var authorizationField: String? {
+        guard let credentials else { return nil }
+        let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+        return "Proxy-Authorization: Basic \(token)\r\n"
+    }
+
     /// `http://host:port`, with the password masked when there are credentials.
     public var description: String {
         let auth = credentials.map { "\($0.username):****@" } ?? ""

@@ -11,9 +11,6 @@ struct LeanHTTPEndpoint: Sendable {
     let port: Int
     /// Whether the connection is TLS (`https://`).
     let tls: Bool
-    /// The name sent as SNI and checked against the server's certificate: the host, or nil when
-    /// it is an IP address (the certificate must then name the address).
-    let serverName: String?
     /// `host[:port]` as the `Host` header carries it.
     let authority: String
     /// `scheme://authority`: the connection pool's key (a transport has one proxy, so it is the
@@ -42,7 +39,6 @@ struct LeanHTTPEndpoint: Sendable {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.host = bare
         tls = scheme == "https"
-        serverName = Self.isIPAddress(bare) ? nil : bare
         port = parts.port ?? (tls ? 443 : 80)
         let shown = bare.contains(":") ? "[\(bare)]" : bare
         authority = parts.port.map { "\(shown):\($0)" } ?? shown
@@ -70,10 +66,7 @@ struct LeanHTTPEndpoint: Sendable {
     func headPrefix(headers: [(name: String, value: String)]) -> [UInt8]? {
         guard headers.allSatisfy({ Self.isValidToSend(name: $0.name, value: $0.value) }) else { return nil }
         var text = "POST \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
-        if !tls, let credentials = proxy?.credentials {
-            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
-            text += "Proxy-Authorization: Basic \(token)\r\n"
-        }
+        if !tls, let field = proxy?.authorizationField { text += field }
         for h in headers where !Self.isFraming(h.name) { text += "\(h.name): \(h.value)\r\n" }
         return Array(text.utf8)
     }
@@ -84,11 +77,6 @@ struct LeanHTTPEndpoint: Sendable {
         let separators = Set(#"(),/:;<=>?@[\]{}""#.utf8)
         let nameIsToken = !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !separators.contains($0) }
         return nameIsToken && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-    }
-
-    /// Whether `host` is an IPv4 or IPv6 address literal (which TLS may not send as SNI).
-    static func isIPAddress(_ host: String) -> Bool {
-        (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
     /// Whether `name` is a header the transport sets itself (framing and `Host`).
@@ -168,7 +156,7 @@ struct LeanPipeline: Sendable {
         // Every head was validated once, when its header list was first seen (LeanHeadCache).
         try pipeline.addHandler(LeanHTTPConnectionHandler(handshake: handshake, fault: fault))
         if let tls {
-            try pipeline.addHandler(TLSHandler(client: tls, serverName: endpoint.serverName, host: endpoint.host), position: .first)
+            try pipeline.addHandler(TLSHandler(client: tls, host: endpoint.host), position: .first)
         }
     }
 }

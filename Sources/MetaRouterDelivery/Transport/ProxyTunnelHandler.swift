@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// Opens a `CONNECT` tunnel through an HTTP proxy (RFC 9110 §9.3.6), as the first handler of a
@@ -38,12 +37,7 @@ final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The `CONNECT` request's bytes.
     var request: String {
-        var text = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
-        if let credentials = proxy.credentials {
-            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
-            text += "Proxy-Authorization: Basic \(token)\r\n"
-        }
-        return text + "\r\n"
+        "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n" + (proxy.authorizationField ?? "") + "\r\n"
     }
 
     private func ask(_ context: ChannelHandlerContext) {

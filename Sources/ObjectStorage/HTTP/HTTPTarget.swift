@@ -67,10 +67,4 @@ struct HTTPTarget: Sendable, Equatable {
     var authority: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
-
-    /// Whether the host is an IP address rather than a name (TLS then sends no server name, and
-    /// the certificate must be for the address).
-    var hostIsIPAddress: Bool {
-        (try? SocketAddress(ipAddress: host, port: 0)) != nil
-    }
 }

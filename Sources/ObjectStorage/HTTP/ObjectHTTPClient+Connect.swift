@@ -44,10 +44,7 @@ extension ObjectHTTPClient {
                 channel.closeFuture.whenComplete { _ in pool.remove(channel, key: key) }
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    if let tls {
-                        let serverName = target.hostIsIPAddress ? nil : target.host
-                        try pipeline.addHandler(TLSHandler(client: tls, serverName: serverName, host: target.host))
-                    }
+                    if let tls { try pipeline.addHandler(TLSHandler(client: tls, host: target.host)) }
                     try pipeline.addHandler(HTTPRequestEncoder())
                     try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)))
                     try pipeline.addHandler(HTTPConnectionHandler(handshake: handshake) { pool.put($0, key: key) })

@@ -206,15 +206,16 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         #expect(!LeanHTTPTransport.canSend(to: "not a url"))
     }
 
-    /// HTTPS defaults to port 443 and names the host for SNI, except an IP address.
-    @Test func anHTTPSEndpointNamesItsHostUnlessItIsAnAddress() throws {
+    /// HTTPS defaults to port 443; an IPv6 host loses its brackets (TLS gets the bare address,
+    /// and SystemTLS checks it as an address rather than sending it as SNI).
+    @Test func anHTTPSEndpointKeepsItsHostAndDefaultPort() throws {
         let named = try #require(LeanHTTPEndpoint(url: "https://ingest.example.test/v1/batch"))
-        #expect(named.tls && named.port == 443 && named.serverName == "ingest.example.test")
+        #expect(named.tls && named.port == 443 && named.host == "ingest.example.test")
         #expect(named.key == "https://ingest.example.test")
         let v4 = try #require(LeanHTTPEndpoint(url: "https://127.0.0.1:8443/v1/batch"))
-        #expect(v4.tls && v4.port == 8443 && v4.serverName == nil)
+        #expect(v4.tls && v4.port == 8443 && v4.host == "127.0.0.1")
         let v6 = try #require(LeanHTTPEndpoint(url: "https://[::1]/"))
-        #expect(v6.serverName == nil && v6.authority == "[::1]")
+        #expect(v6.host == "::1" && v6.authority == "[::1]")
         let plain = try #require(LeanHTTPEndpoint(url: "http://ingest.example.test"))
         #expect(!plain.tls && plain.port == 80 && plain.key == "http://ingest.example.test")
     }

@@ -59,14 +59,17 @@ final class LocalHTTPServer: Sendable {
         var closedConnections = 0
         var requests: [Request] = []
         var bodyBytesSent = 0
+        /// How often a body stopped being written because the connection was not writable
+        /// (backpressure from the client).
+        var heldBack = 0
     }
 
     /// The port it listens on.
     let port: Int
     private let channel: any Channel
-    private let record: NIOLockedValueBox<Record>
+    private let record: ServerRecord
 
-    private init(port: Int, channel: any Channel, record: NIOLockedValueBox<Record>) {
+    private init(port: Int, channel: any Channel, record: ServerRecord) {
         self.port = port
         self.channel = channel
         self.record = record
@@ -77,11 +80,11 @@ final class LocalHTTPServer: Sendable {
 
     /// Starts a server answering as `respond` says, over TLS with `tls` when given.
     static func start(tls: TLSContext? = nil, respond: @escaping @Sendable (Request) -> Answer) async throws -> LocalHTTPServer {
-        let record = NIOLockedValueBox(Record())
+        let record = ServerRecord()
         let channel = try await ServerBootstrap(group: httpTestLoops)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                let index = record.withLockedValue { record in
+                let index = record.update { record in
                     record.connections += 1
                     return record.connections - 1
                 }
@@ -95,16 +98,12 @@ final class LocalHTTPServer: Sendable {
     }
 
     /// What it saw so far.
-    var seen: Record { record.withLockedValue { $0 } }
+    var seen: Record { record.update { $0 } }
 
-    /// Waits (up to 10 s) until `condition` holds for what it saw; returns whether it did.
-    func waitUntil(_ condition: (Record) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if condition(seen) { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(seen)
+    /// Waits until `condition` holds for what it saw, woken by each change (at most 10 s, then
+    /// false, so a broken test fails instead of hanging); returns whether it held.
+    func waitUntil(_ condition: @escaping @Sendable (Record) -> Bool) async throws -> Bool {
+        await record.wait(until: condition)
     }
 
     /// Stops listening (connections stay until their clients close them).
@@ -120,7 +119,7 @@ private final class ServerConnection: ChannelInboundHandler {
     private static let pattern: [UInt8] = (0..<(65_536 + 251)).map { LocalHTTPServer.byte(at: $0) }
 
     private let index: Int
-    private let record: NIOLockedValueBox<LocalHTTPServer.Record>
+    private let record: ServerRecord
     private let respond: @Sendable (LocalHTTPServer.Request) -> LocalHTTPServer.Answer
     private var received: [UInt8] = []
     /// The body being written: bytes left, the next offset, and what follows it.
@@ -131,7 +130,7 @@ private final class ServerConnection: ChannelInboundHandler {
     private var pumping = false
 
     init(
-        index: Int, record: NIOLockedValueBox<LocalHTTPServer.Record>,
+        index: Int, record: ServerRecord,
         respond: @escaping @Sendable (LocalHTTPServer.Request) -> LocalHTTPServer.Answer
     ) {
         self.index = index
@@ -150,7 +149,7 @@ private final class ServerConnection: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        record.withLockedValue { $0.closedConnections += 1 }
+        record.update { $0.closedConnections += 1 }
         context.fireChannelInactive()
     }
 
@@ -159,7 +158,7 @@ private final class ServerConnection: ChannelInboundHandler {
     /// Answers every complete request received, in order, while no body is being written.
     private func answerWhatArrived(_ context: ChannelHandlerContext) {
         while sending == nil, !mute, let request = takeRequest() {
-            record.withLockedValue { $0.requests.append(request) }
+            record.update { $0.requests.append(request) }
             answer(respond(request), context)
         }
     }
@@ -204,16 +203,63 @@ private final class ServerConnection: ChannelInboundHandler {
             let phase = body.offset % 251
             sending = (body.remaining - count, body.offset + count, body.after)
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.pattern[phase..<(phase + count)]))).whenSuccess { [record] in
-                record.withLockedValue { $0.bodyBytesSent += count }
+                record.update { $0.bodyBytesSent += count }
             }
         }
         pumping = false
+        if let body = sending, body.remaining > 0 { record.update { $0.heldBack += 1 } }
         guard let body = sending, body.remaining == 0 else { return }
         sending = nil
         switch body.after {
         case .keepOpen: answerWhatArrived(context)
         case .close: context.close(promise: nil)
         case .stall: mute = true
+        }
+    }
+}
+
+/// What a ``LocalHTTPServer`` saw, and the tests waiting for it to reach a state: each change
+/// wakes the waiters whose condition now holds.
+private final class ServerRecord: Sendable {
+    private struct State {
+        var record = LocalHTTPServer.Record()
+        var waiters: [(id: Int, condition: @Sendable (LocalHTTPServer.Record) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextID = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Changes the record with `body` (which may also just read it), then wakes the waiters it satisfies.
+    @discardableResult
+    func update<T>(_ body: (inout LocalHTTPServer.Record) -> T) -> T {
+        let (result, ready) = state.withLockedValue { state in
+            let result = body(&state.record)
+            let record = state.record
+            let ready = state.waiters.filter { $0.condition(record) }.map(\.continuation)
+            state.waiters.removeAll { $0.condition(record) }
+            return (result, ready)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+        return result
+    }
+
+    /// Returns true once `condition` holds, or false after 10 s without it.
+    func wait(until condition: @escaping @Sendable (LocalHTTPServer.Record) -> Bool) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let id = state.withLockedValue { state -> Int? in
+                if condition(state.record) { return nil }
+                state.nextID += 1
+                state.waiters.append((state.nextID, condition, continuation))
+                return state.nextID
+            }
+            guard let id else { return continuation.resume(returning: true) }
+            httpTestLoops.next().scheduleTask(in: .seconds(10)) { [state] in
+                let late = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
+                    guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: i).continuation
+                }
+                late?.resume(returning: false)
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import ObjectStorage
+import TestSupport
 import Testing
 
 /// The object store's HTTP client against a bare local server: keep-alive, request framing,
@@ -53,7 +54,7 @@ import Testing
         let response = try await client.execute(testRequest(server), timeout: .seconds(60))
         var chunks = response.body.makeAsyncIterator()
         let first = try #require(try await chunks.next())
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await server.waitUntil { $0.heldBack > 0 }, "the server was never held back by the unread body")
         let sentWhileWaiting = server.seen.bodyBytesSent
         #expect(sentWhileWaiting < total / 2, "the server sent \(sentWhileWaiting) bytes while the consumer did not read")
         var received = first.readableBytes
@@ -116,12 +117,16 @@ import Testing
         let server = try await LocalHTTPServer.start { _ in .body(headers: ["Content-Length: 1000000"], bytes: 1000, after: .stall) }
         let client = makeTestClient()
         let response = try await client.execute(testRequest(server), timeout: .seconds(60))
+        let readAll = Latch()
         let reader = Task {
             var count = 0
-            for try await chunk in response.body { count += chunk.readableBytes }
+            for try await chunk in response.body {
+                count += chunk.readableBytes
+                if count == 1000 { readAll.open() }  // all the server sends: the next wait is for a chunk that never comes
+            }
             return count
         }
-        try await Task.sleep(for: .milliseconds(300))
+        await readAll.wait()
         let cancelled = ContinuousClock.now
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
