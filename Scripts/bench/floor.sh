@@ -13,7 +13,8 @@
 # "delivery" = end to end minus the dry run, against raw_post's floor: what mr-replay's delivery
 # costs above the kernel's loopback TCP and one writev and read per request. (End to end minus
 # the dry run also holds what the run's reading thread pays beyond a dry run: checkpoints, and
-# the other core's work slowing it; see docs/benchmark.md.)
+# the other core's work slowing it; see docs/benchmark.md.) The end-to-end run's report also
+# gives its two threads' CPU (`resources`), printed under it: the delivery thread against the floor.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$ROOT/Scripts/bench/common.sh"
@@ -61,6 +62,9 @@ PORT="${SINK_URL##*:}"
 for _ in $(seq 1 "$ROUNDS"); do
   time_run "$WORK/times" floor "%U %S" "$WORK/raw_post" "$PORT" "$WORK/body.json" "$REQUESTS" 4
   time_dry_and_e2e "$WORK/times" "" "%U %S" "$MR_REPLAY" "$WORK/run.yaml" "$WORK/state" "$WORK/run.yaml" "$WORK/events.ndjson"
+  # The end-to-end run's two threads, from its report (absent from reports of older builds).
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("resources") or {}; print("threads", r.get("reading_thread_cpu_seconds", -1), r.get("delivery_thread_cpu_seconds", -1))' \
+    "$WORK/state/report.json" >> "$WORK/times"
 done
 python3 - "$WORK/times" "$EVENTS" "$REQUESTS" "$(wc -c < "$WORK/body.json")" <<'PY'
 import sys, statistics as st, collections
@@ -70,6 +74,9 @@ for line in open(sys.argv[1]):
     p = line.split()
     if len(p) == 3 and p[0] in ("floor", "dry", "e2e"):  # not /usr/bin/time's "Command exited ..." lines
         cpu[p[0]].append(float(p[1]) + float(p[2]))
+    elif len(p) == 3 and p[0] == "threads" and float(p[1]) >= 0 and float(p[2]) >= 0:
+        cpu["reading thread"].append(float(p[1]))
+        cpu["delivery thread"].append(float(p[2]))
 med = {k: st.median(v) for k, v in cpu.items()}
 us = lambda s: s / events * 1e6
 print("%d events, %d requests of %d bytes, %d rounds (CPU medians)" % (events, requests, size, len(cpu["e2e"])))
@@ -80,4 +87,11 @@ delivery = med["e2e"] - med["dry"]
 times_floor = "%.1fx the floor" % (delivery / med["floor"]) if med["floor"] > 0 else "floor below the clock's 10 ms"
 print("delivery (e2e - dry)       %.3f s  %.3f us/event  %.1f us/request  %s" % (
     delivery, us(delivery), delivery / requests * 1e6, times_floor))
+if "delivery thread" in med:
+    # The end-to-end run's threads (its report's resources): the reading thread does what a dry
+    # run does plus recording and checkpoints; the delivery thread is the engine and the socket.
+    print("  e2e reading thread       %.3f s  %.3f us/event" % (med["reading thread"], us(med["reading thread"])))
+    print("  e2e delivery thread      %.3f s  %.3f us/event  %.1fx the floor" % (
+        med["delivery thread"], us(med["delivery thread"]),
+        med["delivery thread"] / med["floor"] if med["floor"] > 0 else float("nan")))
 PY

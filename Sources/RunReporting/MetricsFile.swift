@@ -65,6 +65,12 @@ package struct RunMetrics: Sendable {
         family(
             "mr_replay_run_responses", "HTTP responses of the last run by status (or network_error).",
             report.responses.sorted { $0.key < $1.key }.map { ([("status", $0.key)], Double($0.value)) })
+        if let resources = report.resources {
+            family("mr_replay_run_cpu_seconds", "CPU seconds (user and system) the last run used.", [([], resources.cpuSeconds)])
+            family(
+                "mr_replay_run_peak_resident_bytes", "The most memory the last run held resident at once, in bytes.",
+                [([], Double(resources.peakResidentBytes))])
+        }
         return text
     }
 

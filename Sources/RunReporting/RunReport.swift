@@ -178,10 +178,12 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var warnings: [String] = []
     /// The acknowledgment log's counts; nil when the run kept none (a dry run, stdin only).
     public var acknowledgments: Acknowledgments?
+    /// CPU time and peak memory; nil in reports of versions that did not measure them.
+    public var resources: Resources?
 
     enum CodingKeys: String, CodingKey {
         case status, events, batches, responses, breaker, throughput, destination, shard, privacy, settings, inputs, warnings
-        case acknowledgments
+        case acknowledgments, resources
         case schemaVersion = "schema_version"
         case runId = "run_id"
         case stopReason = "stop_reason"
@@ -243,6 +245,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         for warning in warnings.prefix(10) { lines.append("  warning: \(warning)") }
         if warnings.count > 10 { lines.append("  (\(warnings.count - 10) more warnings in the report)") }
         lines.append("  throughput: \(CountText.of(Int(throughput.eventsPerSecond))) events/s; destination: \(destination)")
+        if let resources { lines.append("  resources: \(resources.summary)") }
         return lines.joined(separator: "\n")
     }
 }
@@ -312,5 +315,6 @@ extension RunReport {
         inputs = try c.decodeIfPresent([Input].self, forKey: .inputs) ?? []
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
         acknowledgments = try c.decodeIfPresent(Acknowledgments.self, forKey: .acknowledgments)
+        resources = try c.decodeIfPresent(Resources.self, forKey: .resources)
     }
 }

@@ -85,7 +85,12 @@ package final class ReadingJob: @unchecked Sendable {
     /// their sequence numbers. Chunks are sent only right after every line read so far was
     /// recorded, so no line waiting to be recorded refers to an event that has gone.
     func read() throws -> (RunReport.Status, String)? {
-        defer { pipe.finish() }
+        defer {
+            // This thread's CPU, now that it is done (it only reads and prepares lines).
+            let cpu = CPUUsage.currentThread()
+            runState.counters.withLock { $0.readingThreadCPU = cpu }
+            pipe.finish()
+        }
         let flushBytes = laneChunks.count * Self.laneStorageCapacity * 3 / 4
         var lines: [ReadLine] = []
         lines.reserveCapacity(Self.recordBatch)

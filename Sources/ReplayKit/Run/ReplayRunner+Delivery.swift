@@ -65,8 +65,9 @@ extension ReplayRunner {
             return (early, stats, await engine.stopCause)
         }
         runState.sample(seconds: Self.seconds(since: startInstant), engine: stats, force: true)
-        let report = await endReport(
+        var report = await endReport(
             job: job, runState: runState, opened: opened, target: target, ending: (stats, early, engineStop), stop: stop)
+        report.resources = await resources(runState, target: target)
         return (report, runState.timeline.withLock { $0 })
     }
 
@@ -102,6 +103,16 @@ extension ReplayRunner {
                 finished: report.status == .completed || report.status == .completedWithDrops)
         }
         return report
+    }
+
+    /// The run's CPU and memory so far, with the reading thread's CPU and, when the run sent
+    /// over the HTTP transport, its event loop thread's.
+    private func resources(_ runState: RunState, target: DeliveryTarget) async -> RunReport.Resources {
+        var delivery: CPUUsage?
+        if transport == nil, let loop = target.transport.eventLoop {
+            delivery = try? await loop.submit { CPUUsage.currentThread() }.get()
+        }
+        return .measured(readingThread: runState.counters.withLock { $0.readingThreadCPU }, deliveryThread: delivery)
     }
 
     /// `configuration` with, for a shard of `partition`, its share of the destination's rate

@@ -2,6 +2,7 @@ import Foundation
 @_spi(PerLine) import MetaRouterDelivery
 import RunReporting
 import Synchronization
+import SystemIO
 
 /// The run's shared, mutable state: settlement, counters and the dead-letter sink.
 ///
@@ -27,6 +28,8 @@ package final class RunState: Sendable {
         /// The messageIds of snapshot events not yet passed by the watermark, by sequence number:
         /// the acknowledgment log keeps those that settle past it until a checkpoint commits them.
         var snapshotIds: [UInt64: String] = [:]
+        /// What the reading thread used, taken as it ends (for the report's `resources`).
+        var readingThreadCPU: CPUUsage?
     }
 
     package let counters: Mutex<Counters>

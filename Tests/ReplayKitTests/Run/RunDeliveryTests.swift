@@ -360,5 +360,23 @@ import Testing
         #expect(
             try !String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8).contains("mr-replay-local"),
             "the write key only appears masked")
+        // What the run cost: the process's CPU and memory, and its two threads' CPU (it sent
+        // over the HTTP transport, so its event loop's is measured too).
+        let raw = try String(contentsOfFile: "\(dir)/state/report.json", encoding: .utf8)
+        for key in [
+            "cpu_seconds", "cpu_user_seconds", "cpu_system_seconds", "reading_thread_cpu_seconds", "delivery_thread_cpu_seconds",
+            "peak_resident_bytes",
+        ] {
+            #expect(raw.contains("\"\(key)\""), "report.json has resources.\(key)")
+        }
+        let resources = try #require(try JSONDecoder().decode(RunReport.self, from: Data(raw.utf8)).resources)
+        #expect(resources.cpuSeconds > 0)
+        #expect(abs(resources.cpuSeconds - resources.cpuUserSeconds - resources.cpuSystemSeconds) < 0.002)
+        let reading = try #require(resources.readingThreadCPUSeconds)
+        let delivery = try #require(resources.deliveryThreadCPUSeconds)
+        #expect(reading + delivery <= resources.cpuSeconds + 0.002)
+        #expect(resources.peakResidentBytes > 1_000_000)
+        #expect(report.resources == resources)
+        #expect(report.summary.contains("resources: CPU "))
     }
 }
