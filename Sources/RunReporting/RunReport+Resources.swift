@@ -19,8 +19,9 @@ extension RunReport {
         /// CPU seconds of the thread that read, prepared and recorded the lines; nil when the
         /// run did not measure it.
         public var readingThreadCPUSeconds: Double?
-        /// CPU seconds of the thread that delivered them (the transport's event loop, since it
-        /// started); nil when the run did not send over the HTTP transport.
+        /// CPU seconds of the thread that delivered them: the transport's event loop, since it
+        /// started (reads from S3 and the embedded collector may run on it too); nil when the run
+        /// did not send over the HTTP transport.
         public var deliveryThreadCPUSeconds: Double?
         /// The most memory the process held resident at once, in bytes.
         public var peakResidentBytes: UInt64 = 0
