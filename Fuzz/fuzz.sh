@@ -75,7 +75,7 @@ target_linepreparer() {
   module EventTransforms Sources/EventTransforms
   module InputShapes Sources/InputShapes/{Common,Zip,JSONArray,CSV,CSV/Mapping}
   module ReplayConfiguration Sources/ReplayConfiguration/{ReplayConfig,InputShaping,S3Inputs,UsageError}.swift
-  module RunReporting Sources/RunReporting/{RunReport,RunReport+Acknowledgments,ExitStatus,BatchProblem,CountText,ProblemTally}.swift
+  module RunReporting Sources/RunReporting/{RunReport,RunReport+Acknowledgments,RunReport+Resources,ExitStatus,BatchProblem,CountText,ProblemTally}.swift
   module ReplayKit --testable Sources/ReplayKit/{Enrichment,State,Sharding} \
     Sources/ReplayKit/Input/{ByteStream,InputReader,InputReader+Lines,InputRules,InputSource}.swift \
     Sources/ReplayKit/Input/{InputReader+Shapes,InputReader+Formats,InputReader+Zip,RecordConverter}.swift \
