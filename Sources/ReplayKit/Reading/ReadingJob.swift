@@ -86,7 +86,8 @@ package final class ReadingJob: @unchecked Sendable {
     /// recorded, so no line waiting to be recorded refers to an event that has gone.
     func read() throws -> (RunReport.Status, String)? {
         defer {
-            // This thread's CPU, now that it is done (it only reads and prepares lines).
+            // This thread's CPU, now that it is done: reading, preparing and recording the lines,
+            // and the checkpoints written while it read.
             let cpu = CPUUsage.currentThread()
             runState.counters.withLock { $0.readingThreadCPU = cpu }
             pipe.finish()
