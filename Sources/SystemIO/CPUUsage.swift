@@ -18,6 +18,7 @@ package struct CPUUsage: Sendable, Equatable {
     /// User plus system seconds.
     package var totalSeconds: Double { userSeconds + systemSeconds }
 
+    /// Figures as given (tests; ``process()`` and ``currentThread()`` read the kernel's).
     package init(userSeconds: Double, systemSeconds: Double, peakResidentBytes: UInt64 = 0) {
         self.userSeconds = userSeconds
         self.systemSeconds = systemSeconds

@@ -25,20 +25,22 @@ import Testing
     @Test func aThreadCountsItsOwnCPUAndTheProcessEveryThreads() async {
         let before = CPUUsage.process()
         // Two threads of their own (the test's own runs on a shared pool, whose threads run
-        // other tests too): one busy, one asleep for as long.
+        // other tests too): one busy, one blocked until the busy one is done.
+        let busyDone = DispatchSemaphore(value: 0)
         async let busy = onThread {
             let sink = spin(0.15)
+            busyDone.signal()
             return (CPUUsage.currentThread(), sink)
         }
         async let idle = onThread {
-            Thread.sleep(forTimeInterval: 0.15)
+            busyDone.wait()
             return CPUUsage.currentThread()
         }
         let (busyThread, _) = await busy
         let idleThread = await idle
         let after = CPUUsage.process()
         #expect(busyThread.totalSeconds >= 0.15)
-        #expect(idleThread.totalSeconds < 0.05, "a sleeping thread used next to nothing")
+        #expect(idleThread.totalSeconds < 0.05, "a blocked thread used next to nothing")
         #expect(after.totalSeconds - before.totalSeconds >= 0.14, "the process counts the thread's time")
         #expect(busyThread.peakResidentBytes == 0, "no peak per thread")
         #expect(after.peakResidentBytes > 1_000_000)
