@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// moto (a real S3 API server, Python) for the tests that read S3: the interpreter that has it,
 /// the helper scripts under `Scripts/s3/`, and one server process on a free loopback port.
@@ -14,29 +15,67 @@ package enum Moto {
     }
 }
 
-/// One `moto_server.py` process on a free loopback port. It exits when its parent does, so a
-/// crashed test run leaves none behind.
+/// One `moto_server.py` process, listening on a loopback port it chose itself (so no other
+/// process can take the port between choosing and binding it). It exits when its parent does, so
+/// a crashed test run leaves none behind.
 package final class MotoProcess: Sendable {
     /// `http://127.0.0.1:PORT`.
     package let endpoint: String
     /// The port it listens on.
     package let port: Int
     private let process: Process
-    private let exited = DispatchSemaphore(value: 0)
+    private let exited: DispatchSemaphore
 
-    /// Starts the server with `python`; it may not answer yet.
-    package init(python: String) throws {
-        port = try LoopbackPort.free()
+    private init(port: Int, process: Process, exited: DispatchSemaphore) {
+        self.port = port
         endpoint = "http://127.0.0.1:\(port)"
-        process = Process()
+        self.process = process
+        self.exited = exited
+    }
+
+    /// Starts a server with `python` and returns once it listens (it prints its port then).
+    /// Throws when it exits first, or has not listened within 60 seconds.
+    package static func start(python: String) async throws -> MotoProcess {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Moto.script("moto_server.py"), "-H", "127.0.0.1", "-p", String(port)]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = [Moto.script("moto_server.py"), "-H", "127.0.0.1", "-p", "0"]
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        let exited = self.exited
+        let exited = DispatchSemaphore(value: 0)
         // Process.waitUntilExit spins on Linux from a task's thread: the handler signals instead.
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        // A server that has not listened within the minute is stopped, which ends its output.
+        let listened = Mutex(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(60)) {
+            if !listened.withLock({ $0 }) { process.terminate() }
+        }
+        let port = await withCheckedContinuation { (found: CheckedContinuation<Int?, Never>) in
+            // The first line is the port; the rest of its output is read and dropped, so the
+            // server never blocks on a full pipe.
+            Thread {
+                let reader = output.fileHandleForReading
+                var line: [UInt8] = []
+                var resumed = false
+                while let byte = try? reader.read(upToCount: 1), let b = byte.first {
+                    guard !resumed else { continue }
+                    if b == UInt8(ascii: "\n") {
+                        resumed = true
+                        found.resume(returning: Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)))
+                    } else {
+                        line.append(b)
+                    }
+                }
+                if !resumed { found.resume(returning: nil) }
+            }.start()
+        }
+        guard let port, port > 0 else {
+            process.terminate()
+            throw Subprocess.Failure(description: "moto_server.py exited, or did not listen within 60 s, without printing its port")
+        }
+        listened.withLock { $0 = true }
+        return MotoProcess(port: port, process: process, exited: exited)
     }
 
     /// Stops the server and waits (up to 10 s) until it has exited.

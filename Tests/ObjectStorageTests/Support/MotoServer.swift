@@ -27,7 +27,7 @@ final class MotoServer: Sendable {
 
     /// Starts a server with `python`, waits until it answers, then fills it.
     static func start(mode: String, python: String, httpClient: ObjectHTTPClient) async throws -> MotoServer {
-        let process = try MotoProcess(python: python)
+        let process = try await MotoProcess.start(python: python)
         do {
             try await waitUntilAnswering(port: process.port, httpClient: httpClient)
             let output = try await Subprocess.output(python, [Moto.script("moto_setup.py"), process.endpoint, mode])

@@ -35,8 +35,8 @@ struct S3Moto: Sendable {
 
     static func start() async throws -> S3Moto {
         let python = try await Moto.python()
-        let open = try MotoProcess(python: python)
-        let iam = try MotoProcess(python: python)
+        let open = try await MotoProcess.start(python: python)
+        let iam = try await MotoProcess.start(python: python)
         do {
             try await Subprocess.output(python, [Moto.script("moto_objects.py"), open.endpoint, "wait"])
             try await Subprocess.output(python, [Moto.script("moto_objects.py"), iam.endpoint, "wait"])
