@@ -102,7 +102,7 @@ extension CollectorConfiguration {
     }
 
     /// `DIR/NAME.simpleanalytics.ndjson` for a store at `DIR/NAME.EXT` (`.gz` not special).
-    static func simpleAnalyticsPath(beside path: String) -> String {
+    package static func simpleAnalyticsPath(beside path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let nameStart = slash.map { path.index(after: $0) } ?? path.startIndex
         var stem = path[...]

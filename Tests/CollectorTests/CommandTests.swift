@@ -74,7 +74,7 @@ struct CommandTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func stopsGracefullyOnSignal(signal: Int32) async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         let (process, err, base) = try launch(
             ["--port", "0", "--write-key", "cli-key", "--store", path, "--base-path", "/x"])
         let h = Posting(client: .shared, base: base)

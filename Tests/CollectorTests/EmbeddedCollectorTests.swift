@@ -20,7 +20,7 @@ import Testing
     /// shuts down; then it stops listening, and its file holds what it accepted.
     @Test(.timeLimit(.minutes(1))) func servesUntilTheGroupShutsDownThenStops() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         let collector = Self.collector(path)
         let group = ServiceGroup(configuration: .init(services: [collector], logger: Logger(label: "test")))
         let running = Task { try await group.run() }
@@ -53,7 +53,7 @@ import Testing
     /// late request for the address fails instead of waiting.
     @Test(.timeLimit(.minutes(1))) func aGroupThatEndsBeforeTheRunAsksLeavesNoFile() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         let collector = Self.collector(path)
         let group = ServiceGroup(
             configuration: .init(

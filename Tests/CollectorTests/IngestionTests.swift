@@ -8,7 +8,7 @@ import Testing
 @Suite struct IngestionTests {
     @Test func acceptsAnalyticsPythonBodyAndStoresEventsExactly() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .ndjson(path)
         } body: { h in
@@ -40,7 +40,7 @@ import Testing
 
     @Test func prettyPrintedEventsAreStoredOnOneLine() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .ndjson(path)
         } body: { h in
@@ -121,7 +121,7 @@ import Testing
 
     @Test func duplicatesAcrossRequestsAreCountedAndAllKept() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .ndjson(path)
         } body: { h in
@@ -141,9 +141,7 @@ import Testing
 
     @Test func sqliteStoreKeepsEveryEvent() async throws {
         let path = temporaryPath(".sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .sqlite(path)
         } body: { h in

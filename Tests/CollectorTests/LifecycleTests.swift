@@ -13,7 +13,7 @@ import Testing
 @Suite struct LifecycleTests {
     @Test func gracefulShutdownKeepsInFlightEvents() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .ndjson(path)
             $0.faults.latency = .milliseconds(300)

@@ -125,7 +125,7 @@ struct PackageStyleSubmission: Encodable {
 
     @Test func aPrettyPrintedPayloadIsStoredCompactlyOnItsOwnLine() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.simpleAnalyticsStore = path
         } body: { h in
@@ -168,7 +168,7 @@ struct PackageStyleSubmission: Encodable {
 
     @Test func aMalformedPayloadGets400NamingTheFieldAndIsNotStored() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.simpleAnalyticsStore = path
         } body: { h in

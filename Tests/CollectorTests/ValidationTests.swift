@@ -44,7 +44,7 @@ import Testing
 
     @Test func invalidEventsAreDroppedAndCounted() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.store = .ndjson(path)
         } body: { h in
@@ -74,7 +74,7 @@ import Testing
 
     @Test func strictRejectsWholeRequest() async throws {
         let path = temporaryPath(".ndjson")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeStoreFiles(path) }
         try await Harness.run {
             $0.strict = true
             $0.store = .ndjson(path)

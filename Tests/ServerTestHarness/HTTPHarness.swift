@@ -180,3 +180,10 @@ package func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
 package func temporaryPath(_ suffix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)\(suffix)").path
 }
+
+/// Removes what a collector with its store at `path` leaves on disk: the store, SQLite's `-wal`
+/// and `-shm` files, and the SimpleAnalytics file the collector opens beside the store.
+package func removeStoreFiles(_ path: String) {
+    let beside = CollectorConfiguration.simpleAnalyticsPath(beside: path)
+    for file in [path, path + "-wal", path + "-shm", beside] { try? FileManager.default.removeItem(atPath: file) }
+}

@@ -17,6 +17,10 @@ package struct PartitionOptions: Sendable {
     package var window: TimeWindow?
     /// Input bytes per segment: parts are cut and published this often.
     package var segmentBytes: UInt64 = 256 << 20
+    /// Where a worker writing to `s3://` keeps its parts before they are uploaded: a directory of
+    /// its own is made inside (nil: the system's temporary directory, `TMPDIR` or `/tmp`) and
+    /// removed when the worker ends. A local partition keeps them in its own `.tmp/`.
+    package var scratchParent: String?
 
     /// Options for `inputs` into `shards` shards at `output`.
     package init(inputs: [String], output: String, shards: Int) {

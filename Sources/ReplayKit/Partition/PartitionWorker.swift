@@ -163,6 +163,11 @@ final class PartitionWorker {
     /// Starts a segment: one part per shard and the transitions part.
     private func openSegment() throws {
         let segment = progress.segments.count
+        do {
+            try FileManager.default.createDirectory(atPath: store.scratchDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw PartitionStoreError("cannot create the scratch directory \(store.scratchDirectory): \(error.localizedDescription)")
+        }
         sinks = try (0..<options.shards).map {
             try PartSink(
                 name: PartitionLayout.part(worker: options.worker, segment: segment, shard: $0, of: options.shards),

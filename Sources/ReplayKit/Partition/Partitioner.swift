@@ -36,8 +36,12 @@ public enum Partitioner {
         for warning in resolved.warnings { logger.warning("\(warning)") }
         guard !resolved.sources.isEmpty else { throw UsageError("no inputs to partition") }
         let plan = try PartitionPlan(config: config, options: options, sources: resolved.sources)
-        let store = try makeStore(options.output, config: config, s3: resolved.store, http: http)
+        let store = try makeStore(
+            options.output, config: config, s3: resolved.store, http: http, scratchParent: options.scratchParent)
         if let s3 = resolved.store { stop.whenRequested { s3.cancellation.cancel() } }
+        // The worker's parts in the scratch directory are uploaded as each segment ends; what is
+        // left when it stops (a segment cut short) a later run writes again, under a new name.
+        defer { (store as? S3PartitionStore)?.removeScratchDirectory() }
         let started = ContinuousClock.now
         // Made on its thread, which is the only one that uses it.
         let report = try await ReadingJob.onThread {
@@ -47,13 +51,16 @@ public enum Partitioner {
     }
 
     /// The store at `location`: a directory, or an `s3://` prefix read and written with the
-    /// inputs' S3 settings.
-    static func makeStore(_ location: String, config: ReplayConfig, s3: S3InputStore?, http: S3HTTPClient) throws
-        -> any PartitionStore
-    {
+    /// inputs' S3 settings. An S3 store's scratch directory is a new name inside `scratchParent`
+    /// (default: the system's temporary directory), made only when a worker writes a part.
+    package static func makeStore(
+        _ location: String, config: ReplayConfig, s3: S3InputStore?, http: S3HTTPClient, scratchParent: String? = nil
+    ) throws -> any PartitionStore {
         guard S3Location.isS3(location) else { return try LocalPartitionStore(directory: location) }
         let store = try s3 ?? S3InputStore(settings: config.inputs.s3, http: http)
-        let scratch = FileManager.default.temporaryDirectory.path + "/mr-replay-partition-\(getpid())"
+        let parent = scratchParent ?? FileManager.default.temporaryDirectory.path
+        let unique = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let scratch = parent + "/mr-replay-partition-\(getpid())-\(unique)"
         return try S3PartitionStore(location: location, store: store, scratchDirectory: scratch)
     }
 

@@ -14,7 +14,9 @@ package struct S3PartitionStore: PartitionStore {
     /// The size of a multipart upload's pieces (at least S3's 5 MiB); a smaller file is one PUT.
     package var pieceSize = 16 << 20
 
-    /// A store at `location` (`s3://bucket/prefix`), writing its files first in `scratchDirectory`.
+    /// A store at `location` (`s3://bucket/prefix`), writing its files first in `scratchDirectory`
+    /// (made by the worker when it writes its first part, not here: a store that only reads makes
+    /// nothing on disk).
     package init(location: String, store: S3InputStore, scratchDirectory: String) throws {
         let parsed: S3Location
         do {
@@ -27,7 +29,11 @@ package struct S3PartitionStore: PartitionStore {
         prefix = parsed.path.isEmpty || parsed.path.hasSuffix("/") ? parsed.path : parsed.path + "/"
         self.store = store
         self.scratchDirectory = scratchDirectory
-        try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+    }
+
+    /// Removes the scratch directory and whatever is left in it (the worker is done with it).
+    package func removeScratchDirectory() {
+        try? FileManager.default.removeItem(atPath: scratchDirectory)
     }
 
     private var client: S3Client { store.client }

@@ -7,7 +7,7 @@ import ReplayKit
 /// Runs the partition stage in process: every worker of `workers`, one after another.
 func partitionInputs(
     config path: String, inputs: [String], output: String, shards: Int, workers: Int, segmentBytes: UInt64 = 16 << 10,
-    environment: [String: String] = [:], window: TimeWindow? = nil
+    environment: [String: String] = [:], window: TimeWindow? = nil, scratchParent: String? = nil
 ) async throws -> [String] {
     let config = try ConfigLoader.load(path: path, environment: environment)
     var logger = Logger(label: "test-partition")
@@ -16,6 +16,7 @@ func partitionInputs(
     for w in 0..<workers {
         var options = PartitionOptionsValue(inputs: inputs, output: output, shards: shards, worker: w, workers: workers, window: window)
         options.segmentBytes = segmentBytes
+        options.options.scratchParent = scratchParent
         summaries.append(try await Partitioner.run(config: config, options: options, stop: StopSignal(), logger: logger))
     }
     return summaries

@@ -25,6 +25,8 @@ extension S3Tests {
                     scratchDirectory: "\(dir)/scratch")
                 pieces.pieceSize = 5 << 20
                 let store = pieces
+                #expect(!FileManager.default.fileExists(atPath: "\(dir)/scratch"), "a store makes no scratch directory itself")
+                try FileManager.default.createDirectory(atPath: "\(dir)/scratch", withIntermediateDirectories: true)
                 let file = "\(dir)/scratch/big.tmp"
                 var rng = SeededRandom(seed: 7)
                 let bytes = (0..<(12 << 20)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -48,10 +50,14 @@ extension S3Tests {
             try await RunTarget.run(dir: dir) { target in
                 let path = try writeS3RunConfig(dir: "\(dir)/conf", url: target.url, moto: moto)
                 let env = moto.environment(home: dir)
+                let scratchRoot = "\(dir)/scratch-root"
+                try FileManager.default.createDirectory(atPath: scratchRoot, withIntermediateDirectories: true)
                 let summaries = try await partitionInputs(
                     config: path, inputs: ["s3://backfill-bucket/raw/"], output: "s3://backfill-bucket/parts/", shards: 3, workers: 2,
-                    segmentBytes: 16 << 10, environment: env)
+                    segmentBytes: 16 << 10, environment: env, scratchParent: scratchRoot)
                 #expect(summaries.allSatisfy { $0.contains("finished") }, "\(summaries)")
+                let left = try FileManager.default.contentsOfDirectory(atPath: scratchRoot)
+                #expect(left.isEmpty, "each worker removes the scratch directory it wrote its parts in: \(left)")
                 var delivered = 0
                 for k in 0..<3 {
                     let report = try await replayPartition(
@@ -68,6 +74,12 @@ extension S3Tests {
                     try await PartitionStatus.readOnThread(location: "s3://backfill-bucket/parts/", config: config, http: http)
                 }
                 #expect(status.workers.allSatisfy { $0.state == "finished" } && status.shardsFinished == 3 && status.delivered == 1200)
+                let reader = try await S3HTTPClient.withClient { http in
+                    try Partitioner.makeStore("s3://backfill-bucket/parts/", config: config, s3: nil, http: http, scratchParent: scratchRoot)
+                }
+                let scratch = (reader as? S3PartitionStore)?.scratchDirectory ?? ""
+                #expect(scratch.hasPrefix(scratchRoot + "/mr-replay-partition-"), "\(scratch)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: scratchRoot).isEmpty, "a store that reads makes nothing on disk")
             }
         }
     }
