@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The delivery floor against mr-replay's own delivery cost, in one sitting:
 #
-#   Scripts/bench/floor.sh [--no-build] [--events N] [--rounds R] [FILE]
+#   Scripts/bench/floor.sh [--no-build] [--events N] [--rounds R] [--batch B] [FILE]
 #
 # FILE (default: the bench's 1,000,000-event file, made if missing) is cut to its first N events
-# (default 1,000,000). mr-replay prepares them in a dry run; the first 100 of its events, in one
-# body as the engine writes it (`sentAt` and `writeKey` spliced into each), are what
-# Scripts/bench/raw_post.c sends N/100 times into `mr-collector --count-only`, over 4 connections
+# (default 1,000,000). mr-replay prepares them in a dry run; the first B (default 100) of its
+# events, in one body as the engine writes it (`sentAt` and `writeKey` spliced into each), are what
+# Scripts/bench/raw_post.c sends N/B times into `mr-collector --count-only`, over 4 connections
 # as mr-replay does. Each round then runs, alternating: raw_post, mr-replay's dry run on the N
-# events, and mr-replay end to end (`batching.max_events: 100`, `concurrency: 4`, gzip off) into
+# events, and mr-replay end to end (`batching.max_events: B`, `concurrency: 4`, gzip off) into
 # the same collector. Prints each step's median CPU (user + sys, /usr/bin/time) per event, and
 # "delivery" = end to end minus the dry run, against raw_post's floor: what mr-replay's delivery
 # costs above the kernel's loopback TCP and one writev and read per request. (End to end minus
@@ -18,12 +18,13 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$ROOT/Scripts/bench/common.sh"
-EVENTS=1000000; ROUNDS=5; FILE=""
+EVENTS=1000000; ROUNDS=5; BATCH=100; FILE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
     --events) EVENTS="$2"; shift ;;
     --rounds) ROUNDS="$2"; shift ;;
+    --batch) BATCH="$2"; shift ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) FILE="$1" ;;
   esac
@@ -40,16 +41,16 @@ trap 'kill ${SINK_PID:-} 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cc -O2 -o "$WORK/raw_post" "$ROOT/Scripts/bench/raw_post.c"
 head -n "$EVENTS" "$FILE" > "$WORK/events.ndjson"
 start_count_sink "$MR_COLLECTOR" "$WORK"
-printf 'ingestion:\n  host: %s\n  write_key: K\n  gzip: false\nbatching:\n  max_events: 100\n  concurrency: 4\nstate_dir: %s\n' \
-  "$SINK_URL" "$WORK/state" > "$WORK/run.yaml"
+printf 'ingestion:\n  host: %s\n  write_key: K\n  gzip: false\nbatching:\n  max_events: %s\n  concurrency: 4\nstate_dir: %s\n' \
+  "$SINK_URL" "$BATCH" "$WORK/state" > "$WORK/run.yaml"
 "$MR_REPLAY" run --dry-run --output "$WORK/prepared.ndjson" --config "$WORK/run.yaml" "$WORK/events.ndjson" > /dev/null 2>&1
-python3 - "$WORK/prepared.ndjson" "$WORK/body.json" <<'PY'
+python3 - "$WORK/prepared.ndjson" "$WORK/body.json" "$BATCH" <<'PY'
 import sys
 # The body as the engine writes it: each event with "sentAt" and "writeKey" spliced before its
 # closing brace, and the batch's own "sentAt".
 sent_at = b'"2026-01-01T00:00:00.000Z"'
 with open(sys.argv[1], 'rb') as f:
-    events = [line.rstrip(b'\n') for _, line in zip(range(100), f)]
+    events = [line.rstrip(b'\n') for _, line in zip(range(int(sys.argv[3])), f)]
 if not events:
     sys.exit("floor.sh: the dry run prepared no events")
 spliced = [e[:-1] + b',"sentAt":' + sent_at + b',"writeKey":"K"}' for e in events]
@@ -57,7 +58,7 @@ body = b'{"batch":[' + b','.join(spliced) + b'],"sentAt":' + sent_at + b'}'
 open(sys.argv[2], 'wb').write(body)
 PY
 EVENTS=$(wc -l < "$WORK/events.ndjson")
-REQUESTS=$(( (EVENTS + 99) / 100 ))
+REQUESTS=$(( (EVENTS + BATCH - 1) / BATCH ))
 PORT="${SINK_URL##*:}"
 for _ in $(seq 1 "$ROUNDS"); do
   time_run "$WORK/times" floor "%U %S" "$WORK/raw_post" "$PORT" "$WORK/body.json" "$REQUESTS" 4
