@@ -30,6 +30,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+[[ "$BATCH" =~ ^[1-9][0-9]*$ ]] || { echo "floor.sh: --batch needs a positive whole number, not '$BATCH'" >&2; exit 2; }
 release_binaries
 command -v cc > /dev/null || { echo "needs a C compiler (apt-get install -y gcc)" >&2; exit 2; }
 if [ -z "$FILE" ]; then
