@@ -78,9 +78,11 @@ MR_REPLAY="${MR_REPLAY:-$BIN/mr-replay}"
 MR_COLLECTOR="${MR_COLLECTOR:-$BIN/mr-collector}"
 
 HAVE_REPLAY=0
-if [ -x "$MR_REPLAY" ] && "$MR_REPLAY" run --help 2>&1 | grep -q -- "--dry-run"; then HAVE_REPLAY=1; fi
+# grep reads the whole help (no -q): under pipefail, a grep that stopped at the first match could
+# end the help with SIGPIPE and fail the test though the option is there.
+if [ -x "$MR_REPLAY" ] && "$MR_REPLAY" run --help 2>&1 | grep -- "--dry-run" > /dev/null; then HAVE_REPLAY=1; fi
 HAVE_COLLECTOR=0
-if [ -x "$MR_COLLECTOR" ] && "$MR_COLLECTOR" --help 2>&1 | grep -q -- "--count-only"; then HAVE_COLLECTOR=1; fi
+if [ -x "$MR_COLLECTOR" ] && "$MR_COLLECTOR" --help 2>&1 | grep -- "--count-only" > /dev/null; then HAVE_COLLECTOR=1; fi
 [ "$HAVE_REPLAY" = 1 ] || echo "NOTE: $MR_REPLAY is missing or has no 'run --dry-run' yet; mr-replay steps will be skipped."
 [ "$HAVE_COLLECTOR" = 1 ] || echo "NOTE: $MR_COLLECTOR is missing or has no '--count-only' yet; using the Python sink Scripts/bench/count_sink.py."
 
