@@ -21,6 +21,9 @@ package struct LocalPartitionStore: PartitionStore {
 
     package var scratchDirectory: String { location + "/.tmp" }
 
+    /// Keeps `.tmp/`: every worker of the partition writes there, each under names of its own.
+    package func workerEnded() {}
+
     private func path(_ name: String) -> String { location + "/" + name }
 
     package func publish(file: String, as name: String) throws {

@@ -11,6 +11,9 @@ package protocol PartitionStore: Sendable {
     var location: String { get }
     /// A local directory for the files a worker writes before they are published.
     var scratchDirectory: String { get }
+    /// The worker that wrote through this store is done: a scratch directory that is the worker's
+    /// own goes, with whatever a segment cut short left in it (a later run writes that again).
+    func workerEnded()
     /// Makes the complete local file `file` the object `name` (visible whole or not at all);
     /// the file is gone afterwards.
     func publish(file: String, as name: String) throws

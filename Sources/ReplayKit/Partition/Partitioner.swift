@@ -39,9 +39,7 @@ public enum Partitioner {
         let store = try makeStore(
             options.output, config: config, s3: resolved.store, http: http, scratchParent: options.scratchParent)
         if let s3 = resolved.store { stop.whenRequested { s3.cancellation.cancel() } }
-        // The worker's parts in the scratch directory are uploaded as each segment ends; what is
-        // left when it stops (a segment cut short) a later run writes again, under a new name.
-        defer { (store as? S3PartitionStore)?.removeScratchDirectory() }
+        defer { store.workerEnded() }
         let started = ContinuousClock.now
         // Made on its thread, which is the only one that uses it.
         let report = try await ReadingJob.onThread {

@@ -31,8 +31,8 @@ package struct S3PartitionStore: PartitionStore {
         self.scratchDirectory = scratchDirectory
     }
 
-    /// Removes the scratch directory and whatever is left in it (the worker is done with it).
-    package func removeScratchDirectory() {
+    /// Removes the scratch directory, which is this worker's alone, and whatever is left in it.
+    package func workerEnded() {
         try? FileManager.default.removeItem(atPath: scratchDirectory)
     }
 
